@@ -1,0 +1,36 @@
+SHELL := /bin/bash
+NPM_FLAGS := --no-audit --no-fund --loglevel=error
+STAMP := node_modules/.install-stamp
+
+.PHONY: install build run test bench bench-quick sandbox docs clean
+
+# Installs dependencies only when they are missing or package files changed.
+$(STAMP): package.json package-lock.json
+	npm ci $(NPM_FLAGS) || npm install $(NPM_FLAGS)
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+build: install
+	npx tsc -p tsconfig.json
+
+run: build
+	node bin/seo-etl.js run pipelines/nightly.yaml
+
+test: build
+	node scripts/test-summary.mjs
+
+bench: build
+	node bin/seo-etl.js bench
+
+bench-quick: build
+	BENCH_QUICK=1 node bin/seo-etl.js bench
+
+sandbox: build
+	node bin/seo-etl.js sandbox --port 8090
+
+docs: build
+	node bin/seo-etl.js docs
+
+clean:
+	rm -rf dist data/warehouse.duckdb data/work data/parquet data/raw

@@ -1,0 +1,37 @@
+/** Exit codes that cron and schedulers act on; the README's table is written from this one. */
+export const EXIT = {
+  ok: 0,
+  taskFailures: 1,
+  badInput: 2,
+  locked: 3,
+  budget: 4,
+  refused: 5,
+  internal: 70,
+} as const;
+
+/** An error the user caused and can fix (a pipeline, a config, a flag): exit 2, printed without a stack. */
+export class UserError extends Error {
+  readonly exitCode: number = EXIT.badInput;
+  constructor(message: string) {
+    super(message);
+    this.name = 'UserError';
+  }
+}
+
+export function exitCodeOf(err: unknown): number {
+  if (err && typeof err === 'object') {
+    const code = (err as { exitCode?: unknown }).exitCode;
+    if (typeof code === 'number') return code;
+    const name = (err as { name?: unknown }).name;
+    if (name === 'ConfigError' || name === 'PipelineError' || name === 'UserError') return EXIT.badInput;
+  }
+  return EXIT.internal;
+}
+
+export function describeError(err: unknown): string {
+  if (err instanceof Error) {
+    const known = ['ConfigError', 'PipelineError', 'UserError', 'LockedError'].includes(err.name);
+    return known || !err.stack ? err.message : err.stack;
+  }
+  return String(err);
+}
