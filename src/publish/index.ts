@@ -1,0 +1,57 @@
+/**
+ * Publishes the job's working warehouse for readers.
+ *
+ * DuckDB lets one process hold a database file: a reader that keeps the file open (even read-only) makes a
+ * writer's open fail, and a writer blocks every reader. So the job never opens the published file. It copies its
+ * own checkpointed working file to a side file, adds the curated views there, checkpoints and closes it, and
+ * renames it over the published path. rename(2) is atomic: a reader that already holds the old file keeps reading
+ * its snapshot (its inode), and a reader that opens the path afterwards sees the new one, never a half-written file.
+ */
+import { copyFile, rename, rm, mkdir, constants as fsConstants } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+
+export interface PublishOptions {
+  /** The job's working database; it must be closed (or checkpointed with no open writes) before publishing. */
+  workPath: string;
+  /** Where readers look, e.g. data/warehouse.duckdb. */
+  publishedPath: string;
+  /** SQL statements run in the published copy only (curated views, comments). */
+  statements?: readonly string[];
+}
+
+export interface PublishResult { publishedPath: string; bytes: number; statements: number }
+
+export async function publishWarehouse(opts: PublishOptions): Promise<PublishResult> {
+  if (!existsSync(opts.workPath)) throw new Error(`nothing to publish: ${opts.workPath} does not exist`);
+  await mkdir(path.dirname(opts.publishedPath), { recursive: true });
+  const side = `${opts.publishedPath}.publishing-${process.pid}`;
+  await rm(side, { force: true });
+  await rm(`${side}.wal`, { force: true });
+  try {
+    // FICLONE makes the copy a reflink where the file system allows it, a plain copy elsewhere.
+    await copyFile(opts.workPath, side, fsConstants.COPYFILE_FICLONE);
+    const instance = await DuckDBInstance.create(side);
+    const conn = await instance.connect();
+    try {
+      for (const sql of opts.statements ?? []) await conn.run(sql);
+      await conn.run('CHECKPOINT');
+    } finally {
+      conn.closeSync();
+      instance.closeSync();
+    }
+    await rm(`${side}.wal`, { force: true });
+    await rename(side, opts.publishedPath);
+  } catch (err) {
+    await rm(side, { force: true });
+    throw err;
+  }
+  const { size } = await import('node:fs').then((fs) => fs.statSync(opts.publishedPath));
+  return { publishedPath: opts.publishedPath, bytes: size, statements: opts.statements?.length ?? 0 };
+}
+
+/** Paths of the working and published warehouses under the configured data folder. */
+export function warehousePaths(dataDir: string): { work: string; published: string } {
+  return { work: path.join(dataDir, 'work', 'warehouse.duckdb'), published: path.join(dataDir, 'warehouse.duckdb') };
+}
