@@ -1,0 +1,187 @@
+/**
+ * The one account-wide limiter every API call passes through: posts, tasks_ready, task_get, tasks_fixed, live and
+ * list calls alike, and every retry attempt again.
+ *
+ * Contract (other stages use these names):
+ *   new RateLimiter({ calls, windowMs, concurrency, clock?, subLimits?, subWindowMs? })
+ *   RateLimiter.fromConfig(config, { clock? })
+ *   limiter.schedule<T>(endpointId, fn: () => Promise<T>): Promise<T>
+ *       one start of `fn` under the account limit and the endpoint's sub-limit (catalog `perMinute`);
+ *       `fn` should be a single attempt (one HTTP request): retries are scheduled again, so they are counted.
+ *   limiter.slowDown(retryAfterMs?)   a rate-limit answer came back: pause, halve the rate, recover gradually.
+ *   limiter.stats()                   counts and the proof figures (maxInWindow never exceeds calls).
+ *   limiter.onIdle()                  resolves when nothing is queued or running.
+ *
+ * Why the sliding window is implemented here rather than with p-queue's interval/intervalCap: p-queue counts in
+ * fixed intervals from its own timer, so `intervalCap: calls, interval: windowMs` lets a whole minute go out at the
+ * top of an interval and two adjacent intervals can put 2x the limit into one sliding window; `intervalCap: 1,
+ * interval: windowMs/calls` spreads calls but counts starts only, so a slow request that reaches the service late
+ * still collides with the next window (see pacer.ts, rule 2), and it cannot run on an injected clock. So p-queue
+ * does what it is good at (bounded concurrency) and SlidingPacer decides when each call may start, using a rolling
+ * log of start and end times. Per-endpoint sub-limits wait in their own line before joining the shared queue, so a
+ * throttled endpoint (tasks_fixed: 20 per minute) never holds a concurrency slot the others could use.
+ */
+import PQueue from 'p-queue';
+import { findEndpoint } from '../api/catalog.js';
+import type { Config } from '../config/index.js';
+import { systemClock, type Clock } from './clock.js';
+import { SlidingPacer, type Slot } from './pacer.js';
+
+export { systemClock, FakeClock, type Clock } from './clock.js';
+export { SlidingPacer, type Slot } from './pacer.js';
+
+export interface RateLimiterOptions {
+  /** Calls allowed per window, account-wide (config.rate_limit.calls). */
+  calls: number;
+  windowMs: number;
+  /** Calls in flight at once (config.rate_limit.concurrency). */
+  concurrency: number;
+  clock?: Clock;
+  /** Sub-limits per endpoint id, calls per `subWindowMs`; defaults to the catalog's `perMinute`. */
+  subLimits?: Record<string, number>;
+  /** Window of the sub-limits; a minute, as the reference states them. */
+  subWindowMs?: number;
+  /** Pause after a rate-limit answer when the service gives no hint: a tenth of the window. */
+  defaultSlowDownMs?: number;
+}
+
+export interface EndpointStats { started: number; inFlight: number; maxInWindow: number; limit?: number }
+
+export interface LimiterStats {
+  calls: number;
+  windowMs: number;
+  spacingMs: number;
+  concurrency: number;
+  /** Calls started so far, and the most that ever started within one window (the proof: <= calls). */
+  started: number;
+  inFlight: number;
+  waiting: number;
+  maxInWindow: number;
+  slowDowns: number;
+  penalty: number;
+  byEndpoint: Record<string, EndpointStats>;
+}
+
+export class RateLimiter {
+  readonly calls: number;
+  readonly windowMs: number;
+  readonly concurrency: number;
+  private readonly clock: Clock;
+  private readonly account: SlidingPacer;
+  private readonly queue: PQueue;
+  private readonly subLimits: Record<string, number>;
+  private readonly subWindowMs: number;
+  private readonly defaultSlowDownMs: number;
+  private readonly subs = new Map<string, SlidingPacer>();
+  private readonly perEndpoint = new Map<string, { started: number; inFlight: number }>();
+  private pending = 0;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(opts: RateLimiterOptions) {
+    if (!Number.isInteger(opts.concurrency) || opts.concurrency < 1) throw new Error(`rate limit: concurrency must be a positive integer (got ${opts.concurrency})`);
+    this.calls = opts.calls;
+    this.windowMs = opts.windowMs;
+    this.concurrency = opts.concurrency;
+    this.clock = opts.clock ?? systemClock;
+    this.account = new SlidingPacer({ calls: opts.calls, windowMs: opts.windowMs, clock: this.clock });
+    this.queue = new PQueue({ concurrency: opts.concurrency });
+    this.subLimits = opts.subLimits ?? {};
+    this.subWindowMs = opts.subWindowMs ?? 60_000;
+    this.defaultSlowDownMs = opts.defaultSlowDownMs ?? Math.max(1, Math.round(opts.windowMs / 10));
+  }
+
+  static fromConfig(config: Config, opts: { clock?: Clock; subLimits?: Record<string, number> } = {}): RateLimiter {
+    const { calls, window_ms, concurrency } = config.rate_limit;
+    return new RateLimiter({ calls, windowMs: window_ms, concurrency, clock: opts.clock, subLimits: opts.subLimits });
+  }
+
+  /** The endpoint's own limit: an explicit override, else the catalog's perMinute, else none. */
+  private subFor(endpointId: string): SlidingPacer | undefined {
+    const existing = this.subs.get(endpointId);
+    if (existing) return existing;
+    const limit = this.subLimits[endpointId] ?? findEndpoint(endpointId)?.perMinute;
+    if (!limit) return undefined;
+    const pacer = new SlidingPacer({ calls: limit, windowMs: this.subWindowMs, clock: this.clock });
+    this.subs.set(endpointId, pacer);
+    return pacer;
+  }
+
+  private counters(endpointId: string): { started: number; inFlight: number } {
+    let c = this.perEndpoint.get(endpointId);
+    if (!c) this.perEndpoint.set(endpointId, (c = { started: 0, inFlight: 0 }));
+    return c;
+  }
+
+  async schedule<T>(endpointId: string, fn: () => Promise<T>): Promise<T> {
+    this.pending++;
+    try {
+      const sub = this.subFor(endpointId);
+      const subSlot = sub ? await sub.reserve() : undefined;
+      return await this.queue.add(async () => {
+        let slot: Slot;
+        try {
+          slot = await this.account.reserve();
+        } catch (err) {
+          subSlot?.cancel();
+          throw err;
+        }
+        const at = this.clock.now();
+        slot.start(at);
+        subSlot?.start(at);
+        const c = this.counters(endpointId);
+        c.started++;
+        c.inFlight++;
+        try {
+          return await fn();
+        } finally {
+          const end = this.clock.now();
+          slot.end(end);
+          subSlot?.end(end);
+          c.inFlight--;
+        }
+      }, { throwOnTimeout: true }) as T;
+    } finally {
+      this.pending--;
+      if (this.pending === 0) {
+        const waiters = this.idleWaiters;
+        this.idleWaiters = [];
+        for (const w of waiters) w();
+      }
+    }
+  }
+
+  /**
+   * A rate-limit status came back (HTTP 429, envelope or task 40202): stop starting calls for retryAfterMs
+   * (default a tenth of the window) and halve the rate, which recovers by half every quiet window.
+   */
+  slowDown(retryAfterMs?: number): void {
+    this.account.slowDown(retryAfterMs ?? this.defaultSlowDownMs);
+  }
+
+  async onIdle(): Promise<void> {
+    if (this.pending === 0) return;
+    await new Promise<void>((r) => this.idleWaiters.push(r));
+  }
+
+  stats(): LimiterStats {
+    const a = this.account.stats();
+    const byEndpoint: Record<string, EndpointStats> = {};
+    for (const [id, c] of this.perEndpoint) {
+      const sub = this.subs.get(id);
+      byEndpoint[id] = { started: c.started, inFlight: c.inFlight, maxInWindow: sub ? sub.stats().maxInWindow : 0, limit: sub?.calls };
+    }
+    return {
+      calls: this.calls,
+      windowMs: this.windowMs,
+      spacingMs: this.account.spacingMs,
+      concurrency: this.concurrency,
+      started: a.started,
+      inFlight: a.inFlight,
+      waiting: this.pending - a.inFlight,
+      maxInWindow: a.maxInWindow,
+      slowDowns: a.slowDowns,
+      penalty: a.penalty,
+      byEndpoint,
+    };
+  }
+}
