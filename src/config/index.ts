@@ -1,7 +1,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { parseYamlDocument, formatIssues, type PositionedIssue } from './yaml.js';
+import { parseYamlDocument, formatIssues, type PositionedIssue, type ParsedYaml } from './yaml.js';
 
 export const ENGINE_TOKENS = ['engine_a', 'engine_b', 'engine_c', 'engine_d'] as const;
 export type EngineToken = (typeof ENGINE_TOKENS)[number];
@@ -65,7 +65,8 @@ export class ConfigError extends Error {
 }
 
 /** Environment overrides: SEO_ETL_<SECTION>_<KEY>, for example SEO_ETL_API_BASE_URL or SEO_ETL_RATE_LIMIT_CALLS. */
-function applyEnv(raw: Record<string, any>, env: NodeJS.ProcessEnv): void {
+function applyEnv(raw: Record<string, any>, env: NodeJS.ProcessEnv): { path: string[]; name: string }[] {
+  const applied: { path: string[]; name: string }[] = [];
   for (const [section, values] of Object.entries(raw)) {
     if (!values || typeof values !== 'object' || section === 'prices') continue;
     for (const key of Object.keys(values)) {
@@ -74,8 +75,60 @@ function applyEnv(raw: Record<string, any>, env: NodeJS.ProcessEnv): void {
       if (v === undefined) continue;
       const current = values[key];
       values[key] = typeof current === 'number' ? Number(v) : v;
+      applied.push({ path: [section, key], name });
     }
   }
+  return applied;
+}
+
+const hasPath = (obj: unknown, keyPath: readonly PropertyKey[]): boolean => {
+  let cur: any = obj;
+  for (const k of keyPath) {
+    if (cur === null || typeof cur !== 'object' || !Object.prototype.hasOwnProperty.call(cur, k)) return false;
+    cur = cur[k as any];
+  }
+  return true;
+};
+
+interface ConfigSource { file: string; doc: ParsedYaml }
+
+/**
+ * Points each issue of the merged configuration at the place that set the value: an environment variable,
+ * the overrides, or the last file that wrote it (local.yaml over default.yaml). A missing key points at the
+ * section that lacks it in the last file holding that section.
+ */
+function locateMergedIssues(
+  zodIssues: readonly { path: readonly PropertyKey[]; message: string; code?: string; keys?: string[] }[],
+  sources: ConfigSource[],
+  envApplied: { path: string[]; name: string }[],
+  overrides: Record<string, unknown>,
+): PositionedIssue[] {
+  const out: PositionedIssue[] = [];
+  const place = (keyPath: PropertyKey[], rule: string) => {
+    const key = keyPath.map(String).join('.');
+    const fromEnv = envApplied.find((e) => e.path.join('.') === keyPath.slice(0, 2).map(String).join('.'));
+    if (fromEnv) return out.push({ file: `environment variable ${fromEnv.name}`, line: 0, column: 0, key, rule });
+    if (hasPath(overrides, keyPath)) return out.push({ file: 'overrides', line: 0, column: 0, key, rule });
+    const strPath = keyPath.map((k) => (typeof k === 'number' ? k : String(k)));
+    for (const src of [...sources].reverse()) {
+      const at = src.doc.find(strPath);
+      if (at) return out.push({ file: src.file, ...at, key, rule });
+    }
+    // Absent everywhere: point at the deepest existing ancestor, preferring the later file.
+    for (let depth = strPath.length - 1; depth >= 0; depth--) {
+      for (const src of [...sources].reverse()) {
+        const at = depth === 0 ? src.doc.locate([]) : src.doc.find(strPath.slice(0, depth));
+        if (at) return out.push({ file: src.file, ...at, key, rule });
+      }
+    }
+    return out.push({ file: 'configuration', line: 0, column: 0, key, rule });
+  };
+  for (const i of zodIssues) {
+    if (i.code === 'unrecognized_keys' && i.keys?.length) {
+      for (const k of i.keys) place([...i.path, k], 'unknown key');
+    } else place([...i.path], i.message);
+  }
+  return out;
 }
 
 function deepMerge(base: any, over: any): any {
@@ -101,19 +154,24 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
   const files = [path.join(root, 'config', 'default.yaml'), path.join(root, 'config', 'local.yaml')];
   if (!existsSync(files[0])) files[0] = new URL('../../config/default.yaml', import.meta.url).pathname;
   let merged: Record<string, any> = {};
+  const sources: ConfigSource[] = [];
   for (const file of files) {
     if (!existsSync(file)) continue;
     const doc = parseYamlDocument(readFileSync(file, 'utf8'), file);
     if (doc.issues.length) throw new ConfigError(doc.issues);
-    const check = configSchema.partial().safeParse(doc.value ?? {});
-    if (!check.success) throw new ConfigError(doc.locateZodIssues(check.error.issues));
+    if (doc.value !== undefined && doc.value !== null && (typeof doc.value !== 'object' || Array.isArray(doc.value))) {
+      throw new ConfigError([{ file, ...doc.locate([]), key: '', rule: 'must be a mapping of sections (api, engines, rate_limit, ...)' }]);
+    }
+    sources.push({ file, doc });
     merged = deepMerge(merged, doc.value);
   }
+  // Validated once, merged: a local.yaml may override a single key of a section; each issue is then traced
+  // back to the file, variable or override that set the value.
   merged = deepMerge(merged, opts.overrides ?? {});
-  applyEnv(merged, env);
+  const envApplied = applyEnv(merged, env);
   const result = configSchema.safeParse(merged);
   if (!result.success) {
-    throw new ConfigError(result.error.issues.map((i) => ({ file: 'configuration', line: 0, column: 0, key: i.path.join('.'), rule: i.message })));
+    throw new ConfigError(locateMergedIssues(result.error.issues as any, sources, envApplied, opts.overrides ?? {}));
   }
   return result.data;
 }

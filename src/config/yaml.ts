@@ -1,4 +1,4 @@
-import { parseDocument, LineCounter, isMap, isSeq, isScalar, type Node, type Document } from 'yaml';
+import { parseDocument, LineCounter, isMap, isSeq, isScalar, isAlias, type Node, type Document } from 'yaml';
 
 /** A problem tied to a place in a file: the file, 1-based line and column, the key path and the rule broken. */
 export interface PositionedIssue {
@@ -21,6 +21,12 @@ export function formatIssues(issues: PositionedIssue[]): string {
 export interface ParsedYaml {
   value: any;
   issues: PositionedIssue[];
+  /** The parsed document, for callers that walk nodes themselves (the pipeline schema). */
+  document: Document;
+  /** 1-based line and column of a character offset in the text. */
+  position(offset: number): { line: number; column: number };
+  /** Position of the node at exactly this key path (the key for map entries), or undefined when it is absent. */
+  find(keyPath: readonly (string | number)[]): { line: number; column: number } | undefined;
   /** Position of the node at a key path, or of its nearest existing ancestor. */
   locate(keyPath: readonly (string | number | symbol)[]): { line: number; column: number };
   locateZodIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): PositionedIssue[];
@@ -65,9 +71,32 @@ export function parseYamlDocument(text: string, file: string): ParsedYaml {
     return pos(best);
   };
 
+  const find = (keyPath: readonly (string | number)[]) => {
+    let node: Node | null | undefined = doc.contents as Node | null;
+    let at: number | undefined = node?.range?.[0];
+    for (const k of keyPath) {
+      if (isAlias(node)) node = node.resolve(doc) as Node | undefined;
+      if (isMap(node)) {
+        const pair = node.items.find((p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)) === String(k));
+        if (!pair) return undefined;
+        at = (pair.key as Node | null)?.range?.[0] ?? at;
+        node = pair.value as Node | null;
+      } else if (isSeq(node) && typeof k === 'number') {
+        const item = node.items[k] as Node | undefined;
+        if (!item) return undefined;
+        at = item.range?.[0] ?? at;
+        node = item;
+      } else return undefined;
+    }
+    return at === undefined ? undefined : pos(at);
+  };
+
   return {
     value: issues.length ? undefined : doc.toJS({ maxAliasCount: 100 }),
     issues,
+    document: doc,
+    position: pos,
+    find,
     locate,
     locateZodIssues: (zi) =>
       zi.map((i) => {
