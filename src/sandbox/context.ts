@@ -1,0 +1,41 @@
+/** The state every handler shares, and the request as a handler sees it. */
+import type { Config, Engines } from '../config/index.js';
+import type { EndpointDef } from '../api/catalog.js';
+import type { SandboxClock } from './clock.js';
+import type { TaskStore } from './store.js';
+import type { Records } from './records.js';
+
+export interface SandboxSettings {
+  completionDelayMs: number;
+  reparseShare: number;
+  callbackTimeoutMs: number;
+  keywordsPerSiteTask: number;
+  suggestionsPerKeyword: number;
+  merchantItems: number;
+}
+
+export interface SandboxContext {
+  config: Config;
+  engines: Engines;
+  clock: SandboxClock;
+  store: TaskStore;
+  records: Records;
+  settings: SandboxSettings;
+  /** Called after a task with a callback is stored, so its delivery gets scheduled. */
+  onCallbackScheduled(): void;
+}
+
+export interface ApiRequest {
+  def: EndpointDef;
+  /** The task id in the path of task_get endpoints. */
+  id?: string;
+  /** Request path without the query. */
+  path: string;
+  query: URLSearchParams;
+  /** The parsed POST body (always an array once it reaches a handler); empty for GET. */
+  body: unknown[];
+  startedNs: bigint;
+  now: number;
+  /** Draws whether the next task gets an injected 50000. */
+  taskFault(): boolean;
+}

@@ -1,0 +1,29 @@
+/** Which handler answers each catalog endpoint. Every endpoint of the catalog must have one (a test checks). */
+import type { Envelope } from '../api/envelope.js';
+import type { EndpointDef } from '../api/catalog.js';
+import type { ApiRequest, SandboxContext } from './context.js';
+import { handleTaskGet, handleTaskPost, handleTasksFixed, handleTasksReady } from './handlers/tasks.js';
+import { handleEventsLocations, handleSerpEndpoints } from './handlers/lists.js';
+import { envelope, messageWith, pathSegments, taskObject } from './envelope.js';
+
+export type Handler = (req: ApiRequest, ctx: SandboxContext) => Envelope;
+
+const BY_ID: Record<string, Handler> = {
+  'serp.endpoints': handleSerpEndpoints,
+  'serp.events.locations': handleEventsLocations,
+};
+
+const notImplemented: Handler = (req) =>
+  envelope(req.def.version, [taskObject({ code: 50100, message: messageWith(50100, `${req.def.id} is not emulated yet`), startedNs: req.startedNs, path: pathSegments(req.path), data: {}, result: null })], req.startedNs);
+
+export function handlerFor(def: EndpointDef): Handler {
+  const byId = BY_ID[def.id];
+  if (byId) return byId;
+  switch (def.kind) {
+    case 'task_post': return handleTaskPost;
+    case 'tasks_ready': return handleTasksReady;
+    case 'tasks_fixed': return handleTasksFixed;
+    case 'task_get': return (req, ctx) => handleTaskGet(req, ctx);
+    default: return notImplemented;
+  }
+}
