@@ -28,7 +28,7 @@ export type StringFormat = 'uuid' | 'url' | 'timestamp' | 'coordinate' | 'domain
 
 export type FieldRule =
   | { type: 'string'; required?: boolean; minLength?: number; maxLength?: number; enum?: readonly string[]; format?: StringFormat; tokens?: { min: number; max: number } }
-  | { type: 'integer'; required?: boolean; min?: number; max?: number; enum?: readonly number[] }
+  | { type: 'integer'; required?: boolean; min?: number; max?: number; enum?: readonly number[]; /** The service's documented default when the field is left out. */ default?: number }
   | { type: 'number'; required?: boolean; min?: number; max?: number }
   | { type: 'boolean'; required?: boolean }
   | { type: 'string_array'; required?: boolean; minItems?: number; maxItems?: number; itemMaxLength?: number }
@@ -275,8 +275,8 @@ export const ENDPOINTS: readonly EndpointDef[] = [
     fields: {
       id: { type: 'string', required: true, format: 'uuid' },
       url: { type: 'string', format: 'url', maxLength: 2048 },
-      limit: { type: 'integer', min: 1, max: 1000 },
-      offset: { type: 'integer', min: 0, max: 2_000_000 },
+      limit: { type: 'integer', min: 1, max: 1000, default: 100 },
+      offset: { type: 'integer', min: 0, max: 2_000_000, default: 0 },
       filters: { type: 'filters', maxConditions: 8, operators: FILTER_OPERATORS },
       relevant_pages_filters: { type: 'filters', maxConditions: 8, operators: FILTER_OPERATORS },
       order_by: { type: 'order_by', maxRules: 3 },
@@ -292,8 +292,8 @@ export const ENDPOINTS: readonly EndpointDef[] = [
     api: 'domain_analytics', fn: 'errors', result: 'domain_errors', version: '0.1.20240801',
     description: 'Errors of the last 7 days, failed pingback and postback deliveries included.',
     fields: {
-      limit: { type: 'integer', min: 1, max: 1000 },
-      offset: { type: 'integer', min: 0 },
+      limit: { type: 'integer', min: 1, max: 1000, default: 1000 },
+      offset: { type: 'integer', min: 0, default: 0 },
       filtered_function: { type: 'string', minLength: 1, maxLength: 255 },
       datetime_from: { type: 'string', format: 'timestamp' },
       datetime_to: { type: 'string', format: 'timestamp' },
@@ -312,8 +312,8 @@ export const ENDPOINTS: readonly EndpointDef[] = [
       mode: { type: 'string', enum: ['strict_entry', 'entry'] },
       filters: { type: 'filters', maxConditions: 8, operators: HTML_TERMS_OPERATORS },
       order_by: { type: 'order_by', maxRules: 3, fields: HTML_TERMS_ORDER_FIELDS },
-      limit: { type: 'integer', min: 1, max: 10_000 },
-      offset: { type: 'integer', min: 0, max: 9_999 },
+      limit: { type: 'integer', min: 1, max: 10_000, default: 100 },
+      offset: { type: 'integer', min: 0, max: 9_999, default: 0 },
       offset_token: { type: 'string', minLength: 1, maxLength: 4096 },
       tag: TAG,
     },
