@@ -1,0 +1,98 @@
+/**
+ * Logging for the API client: pino, with credentials kept out of every line.
+ *
+ * Two layers, because either alone leaks: pino's path redaction removes the fields that hold credentials by name
+ * (Authorization headers, login, password) wherever the client puts them; the scrubber replaces any string that
+ * contains a secret value (the password, the Basic token) wherever it turns up, for example in an error message
+ * that echoes a URL or a header.
+ */
+import pino, { type DestinationStream, type Logger } from 'pino';
+import type { Credentials } from '../config/index.js';
+
+export type { Logger } from 'pino';
+
+export const REDACTED = '[redacted]';
+
+/** Field paths that hold credentials, at the top level and one or two levels down (request.headers.authorization). */
+export const REDACT_PATHS: readonly string[] = [
+  'authorization', 'Authorization', 'password', 'login', 'credentials',
+  '*.authorization', '*.Authorization', '*.password', '*.login', '*.credentials',
+  '*.headers.authorization', '*.headers.Authorization', 'headers.authorization', 'headers.Authorization',
+];
+
+/** The values that must never appear in a log line: the password and the Basic token made from it. */
+export function secretsOf(credentials: Credentials): string[] {
+  const token = Buffer.from(`${credentials.login}:${credentials.password}`).toString('base64');
+  return [credentials.password, token].filter((s) => s.length > 0);
+}
+
+/** A copy of `value` with every occurrence of a secret replaced, in strings at any depth (errors included). */
+export function scrubSecrets<T>(value: T, secrets: readonly string[]): T {
+  if (secrets.length === 0) return value;
+  const seen = new WeakMap<object, unknown>();
+  const scrubString = (s: string) => {
+    let out = s;
+    for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    return out;
+  };
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return scrubString(v);
+    if (v === null || typeof v !== 'object') return v;
+    if (seen.has(v)) return seen.get(v);
+    if (v instanceof Error) {
+      const e: Record<string, unknown> = { type: v.name, message: scrubString(v.message) };
+      seen.set(v, e);
+      if (v.stack) e.stack = scrubString(v.stack);
+      const code = (v as { code?: unknown }).code;
+      if (code !== undefined) e.code = walk(code);
+      if (v.cause !== undefined) e.cause = walk(v.cause);
+      return e;
+    }
+    if (Array.isArray(v)) {
+      const arr: unknown[] = [];
+      seen.set(v, arr);
+      for (const item of v) arr.push(walk(item));
+      return arr;
+    }
+    const obj: Record<string, unknown> = {};
+    seen.set(v, obj);
+    for (const [k, item] of Object.entries(v)) obj[k] = walk(item);
+    return obj;
+  };
+  return walk(value) as T;
+}
+
+export interface CreateLoggerOptions {
+  level?: string;
+  /** Where lines go (tests pass a stream to read them back); stderr by default, keeping stdout for command output. */
+  destination?: DestinationStream;
+  /** Secret values to scrub from every line (see secretsOf). */
+  secrets?: readonly string[];
+  name?: string;
+}
+
+export function createLogger(opts: CreateLoggerOptions = {}): Logger {
+  const secrets = [...(opts.secrets ?? [])];
+  return pino(
+    {
+      name: opts.name ?? 'seo-etl',
+      level: opts.level ?? process.env.SEO_ETL_LOG_LEVEL ?? 'info',
+      redact: { paths: [...REDACT_PATHS], censor: REDACTED },
+      hooks: {
+        logMethod(args, method) {
+          const clean = scrubSecrets(args, secrets) as unknown[];
+          return (method as (...a: unknown[]) => void).apply(this, clean);
+        },
+      },
+    },
+    opts.destination ?? pino.destination(2),
+  );
+}
+
+/**
+ * A child of any logger (one the caller built without our options included) that redacts credential fields.
+ * Values are scrubbed by the client before it logs, since a child cannot add a logMethod hook.
+ */
+export function apiLogger(parent: Logger, bindings: Record<string, unknown> = {}): Logger {
+  return parent.child(bindings, { redact: { paths: [...REDACT_PATHS], censor: REDACTED } });
+}
