@@ -12,7 +12,7 @@ export function postbackEnvelope(task: StoredTask, ctx: SandboxContext): Envelop
   const variant = task.callback?.variant ?? 'advanced';
   const def = findEndpoint(`${base}.task_get.${variant}`) ?? findEndpoint(`${base}.task_get`) ?? findEndpoint(`${base}.task_get.advanced`)!;
   const path = pathSegments(resolvePath(def, ctx.engines, { id: task.id }));
-  const result = taskResult(def, task, ctx);
+  const result = taskResult(def, task, ctx, variant);
   const t = taskObject({ id: task.id, code: 20000, startedNs, path, data: { ...task.data, api: def.api, function: def.fn }, result });
   return envelope(def.version, [t], startedNs);
 }
