@@ -49,6 +49,8 @@ export const configSchema = z.strictObject({
     merchant_items: z.int().min(4).max(200),
     rate_limit_calls: z.int().positive(),
     rate_limit_window_ms: z.int().positive(),
+    /** How long the sandbox waits for a pingback/postback receiver (the live service: 10 s). */
+    callback_timeout_ms: z.int().positive().optional(),
   }),
 });
 

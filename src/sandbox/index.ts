@@ -44,7 +44,7 @@ export interface Sandbox {
 
 export async function startSandbox(opts: StartSandboxOptions): Promise<Sandbox> {
   const { config } = opts;
-  const s = config.sandbox as Config['sandbox'] & { callback_timeout_ms?: number };
+  const s = config.sandbox;
   const ctx: SandboxContext = {
     config,
     engines: config.engines,
