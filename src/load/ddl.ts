@@ -1,0 +1,69 @@
+/**
+ * DDL from the catalog and schema evolution. Tables are created from the catalog; a later catalog that declares
+ * a new column adds it as a nullable column; a column is never dropped or narrowed (a column the catalog no
+ * longer declares stays and is left null; a type change is applied only when it widens).
+ *
+ * No PRIMARY KEY constraint is declared in DuckDB: `_id` is kept unique by the loading discipline (a task's rows
+ * are deleted and re-inserted as a unit) and checked by tests. An ART index would slow every bulk append and
+ * DuckDB refuses to re-insert a key deleted earlier in the same transaction, which the task-level replace does.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { TABLES, allColumns, type DuckType, type TableDef } from '../normalize/catalog.js';
+
+export const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+export function createTableSql(t: TableDef, name = t.name, temp = false): string {
+  const cols = allColumns(t).map((c) => `${q(c.name)} ${c.type}`).join(', ');
+  return `CREATE ${temp ? 'TEMP ' : ''}TABLE IF NOT EXISTS ${q(name)} (${cols})`;
+}
+
+/** Widening changes that are safe to apply in place; anything else keeps the existing type. */
+const WIDER: Record<string, readonly DuckType[]> = {
+  INTEGER: ['BIGINT', 'DOUBLE', 'VARCHAR'],
+  BIGINT: ['DOUBLE', 'VARCHAR'],
+  DOUBLE: ['VARCHAR'],
+  BOOLEAN: ['VARCHAR'],
+};
+
+export interface SchemaChange { table: string; column: string; action: 'created_table' | 'added_column' | 'widened' | 'kept_type'; from?: string; to?: string }
+
+/** Brings the warehouse's tables in line with the catalog, additively. Returns what changed. */
+export async function ensureSchema(conn: DuckDBConnection): Promise<SchemaChange[]> {
+  const existing = new Map<string, Map<string, string>>();
+  const reader = await conn.runAndReadAll(
+    `SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = 'main' AND table_catalog = current_database()`);
+  for (const [t, c, ty] of reader.getRows() as [string, string, string][]) {
+    if (!existing.has(t)) existing.set(t, new Map());
+    existing.get(t)!.set(c, ty);
+  }
+  const changes: SchemaChange[] = [];
+  for (const t of TABLES) {
+    const have = existing.get(t.name);
+    if (!have) {
+      await conn.run(createTableSql(t));
+      changes.push({ table: t.name, column: '*', action: 'created_table' });
+      continue;
+    }
+    for (const col of allColumns(t)) {
+      const cur = have.get(col.name);
+      if (!cur) {
+        await conn.run(`ALTER TABLE ${q(t.name)} ADD COLUMN ${q(col.name)} ${col.type}`);
+        changes.push({ table: t.name, column: col.name, action: 'added_column', to: col.type });
+      } else if (normalType(cur) !== col.type) {
+        if (WIDER[normalType(cur)]?.includes(col.type)) {
+          await conn.run(`ALTER TABLE ${q(t.name)} ALTER COLUMN ${q(col.name)} SET DATA TYPE ${col.type}`);
+          changes.push({ table: t.name, column: col.name, action: 'widened', from: cur, to: col.type });
+        } else {
+          changes.push({ table: t.name, column: col.name, action: 'kept_type', from: cur, to: col.type });
+        }
+      }
+    }
+  }
+  return changes;
+}
+
+function normalType(t: string): string {
+  const u = t.toUpperCase();
+  if (u === 'TIMESTAMP WITH TIME ZONE') return 'TIMESTAMPTZ';
+  return u;
+}

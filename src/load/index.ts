@@ -1,0 +1,3 @@
+export { Warehouse, stageTasks, emptySummary, addStats, mergeSummary, type LoadOptions, type LoadSummary, type StagedRows } from './warehouse.js';
+export { ensureSchema, createTableSql, type SchemaChange } from './ddl.js';
+export { appendRows } from './append.js';

@@ -1,0 +1,243 @@
+/**
+ * The working warehouse: catalog tables in one DuckDB file, loaded with a task-level replace.
+ *
+ * The unit of loading is the collected task. Its rows are staged in temp tables first; then ONE transaction
+ * deletes whatever an earlier load wrote for the same tasks, inserts the staged rows and runs the caller's
+ * callback (the ledger marks the tasks loaded there), so a result's rows and its ledger state change together.
+ * Loading the same response twice therefore changes nothing, and a re-collected task (tasks_fixed) replaces
+ * its earlier rows.
+ */
+import { mkdirSync, renameSync, rmSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { TABLES, allColumns, table as tableDef, type TableDef } from '../normalize/catalog.js';
+import { normalizeTask, tablesOfTask, NormalizeStats, type CollectedTask, type Row } from '../normalize/extract.js';
+import { createTableSql, ensureSchema, q, type SchemaChange } from './ddl.js';
+import { appendRows } from './append.js';
+
+export interface LoadOptions {
+  runId: string;
+  loadedAt?: Date;
+  /** Engine names stripped from item types (config.engines values). */
+  engines?: readonly string[];
+  /** Runs inside the load transaction, after the rows are in; a throw rolls the whole load back. */
+  inTransaction?: (conn: DuckDBConnection) => Promise<void>;
+}
+
+export interface LoadSummary {
+  tasks: number;
+  failedTasks: number;
+  /** Responses without a collected task (task_post answers). */
+  skippedTasks: number;
+  rows: Record<string, number>;
+  unknownFields: number;
+  unknownItemTypes: number;
+  badValues: number;
+  /** Detail by `table.path` / `table:type`, for the run summary. */
+  unknownFieldPaths: Record<string, number>;
+  unknownItemTypeNames: Record<string, number>;
+}
+
+export function emptySummary(): LoadSummary {
+  return { tasks: 0, failedTasks: 0, skippedTasks: 0, rows: {}, unknownFields: 0, unknownItemTypes: 0, badValues: 0, unknownFieldPaths: {}, unknownItemTypeNames: {} };
+}
+
+export function addStats(summary: LoadSummary, stats: NormalizeStats): void {
+  summary.tasks += stats.tasks;
+  summary.failedTasks += stats.failedTasks;
+  summary.skippedTasks += stats.skippedTasks;
+  summary.unknownFields += stats.unknownFieldCount;
+  summary.unknownItemTypes += stats.unknownItemTypeCount;
+  summary.badValues += stats.badValueCount;
+  for (const [k, v] of stats.unknownFields) summary.unknownFieldPaths[k] = (summary.unknownFieldPaths[k] ?? 0) + v;
+  for (const [k, v] of stats.unknownItemTypes) summary.unknownItemTypeNames[k] = (summary.unknownItemTypeNames[k] ?? 0) + v;
+}
+
+export function mergeSummary(into: LoadSummary, from: LoadSummary): void {
+  into.tasks += from.tasks;
+  into.failedTasks += from.failedTasks;
+  into.skippedTasks += from.skippedTasks;
+  into.unknownFields += from.unknownFields;
+  into.unknownItemTypes += from.unknownItemTypes;
+  into.badValues += from.badValues;
+  for (const [k, v] of Object.entries(from.rows)) into.rows[k] = (into.rows[k] ?? 0) + v;
+  for (const [k, v] of Object.entries(from.unknownFieldPaths)) into.unknownFieldPaths[k] = (into.unknownFieldPaths[k] ?? 0) + v;
+  for (const [k, v] of Object.entries(from.unknownItemTypeNames)) into.unknownItemTypeNames[k] = (into.unknownItemTypeNames[k] ?? 0) + v;
+}
+
+/** Rows of several tasks, by table, with the keys of the tasks they replace. */
+export interface StagedRows {
+  rows: Map<string, Row[]>;
+  /** Tables whose rows of these task ids are replaced, with the task ids (deduplicated). */
+  replace: Map<string, Set<string>>;
+  /** `tasks` row ids (`<task_id>@<endpoint_id>`) replaced. */
+  taskRowIds: Set<string>;
+}
+
+/**
+ * Normalizes tasks into staged rows. When the same task comes twice for the same tables (a re-collection in one
+ * batch), the later one wins, as it would across batches.
+ */
+export function stageTasks(tasks: readonly CollectedTask[], ctx: { runId: string; loadedAt: Date; engines?: readonly string[] }, stats: NormalizeStats): StagedRows {
+  const last = new Map<string, number>();
+  tasks.forEach((t, i) => {
+    const tables = tablesOfTask(t.endpointId);
+    if (tables.length) last.set(`${t.task?.id}\u0000${tables[tables.length - 1]}\u0000${t.endpointId}`, i);
+  });
+  const staged: StagedRows = { rows: new Map(), replace: new Map(), taskRowIds: new Set() };
+  tasks.forEach((t, i) => {
+    const tables = tablesOfTask(t.endpointId);
+    if (tables.length && last.get(`${t.task?.id}\u0000${tables[tables.length - 1]}\u0000${t.endpointId}`) !== i) return;
+    const out = normalizeTask(t, ctx, stats);
+    if (!tables.length) return;
+    staged.taskRowIds.add(`${t.task.id}@${t.endpointId}`);
+    for (const name of tables) {
+      if (name === 'tasks' || name.startsWith('tasks__')) continue;
+      let set = staged.replace.get(name);
+      if (!set) staged.replace.set(name, (set = new Set()));
+      set.add(t.task.id);
+    }
+    for (const [name, rows] of out) {
+      let acc = staged.rows.get(name);
+      if (!acc) staged.rows.set(name, (acc = []));
+      for (const r of rows) acc.push(r);
+    }
+  });
+  return staged;
+}
+
+export class Warehouse {
+  private constructor(readonly file: string, private readonly instance: DuckDBInstance, readonly connection: DuckDBConnection) {}
+
+  /** Opens (creating) a warehouse file; `:memory:` for tests. A DuckDB file is open in one process at a time. */
+  static async open(file: string, opts: { threads?: number; memoryLimit?: string } = {}): Promise<Warehouse> {
+    if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+    const config: Record<string, string> = {};
+    if (opts.threads) config.threads = String(opts.threads);
+    if (opts.memoryLimit) config.memory_limit = opts.memoryLimit;
+    const instance = await DuckDBInstance.create(file, config);
+    const connection = await instance.connect();
+    const w = new Warehouse(file, instance, connection);
+    return w;
+  }
+
+  /** Creates missing tables and columns from the catalog (never drops or narrows). */
+  async ensureSchema(): Promise<SchemaChange[]> {
+    return ensureSchema(this.connection);
+  }
+
+  /** Drops and recreates every catalog table (reprocess). Other tables (the ledger's) are left alone. */
+  async resetTables(): Promise<void> {
+    for (const t of TABLES) await this.connection.run(`DROP TABLE IF EXISTS ${q(t.name)}`);
+    await this.ensureSchema();
+  }
+
+  /** Normalizes and loads collected tasks with a task-level replace, in one transaction with `inTransaction`. */
+  async loadTasks(tasks: readonly CollectedTask[], opts: LoadOptions): Promise<LoadSummary> {
+    const stats = new NormalizeStats();
+    const staged = stageTasks(tasks, { runId: opts.runId, loadedAt: opts.loadedAt ?? new Date(), engines: opts.engines }, stats);
+    const summary = emptySummary();
+    addStats(summary, stats);
+    for (const [name, rows] of staged.rows) summary.rows[name] = rows.length;
+    await this.applyStaged(staged, opts.inTransaction);
+    return summary;
+  }
+
+  /**
+   * Stages the rows in temp tables (appends run outside the transaction, so a slow append never holds it), then
+   * deletes the replaced tasks' rows, inserts, and runs the callback in one transaction.
+   */
+  async applyStaged(staged: StagedRows, inTransaction?: (conn: DuckDBConnection) => Promise<void>): Promise<void> {
+    const conn = this.connection;
+    const stageNames = new Map<string, string>();
+    try {
+      for (const [name, rows] of staged.rows) {
+        if (!rows.length) continue;
+        const t = tableDef(name);
+        const stage = `_stage_${name}`;
+        await conn.run(`DROP TABLE IF EXISTS temp.${q(stage)}`);
+        await conn.run(createTableSql(t, stage, true));
+        await appendRows(conn, stage, allColumns(t).map((c) => c.name), rows);
+        stageNames.set(name, stage);
+      }
+      await conn.run('DROP TABLE IF EXISTS temp._stage_keys');
+      await conn.run('CREATE TEMP TABLE _stage_keys (tbl VARCHAR, k VARCHAR)');
+      const keyRows: Row[] = [];
+      for (const id of staged.taskRowIds) keyRows.push({ tbl: 'tasks', k: id });
+      for (const [name, ids] of staged.replace) for (const id of ids) keyRows.push({ tbl: name, k: id });
+      await appendRows(conn, '_stage_keys', ['tbl', 'k'], keyRows);
+      await conn.run('BEGIN TRANSACTION');
+      try {
+        await this.deleteReplaced(staged);
+        for (const [name, stage] of stageNames) {
+          const cols = allColumns(tableDef(name)).map((c) => q(c.name)).join(', ');
+          await conn.run(`INSERT INTO ${q(name)} (${cols}) SELECT ${cols} FROM temp.${q(stage)}`);
+        }
+        if (inTransaction) await inTransaction(conn);
+        await conn.run('COMMIT');
+      } catch (err) {
+        await conn.run('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+    } finally {
+      for (const stage of stageNames.values()) await conn.run(`DROP TABLE IF EXISTS temp.${q(stage)}`).catch(() => undefined);
+    }
+  }
+
+  private async deleteReplaced(staged: StagedRows): Promise<void> {
+    const conn = this.connection;
+    if (staged.taskRowIds.size) {
+      await conn.run(`DELETE FROM tasks WHERE _id IN (SELECT k FROM temp._stage_keys WHERE tbl = 'tasks')`);
+      for (const t of TABLES.filter((x) => x.parent === 'tasks')) {
+        await conn.run(`DELETE FROM ${q(t.name)} WHERE _parent_id IN (SELECT k FROM temp._stage_keys WHERE tbl = 'tasks')`);
+      }
+    }
+    for (const name of staged.replace.keys()) {
+      await conn.run(`DELETE FROM ${q(name)} WHERE _task_id IN (SELECT k FROM temp._stage_keys WHERE tbl = '${name}')`);
+    }
+  }
+
+  /** Row counts of every catalog table. */
+  async tableCounts(): Promise<Record<string, number>> {
+    const parts = TABLES.map((t) => `SELECT '${t.name}' AS t, count(*) AS n FROM ${q(t.name)}`).join(' UNION ALL ');
+    const reader = await this.connection.runAndReadAll(parts);
+    const out: Record<string, number> = {};
+    for (const [t, n] of reader.getRows() as [string, bigint][]) out[t] = Number(n);
+    return out;
+  }
+
+  /**
+   * Writes each table's rows of `runId` (or every row with `all`) to
+   * `<dir>/<table>/snapshot_date=<date>/part-<runId>.parquet` with DuckDB's COPY (zstd), under a hidden temporary
+   * name first and renamed, so a reader never sees a partial file. Tables without rows get no file.
+   */
+  async exportParquet(dir: string, snapshotDate: string, runId: string, opts: { all?: boolean } = {}): Promise<{ table: string; file: string; rows: number }[]> {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(snapshotDate)) throw new Error(`exportParquet: snapshotDate: must be YYYY-MM-DD, got '${snapshotDate}'`);
+    if (!/^[A-Za-z0-9._-]+$/.test(runId)) throw new Error(`exportParquet: runId: only letters, digits, '.', '_' and '-' go in a file name, got '${runId}'`);
+    const out: { table: string; file: string; rows: number }[] = [];
+    for (const t of TABLES) {
+      const where = opts.all ? '' : ` WHERE _run_id = '${runId.replace(/'/g, "''")}'`;
+      const count = await this.connection.runAndReadAll(`SELECT count(*) FROM ${q(t.name)}${where}`);
+      const rows = Number(count.getRows()[0][0]);
+      if (!rows) continue;
+      const partDir = path.join(dir, t.name, `snapshot_date=${snapshotDate}`);
+      mkdirSync(partDir, { recursive: true });
+      const file = path.join(partDir, `part-${runId}.parquet`);
+      const tmp = path.join(partDir, `.part-${runId}.parquet.tmp-${process.pid}`);
+      if (existsSync(tmp)) rmSync(tmp);
+      await this.connection.run(`COPY (SELECT * FROM ${q(t.name)}${where} ORDER BY _id) TO '${tmp.replace(/'/g, "''")}' (FORMAT parquet, COMPRESSION zstd)`);
+      renameSync(tmp, file);
+      out.push({ table: t.name, file, rows });
+    }
+    return out;
+  }
+
+  close(): void {
+    this.connection.closeSync();
+    this.instance.closeSync();
+  }
+}
+
+export function tableDefs(): readonly TableDef[] {
+  return TABLES;
+}

@@ -1,0 +1,439 @@
+/**
+ * The JS extractor: pure functions from a collected task to rows of the catalog tables. It is the reference
+ * semantics of the catalog (the SQL fast path in src/load/sql-path.ts must produce the same rows, which a test
+ * proves) and handles everything irregular: dynamic maps (technologies, additional_specifications), unknown
+ * fields (kept in `extra`), unknown item types, values of an unexpected type, failed tasks.
+ */
+import type { ApiTask } from '../api/envelope.js';
+import { parseSeconds, parseTimestamp } from '../api/envelope.js';
+import { findEndpoint, type ResultKind } from '../api/catalog.js';
+import { isTaskError } from '../api/status.js';
+import {
+  TABLES, TABLE_BY_NAME, childrenOf, rootTableFor, EXTRA_COLUMN, type ColumnDef, type TableDef, type DuckType,
+} from './catalog.js';
+import { neutralItemType } from './item-type.js';
+
+export interface CollectedTask {
+  /** Catalog endpoint id; an id the catalog does not know sends the results to `unknown_results`. */
+  endpointId: string;
+  task: ApiTask;
+  /** The envelope `version` that answered. */
+  version: string;
+}
+
+export interface NormalizeContext {
+  runId: string;
+  loadedAt: Date;
+  /** Engine path names whose prefix is stripped from item types (config.engines values); the task's `data.se` is added. */
+  engines?: readonly string[];
+}
+
+export type Row = Record<string, unknown>;
+
+/** What the extractor could not put in a declared column, by `table.path`; a run summary reports it. */
+export class NormalizeStats {
+  readonly unknownFields = new Map<string, number>();
+  readonly unknownItemTypes = new Map<string, number>();
+  readonly badValues = new Map<string, number>();
+  tasks = 0;
+  failedTasks = 0;
+  skippedTasks = 0;
+
+  static bump(map: Map<string, number>, key: string, n = 1): void {
+    map.set(key, (map.get(key) ?? 0) + n);
+  }
+  get unknownFieldCount(): number { return sum(this.unknownFields); }
+  get unknownItemTypeCount(): number { return sum(this.unknownItemTypes); }
+  get badValueCount(): number { return sum(this.badValues); }
+  merge(other: NormalizeStats): void {
+    for (const [k, v] of other.unknownFields) NormalizeStats.bump(this.unknownFields, k, v);
+    for (const [k, v] of other.unknownItemTypes) NormalizeStats.bump(this.unknownItemTypes, k, v);
+    for (const [k, v] of other.badValues) NormalizeStats.bump(this.badValues, k, v);
+    this.tasks += other.tasks;
+    this.failedTasks += other.failedTasks;
+    this.skippedTasks += other.skippedTasks;
+  }
+}
+const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+
+/** The result kind a collected task's results are, or undefined when its endpoint is not in the catalog. */
+export function resultKindOf(endpointId: string): ResultKind | undefined {
+  return findEndpoint(endpointId)?.result;
+}
+
+/**
+ * Tables a collected task writes (and so replaces on a reload): `tasks` and its children, plus the family of the
+ * result kind's root table. Empty for task_post answers, which are not collected tasks.
+ */
+export function tablesOfTask(endpointId: string): string[] {
+  const kind = resultKindOf(endpointId);
+  if (kind === 'task_created') return [];
+  const root = kind ? rootTableFor(kind)?.name ?? 'unknown_results' : 'unknown_results';
+  return [...familyNames('tasks'), ...familyNames(root)];
+}
+
+function familyNames(root: string): string[] {
+  const out = [root];
+  for (const ch of childrenOf(root)) out.push(...familyNames(ch.name));
+  return out;
+}
+
+// ---- compiled plans -----------------------------------------------------------------------------------------
+
+interface Trie { leaf: boolean; children: Map<string, Trie> }
+const newTrie = (): Trie => ({ leaf: false, children: new Map() });
+function trieAdd(t: Trie, path: readonly string[]): void {
+  let node = t;
+  for (const seg of path) {
+    let next = node.children.get(seg);
+    if (!next) node.children.set(seg, (next = newTrie()));
+    node = next;
+  }
+  node.leaf = true;
+}
+
+interface ColumnPlan {
+  def: ColumnDef;
+  /** Path segments, or a context name for `$...` columns. */
+  segments: readonly string[] | null;
+  special: string | null;
+}
+
+interface ChildPlan { table: TableDef; plan: TablePlan; segments: readonly string[] }
+
+interface TablePlan {
+  table: TableDef;
+  columns: ColumnPlan[];
+  children: ChildPlan[];
+  /** Paths consumed by columns, ignored paths and children that apply to every item type. */
+  consumed: Trie;
+  /** Per item type: consumed paths including the children that apply only to some types. */
+  consumedByType: Map<string, Trie>;
+  known: Set<string> | null;
+}
+
+const PLANS = new Map<string, TablePlan>();
+
+export function planOf(name: string): TablePlan {
+  let p = PLANS.get(name);
+  if (!p) {
+    p = compile(TABLE_BY_NAME.get(name)!);
+    PLANS.set(name, p);
+  }
+  return p;
+}
+
+function compile(t: TableDef): TablePlan {
+  const columns: ColumnPlan[] = t.columns.map((def) => def.path.startsWith('$')
+    ? { def, segments: null, special: def.path }
+    : { def, segments: def.path.split('.'), special: null });
+  const consumed = newTrie();
+  for (const col of columns) if (col.segments) trieAdd(consumed, col.segments);
+  for (const ig of t.ignored ?? []) trieAdd(consumed, ig.path.split('.'));
+  const children: ChildPlan[] = childrenOf(t.name).map((ch) => ({ table: ch, plan: planOf(ch.name), segments: ch.source!.path.split('.') }));
+  const typed = children.filter((ch) => ch.table.onlyForItemTypes);
+  for (const ch of children) if (!ch.table.onlyForItemTypes) trieAdd(consumed, ch.segments);
+  const consumedByType = new Map<string, Trie>();
+  for (const ch of typed) {
+    for (const type of ch.table.onlyForItemTypes!) {
+      if (!consumedByType.has(type)) {
+        const tr = newTrie();
+        for (const col of columns) if (col.segments) trieAdd(tr, col.segments);
+        for (const ig of t.ignored ?? []) trieAdd(tr, ig.path.split('.'));
+        for (const c2 of children) if (!c2.table.onlyForItemTypes || c2.table.onlyForItemTypes.includes(type)) trieAdd(tr, c2.segments);
+        consumedByType.set(type, tr);
+      }
+    }
+  }
+  return { table: t, columns, children, consumed, consumedByType, known: t.knownItemTypes ? new Set(t.knownItemTypes) : null };
+}
+
+// ---- values -------------------------------------------------------------------------------------------------
+
+const NO_VALUE = Symbol('no value');
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function get(obj: unknown, segments: readonly string[]): unknown {
+  let v: unknown = obj;
+  for (const s of segments) {
+    if (!isPlainObject(v)) return undefined;
+    v = v[s];
+  }
+  return v;
+}
+
+const NUMERIC = /^\s*-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/;
+
+/**
+ * A source value as a column value, or NO_VALUE when it cannot be typed (the caller keeps it in `extra`).
+ * The rules match what DuckDB's JSON reader does with a typed column, so the SQL fast path agrees.
+ */
+export function coerce(value: unknown, type: DuckType, convert?: ColumnDef['convert'], engines?: readonly string[]): unknown {
+  if (value === undefined || value === null) return null;
+  switch (convert) {
+    case 'timestamp': { const d = parseTimestamp(value); return d ?? NO_VALUE; }
+    case 'seconds': { const s = parseSeconds(value); return s ?? NO_VALUE; }
+    case 'item_type': return typeof value === 'string' ? neutralItemType(value, engines ?? []) : NO_VALUE;
+    case 'json': return JSON.stringify(value);
+    case 'join_path': return Array.isArray(value) ? value.map(String).join('/') : typeof value === 'string' ? value : NO_VALUE;
+    default: break;
+  }
+  switch (type) {
+    case 'VARCHAR':
+      if (typeof value === 'string') return value;
+      if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+      return NO_VALUE;
+    case 'BIGINT':
+    case 'INTEGER': {
+      const n = typeof value === 'number' ? value : typeof value === 'string' && NUMERIC.test(value) ? Number(value) : NaN;
+      if (!Number.isInteger(n) || !Number.isSafeInteger(n)) return NO_VALUE;
+      if (type === 'INTEGER' && (n > 2147483647 || n < -2147483648)) return NO_VALUE;
+      return n;
+    }
+    case 'DOUBLE': {
+      const n = typeof value === 'number' ? value : typeof value === 'string' && NUMERIC.test(value) ? Number(value) : NaN;
+      return Number.isFinite(n) ? n : NO_VALUE;
+    }
+    case 'BOOLEAN':
+      return typeof value === 'boolean' ? value : NO_VALUE;
+    case 'TIMESTAMPTZ': { const d = parseTimestamp(value); return d ?? NO_VALUE; }
+    case 'JSON':
+      return JSON.stringify(value);
+  }
+}
+
+/** A value for a text column that takes anything: strings as they are, everything else as JSON text. */
+function anyAsText(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  return typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value);
+}
+
+// ---- extraction ---------------------------------------------------------------------------------------------
+
+interface TaskScope {
+  taskId: string;
+  ctx: NormalizeContext;
+  special: Record<string, unknown>;
+  engines: readonly string[];
+  out: Map<string, Row[]>;
+  stats: NormalizeStats;
+}
+
+function push(scope: TaskScope, table: string, row: Row): void {
+  let rows = scope.out.get(table);
+  if (!rows) scope.out.set(table, (rows = []));
+  rows.push(row);
+}
+
+function setPath(target: Record<string, unknown>, segments: readonly string[], value: unknown): void {
+  let node = target;
+  for (let i = 0; i < segments.length - 1; i++) {
+    const next = node[segments[i]];
+    if (!isPlainObject(next)) node[segments[i]] = {};
+    node = node[segments[i]] as Record<string, unknown>;
+  }
+  node[segments[segments.length - 1]] = value;
+}
+
+/** Fields of `obj` that no column, ignored path or child consumes, as a nested object (undefined when none). */
+function unknownFields(obj: Record<string, unknown>, trie: Trie, table: string, stats: NormalizeStats, prefix = ''): Record<string, unknown> | undefined {
+  let extra: Record<string, unknown> | undefined;
+  for (const key of Object.keys(obj)) {
+    const value = obj[key];
+    if (value === undefined) continue;
+    const node = trie.children.get(key);
+    if (!node) {
+      (extra ??= {})[key] = value;
+      NormalizeStats.bump(stats.unknownFields, `${table}.${prefix}${key}`);
+    } else if (!node.leaf && isPlainObject(value)) {
+      const inner = unknownFields(value, node, table, stats, `${prefix}${key}.`);
+      if (inner) (extra ??= {})[key] = inner;
+    }
+  }
+  return extra;
+}
+
+function lineage(scope: TaskScope, id: string, parentId: string | null, listIdx: number | null, t: TableDef): Row {
+  const row: Row = { _id: id, _task_id: scope.taskId, _run_id: scope.ctx.runId, _loaded_at: scope.ctx.loadedAt };
+  if (t.parent !== null && t.name !== 'tasks') row._parent_id = parentId;
+  if (t.name !== 'tasks') row._list_idx = listIdx;
+  return row;
+}
+
+/** One row from one source object, then its children. */
+function objectRow(scope: TaskScope, plan: TablePlan, src: unknown, id: string, parentId: string | null, listIdx: number | null): void {
+  const t = plan.table;
+  const row = lineage(scope, id, parentId, listIdx, t);
+  let extra: Record<string, unknown> | undefined;
+  const obj = isPlainObject(src) ? src : undefined;
+  if (!obj && src !== undefined && src !== null) {
+    // An element that is not an object where objects are expected: keep it whole.
+    extra = { _value: src };
+    NormalizeStats.bump(scope.stats.badValues, `${t.name}.(element)`);
+  }
+  let itemType: string | null = null;
+  for (const col of plan.columns) {
+    const raw = col.special ? specialValue(scope, col.special, src) : obj ? get(obj, col.segments!) : undefined;
+    const v = coerce(raw, col.def.type, col.def.convert, scope.engines);
+    if (v === NO_VALUE) {
+      row[col.def.name] = null;
+      if (col.segments) {
+        setPath((extra ??= {}), col.segments, raw);
+        NormalizeStats.bump(scope.stats.badValues, `${t.name}.${col.def.path}`);
+      }
+    } else row[col.def.name] = v;
+    if (col.def.convert === 'item_type') itemType = v as string | null;
+  }
+  if (plan.known && itemType !== null && !plan.known.has(itemType)) NormalizeStats.bump(scope.stats.unknownItemTypes, `${t.name}:${itemType}`);
+  if (obj) {
+    const trie = itemType !== null ? plan.consumedByType.get(itemType) ?? plan.consumed : plan.consumed;
+    const unknown = unknownFields(obj, trie, t.name, scope.stats);
+    if (unknown) extra = extra ? { ...unknown, ...extra } : unknown;
+    for (const ch of plan.children) {
+      if (ch.table.onlyForItemTypes && (itemType === null || !ch.table.onlyForItemTypes.includes(itemType))) continue;
+      const value = get(obj, ch.segments);
+      if (value === undefined || value === null) continue;
+      if (!childRows(scope, ch, value, id)) {
+        setPath((extra ??= {}), ch.segments, value);
+        NormalizeStats.bump(scope.stats.badValues, `${ch.table.name}.(shape)`);
+      }
+    }
+  }
+  if (t.extra) row[EXTRA_COLUMN] = extra ? JSON.stringify(extra) : null;
+  push(scope, t.name, row);
+}
+
+function specialValue(scope: TaskScope, name: string, src: unknown): unknown {
+  if (name === '$') return src;
+  return scope.special[name];
+}
+
+/** Rows of a child table from the parent's value at the child's path; false when the value has the wrong shape. */
+function childRows(scope: TaskScope, ch: ChildPlan, value: unknown, parentId: string): boolean {
+  const src = ch.table.source!;
+  const plan = ch.plan;
+  switch (src.kind) {
+    case 'objects':
+      if (!Array.isArray(value)) return false;
+      for (let j = 0; j < value.length; j++) objectRow(scope, plan, value[j], `${parentId}:${j}`, parentId, j);
+      return true;
+    case 'scalars':
+      if (!Array.isArray(value)) return false;
+      for (let j = 0; j < value.length; j++) scalarRow(scope, plan, value[j], `${parentId}:${j}`, parentId, j);
+      return true;
+    case 'entries': {
+      if (!isPlainObject(value)) return false;
+      let j = 0;
+      for (const [k, v] of Object.entries(value)) {
+        const row = lineage(scope, `${parentId}:${j}`, parentId, j, plan.table);
+        row[plan.table.columns[0].name] = k;
+        row[plan.table.columns[1].name] = anyAsText(v);
+        push(scope, plan.table.name, row);
+        j++;
+      }
+      return true;
+    }
+    case 'technologies': {
+      if (!isPlainObject(value)) return false;
+      let j = 0;
+      const [gCol, cCol, tCol] = plan.table.columns.map((c) => c.name);
+      const add = (group: string, category: string | null, tech: unknown) => {
+        const row = lineage(scope, `${parentId}:${j}`, parentId, j, plan.table);
+        row[gCol] = group;
+        row[cCol] = category;
+        row[tCol] = anyAsText(tech);
+        push(scope, plan.table.name, row);
+        j++;
+      };
+      for (const [group, cats] of Object.entries(value)) {
+        if (isPlainObject(cats)) {
+          for (const [category, names] of Object.entries(cats)) {
+            if (Array.isArray(names)) for (const n of names) add(group, category, n);
+            else if (names !== null && names !== undefined) add(group, category, names);
+          }
+        } else if (Array.isArray(cats)) {
+          for (const n of cats) add(group, null, n);
+        } else if (cats !== null && cats !== undefined) add(group, null, cats);
+      }
+      return true;
+    }
+  }
+}
+
+function scalarRow(scope: TaskScope, plan: TablePlan, value: unknown, id: string, parentId: string | null, listIdx: number): void {
+  const t = plan.table;
+  const row = lineage(scope, id, parentId, listIdx, t);
+  const col = t.columns[0];
+  if (col.type === 'VARCHAR') {
+    row[col.name] = anyAsText(value);
+  } else {
+    const v = coerce(value, col.type, col.convert);
+    row[col.name] = v === NO_VALUE ? null : v;
+    if (v === NO_VALUE) NormalizeStats.bump(scope.stats.badValues, `${t.name}.${col.name}`);
+    row[EXTRA_COLUMN] = v === NO_VALUE ? JSON.stringify({ _value: value }) : null;
+  }
+  push(scope, t.name, row);
+}
+
+/**
+ * Rows of every catalog table for one collected task, by table name. Pure: the same task and context give the
+ * same rows and ids. A failed task (status >= 40000 or no `result`) gives only its `tasks` row; a task_post answer
+ * gives nothing (posting is the ledger's business).
+ */
+export function normalizeTask(collected: CollectedTask, ctx: NormalizeContext, stats: NormalizeStats = new NormalizeStats()): Map<string, Row[]> {
+  const { task, endpointId } = collected;
+  const out = new Map<string, Row[]>();
+  const def = findEndpoint(endpointId);
+  const kind = def?.result;
+  if (kind === 'task_created') {
+    stats.skippedTasks++;
+    return out;
+  }
+  if (!task || typeof task !== 'object' || typeof task.id !== 'string' || !task.id) {
+    throw new Error(`normalizeTask: ${endpointId}: task.id: must be a non-empty string`);
+  }
+  const data = isPlainObject(task.data) ? task.data : {};
+  const engines = [...(ctx.engines ?? []), ...(typeof data.se === 'string' ? [data.se] : [])];
+  const scope: TaskScope = {
+    taskId: task.id, ctx, engines, out, stats,
+    special: {
+      $endpoint_id: endpointId,
+      $version: collected.version,
+      $function: typeof data.function === 'string' ? data.function : def?.fn ?? null,
+      $path: Array.isArray(task.path) ? task.path.join('/') : null,
+    },
+  };
+  stats.tasks++;
+  objectRow(scope, planOf('tasks'), task, `${task.id}@${endpointId}`, null, null);
+  const failed = typeof task.status_code !== 'number' || isTaskError(task.status_code) || !Array.isArray(task.result);
+  if (failed) {
+    stats.failedTasks++;
+    return out;
+  }
+  const root = kind ? rootTableFor(kind) : undefined;
+  const plan = planOf(root?.name ?? 'unknown_results');
+  const result = task.result as unknown[];
+  if (plan.table.resultShape === 'scalar_lists') {
+    let k = 0;
+    for (const el of result) {
+      const list = Array.isArray(el) ? el : [el];
+      for (const v of list) { scalarRow(scope, plan, v, `${task.id}:${k}`, null, k); k++; }
+    }
+  } else if (plan.table.name === 'unknown_results') {
+    for (let i = 0; i < result.length; i++) {
+      const row = lineage(scope, `${task.id}:${i}`, null, i, plan.table);
+      row.path = scope.special.$path;
+      row.result = JSON.stringify(result[i] ?? null);
+      push(scope, plan.table.name, row);
+    }
+  } else {
+    for (let i = 0; i < result.length; i++) objectRow(scope, plan, result[i], `${task.id}:${i}`, null, i);
+  }
+  return out;
+}
+
+/** Every table name in catalog order (for loaders that want a stable order). */
+export const TABLE_NAMES: readonly string[] = TABLES.map((t) => t.name);

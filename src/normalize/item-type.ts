@@ -1,0 +1,29 @@
+/**
+ * Engine-neutral item types. The service prefixes item types with the engine's path name (`google_shopping_serp`);
+ * the sandbox uses its placeholder names (`engine_a_shopping_serp`). Tables store the type without the prefix so
+ * that queries do not depend on which engine answered.
+ */
+import { TABLES } from './catalog.js';
+import { ENGINE_TOKENS } from '../config/index.js';
+
+/** Every neutral type the catalog knows, longest first so that `..._carousel_element` wins over `..._carousel`. */
+const KNOWN: readonly string[] = [...new Set([
+  ...TABLES.flatMap((t) => t.knownItemTypes ?? []),
+  ...TABLES.flatMap((t) => t.onlyForItemTypes ?? []),
+  'shopping_sponsored_carousel_element',
+])].sort((a, b) => b.length - a.length);
+
+/**
+ * `<engine>_shopping_serp` -> `shopping_serp`, whatever the engine name is. A type the catalog knows is recognised
+ * by its suffix; any other loses the prefix of a known engine name (configured names, the placeholder tokens and
+ * the task's `data.se`); a type with no recognisable prefix is kept as it is.
+ */
+export function neutralItemType(type: string, engines: readonly string[]): string {
+  for (const k of KNOWN) {
+    if (type === k) return k;
+    if (type.length > k.length && type.endsWith(k) && type[type.length - k.length - 1] === '_') return k;
+  }
+  const names = [...engines, ...ENGINE_TOKENS].filter((e) => e.length > 0).sort((a, b) => b.length - a.length);
+  for (const e of names) if (type.startsWith(`${e}_`) && type.length > e.length + 1) return type.slice(e.length + 1);
+  return type;
+}
