@@ -1,0 +1,555 @@
+/**
+ * The task ledger: durable state of every task of every run, in the working warehouse.
+ *
+ *   planned -> posting -> posted -> (ready) -> collected -> loaded
+ *                  \-> planned (not sent after all)      any unfinished state -> failed (code, message)
+ *
+ * `posting` is written and committed BEFORE a batch is sent and `posted` (service id, cost) before the next batch
+ * is sent, so a crash leaves at worst a `posting` batch: ambiguous, to be looked up by tag, never blindly re-sent.
+ * Writes about posting commit on their own (Ledger methods). The collection-side moves (markReady, markCollected,
+ * markLoaded, markFailed) never BEGIN or COMMIT: call them inside the transaction that writes the result's rows,
+ * so rows and state change together. Use one connection for the Ledger's own writes and another for a loader's
+ * transaction: a DuckDB transaction covers every statement on its connection.
+ */
+import { randomUUID } from 'node:crypto';
+import { listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import type { CollectMode, Paging, PlannedTask } from '../pipeline/types.js';
+import { LEDGER_DDL, TASK_STATES, type RunStatus, type TaskState } from './schema.js';
+
+export { TASK_STATES, RUN_STATUSES, type TaskState, type RunStatus } from './schema.js';
+export { acquireRunLock, readRunLock, LockedError, type LockInfo, type RunLock, type AcquireOptions } from './lock.js';
+
+export interface LedgerTask {
+  runId: string;
+  key: string;
+  seq: number;
+  step: string;
+  stepIndex: number;
+  endpointId: string;
+  collect: CollectMode;
+  params: Record<string, unknown>;
+  paging?: Paging;
+  tag: string | null;
+  userTag: string | null;
+  price: number;
+  state: TaskState;
+  serviceId: string | null;
+  cost: number | null;
+  batchId: string | null;
+  attempts: number;
+  pages: number;
+  errorCode: number | null;
+  errorMessage: string | null;
+  plannedAt: string | null;
+  postingAt: string | null;
+  postedAt: string | null;
+  readyAt: string | null;
+  collectedAt: string | null;
+  loadedAt: string | null;
+  failedAt: string | null;
+  updatedAt: string;
+}
+
+export interface RunRow {
+  runId: string;
+  pipeline: string;
+  runDate: string;
+  pipelineFile: string | null;
+  budgetUsd: number | null;
+  status: RunStatus;
+  attempts: number;
+  startedAt: string;
+  updatedAt: string;
+  finishedAt: string | null;
+  note: string | null;
+}
+
+export interface RunSummary {
+  run: RunRow;
+  tasks: number;
+  byState: Record<TaskState, number>;
+  /** USD the service reported for this run's tasks. */
+  costUsd: number;
+  steps: { step: string; stepIndex: number; endpointId: string; tasks: number; byState: Record<TaskState, number>; costUsd: number }[];
+  failures: { code: number | null; message: string | null; step: string; count: number }[];
+}
+
+/** A task, by its key or by the service's id. */
+export type TaskRef = string;
+
+export interface Failure {
+  ref: TaskRef;
+  code: number | null;
+  message: string;
+}
+
+type Clock = () => Date;
+
+/** UTC as DuckDB reads a TIMESTAMP literal. */
+function ts(d: Date): string {
+  return d.toISOString().replace('T', ' ').replace('Z', '');
+}
+
+const iso = (v: unknown): string | null => (v instanceof Date ? v.toISOString() : v === null || v === undefined ? null : String(v));
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+function toTask(r: Record<string, unknown>): LedgerTask {
+  return {
+    runId: String(r.run_id),
+    key: String(r.task_key),
+    seq: Number(r.seq),
+    step: String(r.step),
+    stepIndex: Number(r.step_index),
+    endpointId: String(r.endpoint_id),
+    collect: r.collect as CollectMode,
+    params: JSON.parse(String(r.params)),
+    ...(r.paging ? { paging: JSON.parse(String(r.paging)) as Paging } : {}),
+    tag: (r.tag as string | null) ?? null,
+    userTag: (r.user_tag as string | null) ?? null,
+    price: Number(r.price),
+    state: r.state as TaskState,
+    serviceId: (r.service_id as string | null) ?? null,
+    cost: num(r.cost),
+    batchId: (r.batch_id as string | null) ?? null,
+    attempts: Number(r.attempts),
+    pages: Number(r.pages),
+    errorCode: num(r.error_code),
+    errorMessage: (r.error_message as string | null) ?? null,
+    plannedAt: iso(r.planned_at),
+    postingAt: iso(r.posting_at),
+    postedAt: iso(r.posted_at),
+    readyAt: iso(r.ready_at),
+    collectedAt: iso(r.collected_at),
+    loadedAt: iso(r.loaded_at),
+    failedAt: iso(r.failed_at),
+    updatedAt: iso(r.updated_at)!,
+  };
+}
+
+function toRun(r: Record<string, unknown>): RunRow {
+  return {
+    runId: String(r.run_id),
+    pipeline: String(r.pipeline),
+    runDate: String(r.run_date),
+    pipelineFile: (r.pipeline_file as string | null) ?? null,
+    budgetUsd: num(r.budget_usd),
+    status: r.status as RunStatus,
+    attempts: Number(r.attempts),
+    startedAt: iso(r.started_at)!,
+    updatedAt: iso(r.updated_at)!,
+    finishedAt: iso(r.finished_at),
+    note: (r.note as string | null) ?? null,
+  };
+}
+
+async function rows(conn: DuckDBConnection, sql: string, values: DuckDBValue[] = []): Promise<Record<string, unknown>[]> {
+  const reader = await conn.runAndReadAll(sql, values);
+  return reader.getRowObjectsJS() as Record<string, unknown>[];
+}
+
+const strings = (xs: readonly string[]) => listValue([...xs]);
+
+/**
+ * Moves tasks (matched by key or service id within a run) from one of `from` to `to`, setting `<to>_at`.
+ * No BEGIN/COMMIT: it joins whatever transaction the connection is in. Returns the keys that moved.
+ */
+async function move(conn: DuckDBConnection, runId: string, refs: readonly TaskRef[], from: readonly TaskState[], to: TaskState, now: Date, extra = ''): Promise<string[]> {
+  if (refs.length === 0) return [];
+  const at = `${to}_at`;
+  const r = await rows(
+    conn,
+    `UPDATE _tasks SET state = ?, ${at} = ?::TIMESTAMP, updated_at = ?::TIMESTAMP${extra}
+     WHERE run_id = ? AND (list_contains(?::VARCHAR[], task_key) OR list_contains(?::VARCHAR[], service_id))
+       AND list_contains(?::VARCHAR[], state)
+     RETURNING task_key`,
+    [to, ts(now), ts(now), runId, strings(refs), strings(refs), strings(from)],
+  );
+  return r.map((x) => String(x.task_key));
+}
+
+/** Completed and waiting to be fetched (listed by tasks_ready, or announced by a pingback). In-transaction safe. */
+export function markReady(conn: DuckDBConnection, runId: string, refs: readonly TaskRef[], opts: { now?: Date } = {}): Promise<string[]> {
+  return move(conn, runId, refs, ['posted'], 'ready', opts.now ?? new Date());
+}
+
+/**
+ * The result is in hand (fetched, received by postback, or answered live). `pages` adds the pages a paged live
+ * call fetched. In-transaction safe.
+ */
+export function markCollected(conn: DuckDBConnection, runId: string, refs: readonly TaskRef[], opts: { now?: Date; pages?: number } = {}): Promise<string[]> {
+  const pages = opts.pages !== undefined ? `, pages = pages + ${Math.max(0, Math.floor(opts.pages))}` : '';
+  return move(conn, runId, refs, ['posted', 'ready', 'collected'], 'collected', opts.now ?? new Date(), pages);
+}
+
+/**
+ * The result's rows are written. Call it in the transaction that writes them. Also from `loaded` (a re-parsed
+ * task from tasks_fixed is loaded again). In-transaction safe.
+ */
+export function markLoaded(conn: DuckDBConnection, runId: string, refs: readonly TaskRef[], opts: { now?: Date } = {}): Promise<string[]> {
+  return move(conn, runId, refs, ['posted', 'ready', 'collected', 'loaded'], 'loaded', opts.now ?? new Date());
+}
+
+/** A task the service answered with an error (status >= 40000, or no result). In-transaction safe. */
+export async function markFailed(conn: DuckDBConnection, runId: string, failures: readonly Failure[], opts: { now?: Date } = {}): Promise<string[]> {
+  const now = opts.now ?? new Date();
+  const moved: string[] = [];
+  // One statement per distinct error keeps the codes and messages exact without a per-row loop.
+  const groups = new Map<string, Failure[]>();
+  for (const f of failures) {
+    const k = `${f.code}\u0000${f.message}`;
+    groups.set(k, [...(groups.get(k) ?? []), f]);
+  }
+  for (const group of groups.values()) {
+    const { code, message } = group[0];
+    const extra = `, error_code = ${code === null ? 'NULL' : Math.trunc(code)}, error_message = '${message.replace(/'/g, "''")}'`;
+    moved.push(...(await move(conn, runId, group.map((f) => f.ref), ['planned', 'posting', 'posted', 'ready', 'collected'], 'failed', now, extra)));
+  }
+  return moved;
+}
+
+export interface OpenRunInput {
+  runId: string;
+  pipeline: string;
+  runDate: string;
+  pipelineFile?: string;
+  budgetUsd?: number;
+}
+
+export class Ledger {
+  private constructor(
+    readonly conn: DuckDBConnection,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Creates the ledger tables when missing. */
+  static async open(conn: DuckDBConnection, opts: { clock?: Clock } = {}): Promise<Ledger> {
+    for (const ddl of LEDGER_DDL) await conn.run(ddl);
+    return new Ledger(conn, opts.clock ?? (() => new Date()));
+  }
+
+  private now(): Date {
+    return this.clock();
+  }
+
+  // ---- runs --------------------------------------------------------------------------------------------
+
+  /** Starts a run, or resumes the run of the same id (same pipeline and day): `resumed` says which. */
+  async openRun(input: OpenRunInput): Promise<{ run: RunRow; resumed: boolean }> {
+    const now = ts(this.now());
+    const existing = await this.run(input.runId);
+    if (existing) {
+      await this.conn.run(
+        `UPDATE _runs SET status = 'running', attempts = attempts + 1, updated_at = ?::TIMESTAMP, finished_at = NULL,
+           pipeline_file = coalesce(?, pipeline_file), budget_usd = coalesce(?, budget_usd) WHERE run_id = ?`,
+        [now, input.pipelineFile ?? null, input.budgetUsd ?? null, input.runId],
+      );
+    } else {
+      await this.conn.run(
+        `INSERT INTO _runs (run_id, pipeline, run_date, pipeline_file, budget_usd, status, attempts, started_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, 'running', 1, ?::TIMESTAMP, ?::TIMESTAMP)`,
+        [input.runId, input.pipeline, input.runDate, input.pipelineFile ?? null, input.budgetUsd ?? null, now, now],
+      );
+    }
+    return { run: (await this.run(input.runId))!, resumed: existing !== undefined };
+  }
+
+  async finishRun(runId: string, status: Exclude<RunStatus, 'running'>, note?: string): Promise<void> {
+    const now = ts(this.now());
+    await this.conn.run(`UPDATE _runs SET status = ?, updated_at = ?::TIMESTAMP, finished_at = ?::TIMESTAMP, note = ? WHERE run_id = ?`, [status, now, now, note ?? null, runId]);
+  }
+
+  async run(runId: string): Promise<RunRow | undefined> {
+    const r = await rows(this.conn, `SELECT * FROM _runs WHERE run_id = ?`, [runId]);
+    return r[0] ? toRun(r[0]) : undefined;
+  }
+
+  /** Runs, newest first. */
+  async runs(opts: { pipeline?: string; limit?: number } = {}): Promise<RunRow[]> {
+    const r = await rows(
+      this.conn,
+      `SELECT * FROM _runs WHERE (? IS NULL OR pipeline = ?) ORDER BY started_at DESC, run_id DESC LIMIT ?`,
+      [opts.pipeline ?? null, opts.pipeline ?? null, opts.limit ?? 50],
+    );
+    return r.map(toRun);
+  }
+
+  /** The latest run that did not complete (crashed, killed, stopped by budget or aborted): what `resume` picks. */
+  async lastUnfinishedRun(pipeline?: string): Promise<RunRow | undefined> {
+    const r = await rows(
+      this.conn,
+      `SELECT * FROM _runs WHERE status <> 'completed' AND (? IS NULL OR pipeline = ?) ORDER BY updated_at DESC, run_id DESC LIMIT 1`,
+      [pipeline ?? null, pipeline ?? null],
+    );
+    return r[0] ? toRun(r[0]) : undefined;
+  }
+
+  // ---- planning and posting (each commits on its own) ------------------------------------------------------
+
+  /** Records planned tasks; tasks already in the ledger for the run (same key) are left as they are. */
+  async planTasks(tasks: readonly PlannedTask[]): Promise<{ inserted: number; existing: number }> {
+    if (tasks.length === 0) return { inserted: 0, existing: 0 };
+    const now = ts(this.now());
+    let inserted = 0;
+    const byRun = new Map<string, PlannedTask[]>();
+    for (const t of tasks) byRun.set(t.runId, [...(byRun.get(t.runId) ?? []), t]);
+    for (const [runId, list] of byRun) {
+      const [{ next }] = await rows(this.conn, `SELECT coalesce(max(seq), -1)::INTEGER + 1 AS next FROM _tasks WHERE run_id = ?`, [runId]);
+      const base = Number(next);
+      for (let i = 0; i < list.length; i += 5000) {
+        const part = list.slice(i, i + 5000);
+        const col = <T extends DuckDBValue>(f: (t: PlannedTask, j: number) => T) => listValue(part.map((t, j) => f(t, j)));
+        const r = await rows(
+          this.conn,
+          `INSERT INTO _tasks (run_id, task_key, seq, step, step_index, endpoint_id, collect, params, paging, tag, user_tag, price,
+                               state, attempts, pages, planned_at, updated_at)
+           SELECT $1, k, s, st, si, e, c, p, nullif(pg, ''), nullif(tg, ''), CASE WHEN hu THEN ut END, pr, 'planned', 0, 0, $2::TIMESTAMP, $2::TIMESTAMP
+           FROM (SELECT unnest($3::VARCHAR[]) AS k, unnest($4::INTEGER[]) AS s, unnest($5::VARCHAR[]) AS st, unnest($6::INTEGER[]) AS si,
+                        unnest($7::VARCHAR[]) AS e, unnest($8::VARCHAR[]) AS c, unnest($9::VARCHAR[]) AS p, unnest($10::VARCHAR[]) AS pg,
+                        unnest($11::VARCHAR[]) AS tg, unnest($12::BOOLEAN[]) AS hu, unnest($13::VARCHAR[]) AS ut, unnest($14::DOUBLE[]) AS pr)
+           ON CONFLICT DO NOTHING
+           RETURNING task_key`,
+          [
+            runId, now,
+            col((t) => t.key), col((_, j) => base + i + j), col((t) => t.step), col((t) => t.stepIndex),
+            col((t) => t.endpointId), col((t) => t.collect), col((t) => JSON.stringify(t.params)), col((t) => (t.paging ? JSON.stringify(t.paging) : '')),
+            col((t) => (typeof t.params.tag === 'string' ? t.params.tag : '')), col((t) => t.userTag !== undefined), col((t) => t.userTag ?? ''), col((t) => t.price),
+          ],
+        );
+        inserted += r.length;
+      }
+    }
+    return { inserted, existing: tasks.length - inserted };
+  }
+
+  /**
+   * Marks planned tasks `posting` and commits, BEFORE their batch is sent. Only the returned keys may be sent:
+   * a key already posting or posted (by an earlier attempt) is left out, so nothing is posted twice.
+   */
+  async beginPost(runId: string, keys: readonly string[]): Promise<{ batchId: string; keys: string[] }> {
+    const batchId = randomUUID();
+    const moved = await move(this.conn, runId, keys, ['planned'], 'posting', this.now(), `, batch_id = '${batchId}', attempts = attempts + 1`);
+    return { batchId, keys: moved };
+  }
+
+  /** The service accepted these tasks: its id and the cost it reported. Commits before the next batch is sent. */
+  async recordPosted(runId: string, posted: readonly { key: string; serviceId: string; cost: number }[]): Promise<string[]> {
+    if (posted.length === 0) return [];
+    const now = ts(this.now());
+    const r = await rows(
+      this.conn,
+      `UPDATE _tasks SET state = 'posted', service_id = v.sid, cost = v.c, posted_at = $1::TIMESTAMP, updated_at = $1::TIMESTAMP,
+              error_code = NULL, error_message = NULL
+       FROM (SELECT unnest($2::VARCHAR[]) AS k, unnest($3::VARCHAR[]) AS sid, unnest($4::DOUBLE[]) AS c) v
+       WHERE _tasks.run_id = $5 AND _tasks.task_key = v.k AND _tasks.state = 'posting'
+       RETURNING _tasks.task_key`,
+      [now, strings(posted.map((p) => p.key)), strings(posted.map((p) => p.serviceId)), listValue(posted.map((p) => p.cost)), runId],
+    );
+    return r.map((x) => String(x.task_key));
+  }
+
+  /**
+   * The service refused these tasks when posting (a task-level error, nothing created). With `retry` (rate limit,
+   * a 5xx-range code) they go back to `planned` with the error kept, to be posted again; otherwise `failed`.
+   */
+  async recordPostFailed(runId: string, failures: readonly (Failure & { retry?: boolean })[]): Promise<string[]> {
+    const moved: string[] = [];
+    const now = this.now();
+    const retry = failures.filter((f) => f.retry);
+    const final = failures.filter((f) => !f.retry);
+    for (const f of retry) {
+      const extra = `, error_code = ${f.code === null ? 'NULL' : Math.trunc(f.code)}, error_message = '${f.message.replace(/'/g, "''")}', batch_id = NULL`;
+      moved.push(...(await move(this.conn, runId, [f.ref], ['posting'], 'planned', now, extra)));
+    }
+    if (final.length) {
+      const groups = new Map<string, Failure[]>();
+      for (const f of final) groups.set(`${f.code}\u0000${f.message}`, [...(groups.get(`${f.code}\u0000${f.message}`) ?? []), f]);
+      for (const g of groups.values()) {
+        const extra = `, error_code = ${g[0].code === null ? 'NULL' : Math.trunc(g[0].code)}, error_message = '${g[0].message.replace(/'/g, "''")}'`;
+        moved.push(...(await move(this.conn, runId, g.map((f) => f.ref), ['posting'], 'failed', now, extra)));
+      }
+    }
+    return moved;
+  }
+
+  /** A posting batch that certainly never reached the service (refused before sending): back to `planned`. */
+  async releasePosting(runId: string, keys: readonly string[], reason?: string): Promise<string[]> {
+    const extra = reason ? `, error_message = '${reason.replace(/'/g, "''")}', batch_id = NULL` : ', batch_id = NULL';
+    return move(this.conn, runId, keys, ['posting'], 'planned', this.now(), extra);
+  }
+
+  /** More cost for a task already posted (each further page of a paged live call is billed). */
+  async addCost(runId: string, key: string, cost: number, pages = 1): Promise<void> {
+    await this.conn.run(
+      `UPDATE _tasks SET cost = round(coalesce(cost, 0) + ?, 6), pages = pages + ?, updated_at = ?::TIMESTAMP WHERE run_id = ? AND task_key = ?`,
+      [cost, pages, ts(this.now()), runId, key],
+    );
+  }
+
+  /** Failed tasks that were never created at the service (no service id) go back to `planned`. */
+  async requeueFailed(runId: string, opts: { codes?: number[] } = {}): Promise<string[]> {
+    const r = await rows(
+      this.conn,
+      `UPDATE _tasks SET state = 'planned', failed_at = NULL, updated_at = ?::TIMESTAMP, batch_id = NULL
+       WHERE run_id = ? AND state = 'failed' AND service_id IS NULL AND (? IS NULL OR list_contains(?::INTEGER[], error_code))
+       RETURNING task_key`,
+      [ts(this.now()), runId, opts.codes ? listValue(opts.codes) : null, opts.codes ? listValue(opts.codes) : null],
+    );
+    return r.map((x) => String(x.task_key));
+  }
+
+  // ---- collection-side moves (no transaction handling; see module comment) ------------------------------------
+
+  markReady(runId: string, refs: readonly TaskRef[], conn: DuckDBConnection = this.conn): Promise<string[]> {
+    return markReady(conn, runId, refs, { now: this.now() });
+  }
+  markCollected(runId: string, refs: readonly TaskRef[], opts: { pages?: number; conn?: DuckDBConnection } = {}): Promise<string[]> {
+    return markCollected(opts.conn ?? this.conn, runId, refs, { now: this.now(), pages: opts.pages });
+  }
+  markLoaded(runId: string, refs: readonly TaskRef[], conn: DuckDBConnection = this.conn): Promise<string[]> {
+    return markLoaded(conn, runId, refs, { now: this.now() });
+  }
+  markFailed(runId: string, failures: readonly Failure[], conn: DuckDBConnection = this.conn): Promise<string[]> {
+    return markFailed(conn, runId, failures, { now: this.now() });
+  }
+
+  // ---- queries -------------------------------------------------------------------------------------------
+
+  /** Tasks of a run, in planning order, optionally by state, step or collection mode. */
+  async tasks(runId: string, filter: { states?: readonly TaskState[]; step?: string; collect?: readonly CollectMode[]; limit?: number } = {}): Promise<LedgerTask[]> {
+    const r = await rows(
+      this.conn,
+      `SELECT * FROM _tasks WHERE run_id = ?
+         AND (? IS NULL OR list_contains(?::VARCHAR[], state))
+         AND (? IS NULL OR step = ?)
+         AND (? IS NULL OR list_contains(?::VARCHAR[], collect))
+       ORDER BY step_index, seq LIMIT ?`,
+      [
+        runId,
+        filter.states ? strings(filter.states) : null, filter.states ? strings(filter.states) : null,
+        filter.step ?? null, filter.step ?? null,
+        filter.collect ? strings(filter.collect) : null, filter.collect ? strings(filter.collect) : null,
+        filter.limit ?? 2_147_483_647,
+      ],
+    );
+    return r.map(toTask);
+  }
+
+  /** Planned, not yet sent: what to post (or call) next. */
+  tasksToPost(runId: string, opts: { step?: string; limit?: number } = {}): Promise<LedgerTask[]> {
+    return this.tasks(runId, { states: ['planned'], ...opts });
+  }
+
+  /** Accepted by the service, result not yet in hand: collect by service id, never post again. */
+  postedNotCollected(runId: string, opts: { collect?: readonly CollectMode[]; step?: string } = {}): Promise<LedgerTask[]> {
+    return this.tasks(runId, { states: ['posted', 'ready'], ...opts });
+  }
+
+  /** Result in hand but its rows not written (a crash between the two): load again from the archive or by id. */
+  collectedNotLoaded(runId: string): Promise<LedgerTask[]> {
+    return this.tasks(runId, { states: ['collected'] });
+  }
+
+  /**
+   * Marked `posting` but never recorded as posted: the process stopped between sending and recording. The
+   * service may or may not have created them; look them up by tag (tasks_ready, task data) before posting again.
+   */
+  async ambiguous(runId?: string): Promise<LedgerTask[]> {
+    const r = await rows(this.conn, `SELECT * FROM _tasks WHERE state = 'posting' AND (? IS NULL OR run_id = ?) ORDER BY run_id, step_index, seq`, [runId ?? null, runId ?? null]);
+    return r.map(toTask);
+  }
+
+  failed(runId: string): Promise<LedgerTask[]> {
+    return this.tasks(runId, { states: ['failed'] });
+  }
+
+  async byServiceId(serviceId: string): Promise<LedgerTask | undefined> {
+    const r = await rows(this.conn, `SELECT * FROM _tasks WHERE service_id = ? LIMIT 1`, [serviceId]);
+    return r[0] ? toTask(r[0]) : undefined;
+  }
+
+  async byKey(runId: string, key: string): Promise<LedgerTask | undefined> {
+    const r = await rows(this.conn, `SELECT * FROM _tasks WHERE run_id = ? AND task_key = ?`, [runId, key]);
+    return r[0] ? toTask(r[0]) : undefined;
+  }
+
+  /** Tasks whose sent tag, or the user's own tag, is this one; newest run first. */
+  async byTag(tag: string, runId?: string): Promise<LedgerTask[]> {
+    const r = await rows(
+      this.conn,
+      `SELECT * FROM _tasks WHERE (tag = ? OR user_tag = ?) AND (? IS NULL OR run_id = ?) ORDER BY planned_at DESC, run_id DESC, seq`,
+      [tag, tag, runId ?? null, runId ?? null],
+    );
+    return r.map(toTask);
+  }
+
+  /** USD the service reported for the run so far: what the budget is checked against. */
+  async spentUsd(runId: string): Promise<number> {
+    const [r] = await rows(this.conn, `SELECT coalesce(sum(round(cost * 1000000)), 0)::BIGINT AS m FROM _tasks WHERE run_id = ?`, [runId]);
+    return Number(r.m) / 1e6;
+  }
+
+  async countsByState(runId: string): Promise<Record<TaskState, number>> {
+    const r = await rows(this.conn, `SELECT state, count(*)::INTEGER AS n FROM _tasks WHERE run_id = ? GROUP BY state`, [runId]);
+    return byState(r);
+  }
+
+  /** Tasks by state, cost and failures (grouped by code and message) of a run, in total and per step. */
+  async summary(runId: string): Promise<RunSummary | undefined> {
+    const run = await this.run(runId);
+    if (!run) return undefined;
+    const perStep = await rows(
+      this.conn,
+      `SELECT step, step_index, endpoint_id, state, count(*)::INTEGER AS n, coalesce(sum(round(cost * 1000000)), 0)::BIGINT AS m
+       FROM _tasks WHERE run_id = ? GROUP BY ALL ORDER BY step_index, state`,
+      [runId],
+    );
+    const steps = new Map<string, RunSummary['steps'][number] & { micros: number }>();
+    for (const r of perStep) {
+      const name = String(r.step);
+      const s = steps.get(name) ?? { step: name, stepIndex: Number(r.step_index), endpointId: String(r.endpoint_id), tasks: 0, byState: byState([]), costUsd: 0, micros: 0 };
+      s.tasks += Number(r.n);
+      s.byState[r.state as TaskState] += Number(r.n);
+      s.micros += Number(r.m);
+      steps.set(name, s);
+    }
+    const stepList = [...steps.values()].sort((a, b) => a.stepIndex - b.stepIndex).map(({ micros, ...s }) => ({ ...s, costUsd: micros / 1e6 }));
+    const totalState = byState([]);
+    for (const s of stepList) for (const st of TASK_STATES) totalState[st] += s.byState[st];
+    const failures = await rows(
+      this.conn,
+      `SELECT error_code, error_message, step, count(*)::INTEGER AS n FROM _tasks WHERE run_id = ? AND state = 'failed'
+       GROUP BY ALL ORDER BY n DESC, error_code`,
+      [runId],
+    );
+    return {
+      run,
+      tasks: stepList.reduce((n, s) => n + s.tasks, 0),
+      byState: totalState,
+      costUsd: await this.spentUsd(runId),
+      steps: stepList,
+      failures: failures.map((f) => ({ code: num(f.error_code), message: (f.error_message as string | null) ?? null, step: String(f.step), count: Number(f.n) })),
+    };
+  }
+}
+
+function byState(r: Record<string, unknown>[]): Record<TaskState, number> {
+  const out = Object.fromEntries(TASK_STATES.map((s) => [s, 0])) as Record<TaskState, number>;
+  for (const x of r) out[x.state as TaskState] = Number(x.n);
+  return out;
+}
+
+/** The planned task a ledger row stands for (to post it after a resume with exactly the body first planned). */
+export function toPlannedTask(t: LedgerTask): PlannedTask {
+  return {
+    key: t.key,
+    runId: t.runId,
+    step: t.step,
+    stepIndex: t.stepIndex,
+    endpointId: t.endpointId,
+    params: t.params,
+    ...(t.userTag !== null ? { userTag: t.userTag } : {}),
+    collect: t.collect,
+    ...(t.paging ? { paging: t.paging } : {}),
+    price: t.price,
+  };
+}

@@ -1,0 +1,277 @@
+/**
+ * From a step to its tasks: the matrix of its axes (chunked for array parameters), each task checked with the
+ * catalog's validateTask, keyed and tagged. A broken rule is reported where the parameter, or the enumeration
+ * that produced the value, is written, naming the value's own file and line too.
+ */
+import { endpoint, type EndpointDef } from '../api/catalog.js';
+import { taskPrice } from '../api/pricing.js';
+import { validateTask, type ValidationIssue } from '../api/validate.js';
+import type { PositionedIssue } from '../config/yaml.js';
+import { tagFor, taskKey } from './key.js';
+import { MAX_TASKS_PER_STEP, suggest } from './schema.js';
+import { queryRows, queryValues, type QueryFn } from './sources.js';
+import type { Axis, EnumeratedValue, Origin, Paging, Pipeline, PipelineStep, PlannedTask } from './types.js';
+
+/** The receiver's addresses, with $id and $tag for the service to fill in (from the webhook receiver). */
+export interface Callbacks {
+  pingback_url?: string;
+  postback_url?: string;
+}
+
+/** Stands in for the receiver's address when checking rules before one is running. */
+const PLACEHOLDER_CALLBACKS: Required<Callbacks> = {
+  pingback_url: 'http://127.0.0.1/pingback?id=$id&tag=$tag',
+  postback_url: 'http://127.0.0.1/postback?id=$id&tag=$tag',
+};
+
+interface Bound {
+  value: unknown;
+  origin: Origin;
+  /** For chunked array values: the origin of each item. */
+  itemOrigins?: Origin[];
+  axis: Axis;
+}
+type Binding = Record<string, Bound>;
+
+function chunked(values: EnumeratedValue[], size: number, param: string, axis: Axis): Binding[] {
+  const out: Binding[] = [];
+  for (let i = 0; i < values.length; i += size) {
+    const part = values.slice(i, i + size);
+    out.push({ [param]: { value: part.map((v) => v.value), origin: part[0].origin, itemOrigins: part.map((v) => v.origin), axis } });
+  }
+  return out;
+}
+
+/** The bindings of one axis whose values are read. */
+function axisBindings(axis: Axis, values: EnumeratedValue[] | undefined, rows: Record<string, EnumeratedValue>[] | undefined): Binding[] {
+  if (axis.kind === 'values') {
+    const vals = values ?? [];
+    // Scalars of an array parameter are chunked; items written as lists are each one task's whole value.
+    if (axis.chunk !== undefined && vals.every((v) => !Array.isArray(v.value))) return chunked(vals, axis.chunk, axis.param, axis);
+    return vals.map((v) => ({ [axis.param]: { value: v.value, origin: v.origin, axis } }));
+  }
+  return (rows ?? []).map((row) => Object.fromEntries(Object.entries(row).map(([p, v]) => [p, { value: v.value, origin: v.origin, axis }])));
+}
+
+/** Parameters bound by the axes; `open` when a SQL row source binds whatever columns its query returns. */
+function enumeratedParams(step: PipelineStep): { names: Set<string>; open: boolean } {
+  const names = new Set<string>();
+  let open = false;
+  for (const a of step.axes) {
+    if (a.kind === 'values') names.add(a.param);
+    else if (a.columns) for (const p of Object.keys(a.columns)) names.add(p);
+    else if (a.rows && a.rows.length) for (const p of Object.keys(a.rows[0])) names.add(p);
+    else open = true;
+  }
+  return { names, open };
+}
+
+const baseFields = (field: string) => field.split(/[|+]/).map((f) => f.replace(/\[.*$/, ''));
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return value.length > 60 ? `a string of ${value.length} characters` : JSON.stringify(value);
+  if (Array.isArray(value)) return `a list of ${value.length}`;
+  if (value === null || value === undefined) return 'nothing';
+  if (typeof value === 'object') return 'a mapping';
+  return String(value);
+}
+
+function ruleText(i: ValidationIssue, def: EndpointDef): string {
+  if (i.code === 40506) return `is not a parameter of ${def.id}${suggest(i.field, Object.keys(def.fields ?? {}))}`;
+  if (i.rule === 'is required') return 'is required: set it under params or for_each';
+  if (i.value === undefined) return i.rule;
+  return `${i.rule} (got ${describe(i.value)})`;
+}
+
+/** The body of one task as the catalog checks it: the default postback type and the callback addresses included. */
+function withCollectFields(step: PipelineStep, def: EndpointDef, body: Record<string, unknown>, callbacks: Callbacks): Record<string, unknown> {
+  const out = { ...body };
+  if (step.collect === 'postback') {
+    if (def.fields?.postback_data && out.postback_data === undefined) out.postback_data = 'advanced';
+    if (callbacks.postback_url) out.postback_url = callbacks.postback_url;
+  } else if (step.collect === 'pingback' && callbacks.pingback_url) out.pingback_url = callbacks.pingback_url;
+  return out;
+}
+
+/** Issues of the step's fixed parameters alone, reported once at their place (not once per task). */
+export function fixedParamIssues(pipeline: Pipeline, step: PipelineStep): PositionedIssue[] {
+  const def = endpoint(step.endpointId);
+  if (def.method === 'GET') return [];
+  const { names, open } = enumeratedParams(step);
+  const body = withCollectFields(step, def, step.params, PLACEHOLDER_CALLBACKS);
+  const kp = `steps[${step.index}]`;
+  const out: PositionedIssue[] = [];
+  for (const i of validateTask(def, body)) {
+    const bases = baseFields(i.field);
+    if (bases.some((b) => names.has(b))) continue;
+    const present = bases.find((b) => b in step.params);
+    // A row query may bring any column; only a fixed value's own rule is certain before it runs.
+    if (open && !present) continue;
+    if (present) {
+      const idx = /\[(\d+)\]/.exec(i.field);
+      const at = (idx && step.paramItemPlaces[present]?.[Number(idx[1])]) || step.paramPlaces[present] || step.paramsPlace;
+      out.push({ ...at, key: `${kp}.params.${i.field.includes('+') ? present : i.field}`, rule: ruleText(i, def) });
+    } else {
+      out.push({ ...step.paramsPlace, key: i.field.includes('|') ? `${kp}.params` : `${kp}.params.${i.field}`, rule: ruleText(i, def) });
+    }
+  }
+  return out;
+}
+
+/** Where an enumerated value's issue is reported, and the note naming the value's own place. */
+function blameBound(pipeline: Pipeline, bound: Bound, field: string, base: string): { at: Origin; key: string; note: string } {
+  const idx = /\[(\d+)\]/.exec(field);
+  const origin = (idx && bound.itemOrigins?.[Number(idx[1])]) || bound.origin;
+  const key = bound.axis.kind === 'rows' ? `${bound.axis.keyPath}.${base}` : bound.axis.keyPath;
+  const inline = origin.file === pipeline.file && !origin.note;
+  if (inline) return { at: origin, key, note: '' };
+  const where = origin.note ? origin.note : `value at ${origin.file}:${origin.line}:${origin.column}`;
+  return { at: bound.axis.at, key, note: ` (${where})` };
+}
+
+/**
+ * Issues of one task that involve its enumerated values. With an open row query (no `columns`), an issue no
+ * column explains (a required parameter the query did not return) is reported at the rows source.
+ */
+function taskIssues(pipeline: Pipeline, def: EndpointDef, combo: Binding, issues: ValidationIssue[], openAxis: Axis | undefined): PositionedIssue[] {
+  const out: PositionedIssue[] = [];
+  for (const i of issues) {
+    const base = baseFields(i.field).find((b) => b in combo);
+    if (!base) {
+      if (openAxis && i.code !== 40506) out.push({ ...openAxis.at, key: openAxis.keyPath, rule: `${i.field}: ${ruleText(i, def)} (not among the query's columns)` });
+      continue;
+    }
+    if (i.code === 40506) continue; // reported once by the schema (for_each / rows names)
+    const { at, key, note } = blameBound(pipeline, combo[base], i.field, base);
+    // The place names the item; its index within a chunk would mean nothing to the reader.
+    const sub = /^[^|+]*\[\d+\]/.test(i.field) ? 'item ' : '';
+    out.push({ file: at.file, line: at.line, column: at.column, key, rule: `${sub}${ruleText(i, def)}${note}` });
+  }
+  return out;
+}
+
+function pagingFor(step: PipelineStep, def: EndpointDef, body: Record<string, unknown>): Paging | undefined {
+  if (!def.paging) return undefined;
+  const rule = def.fields?.limit;
+  const fallback = rule && rule.type === 'integer' && rule.default !== undefined ? rule.default : 100;
+  const pageSize = typeof body.limit === 'number' && body.limit > 0 ? body.limit : fallback;
+  const opts = step.paging ?? {};
+  let maxPages = opts.maxPages ?? (opts.maxItems !== undefined ? Infinity : 1);
+  if (opts.maxItems !== undefined) maxPages = Math.min(maxPages, Math.max(1, Math.ceil(opts.maxItems / pageSize)));
+  return { maxPages, ...(opts.maxItems !== undefined ? { maxItems: opts.maxItems } : {}), pageSize };
+}
+
+export interface BuildOptions {
+  runId: string;
+  callbacks?: Callbacks;
+  /** Clock for time-window rules. */
+  now?: Date;
+}
+
+export interface BuildResult {
+  tasks: PlannedTask[];
+  issues: PositionedIssue[];
+  /** Combinations that came out equal to an earlier task of the step (same key) and were dropped. */
+  duplicates: number;
+}
+
+/** Builds and checks the tasks of a step whose axes all have their values. */
+export function buildTasks(
+  pipeline: Pipeline,
+  step: PipelineStep,
+  resolved: { values: Map<Axis, EnumeratedValue[]>; rows: Map<Axis, Record<string, EnumeratedValue>[]> },
+  opts: BuildOptions,
+): BuildResult {
+  const def = endpoint(step.endpointId);
+  const issues: PositionedIssue[] = [];
+  const perAxis = step.axes.map((a) => axisBindings(a, resolved.values.get(a), resolved.rows.get(a)));
+  const total = perAxis.reduce((n, b) => n * b.length, 1);
+  if (total > MAX_TASKS_PER_STEP) {
+    issues.push({ ...(step.axes[0]?.at ?? step.at), key: `steps[${step.index}]`, rule: `expands to ${total} tasks; a step may have at most ${MAX_TASKS_PER_STEP} (split the inputs)` });
+    return { tasks: [], issues, duplicates: 0 };
+  }
+  let combos: Binding[] = [{}];
+  for (const bindings of perAxis) combos = combos.flatMap((c) => bindings.map((b) => ({ ...c, ...b })));
+
+  const openAxis = step.axes.find((a) => a.kind === 'rows' && !a.columns && a.source.type === 'sql');
+  const tasks: PlannedTask[] = [];
+  const seen = new Set<string>();
+  let duplicates = 0;
+  const callbacks = opts.callbacks ?? {};
+  for (const combo of combos) {
+    const bound: Record<string, unknown> = {};
+    for (const [p, b] of Object.entries(combo)) if (b.value !== undefined) bound[p] = b.value;
+    const body = withCollectFields(step, def, { ...step.params, ...bound }, {});
+    if (def.method === 'POST' && Object.keys(combo).length > 0) {
+      const checked = validateTask(def, withCollectFields(step, def, body, { ...PLACEHOLDER_CALLBACKS, ...callbacks }), { now: opts.now });
+      issues.push(...taskIssues(pipeline, def, combo, checked, openAxis));
+    }
+    const key = taskKey(def.id, body);
+    if (seen.has(key)) {
+      duplicates++;
+      continue;
+    }
+    seen.add(key);
+    const userTag = typeof body.tag === 'string' ? body.tag : undefined;
+    const params: Record<string, unknown> = withCollectFields(step, def, body, callbacks);
+    if (def.fields?.tag) params.tag = tagFor(pipeline.name, step.name, key, userTag);
+    const paging = pagingFor(step, def, body);
+    tasks.push({
+      key,
+      runId: opts.runId,
+      step: step.name,
+      stepIndex: step.index,
+      endpointId: def.id,
+      params,
+      ...(userTag !== undefined ? { userTag } : {}),
+      collect: step.collect,
+      ...(paging ? { paging } : {}),
+      price: taskPrice(def, params, pipeline.config.prices),
+    });
+  }
+  return { tasks, issues, duplicates };
+}
+
+export interface ExpandOptions extends BuildOptions {
+  /** Runs a source query against the warehouse; required for steps that read SQL. */
+  query?: QueryFn;
+  /** `{run_date}` in source queries; defaults to the run id's date. */
+  runDate?: string;
+}
+
+/** Reads the step's SQL sources (list and file sources were read at load) and builds its tasks. */
+export async function resolveAndBuild(pipeline: Pipeline, step: PipelineStep, opts: ExpandOptions): Promise<BuildResult & { queryFailed: boolean }> {
+  const values = new Map<Axis, EnumeratedValue[]>();
+  const rows = new Map<Axis, Record<string, EnumeratedValue>[]>();
+  const issues: PositionedIssue[] = [];
+  const def = endpoint(step.endpointId);
+  const vars = { runId: opts.runId, runDate: opts.runDate };
+  let queryFailed = false;
+  for (const axis of step.axes) {
+    const ctx = { def, at: axis.at, keyPath: axis.keyPath };
+    if (axis.kind === 'values') {
+      if (axis.values) values.set(axis, axis.values);
+      else if (axis.source.type === 'sql') {
+        if (!opts.query) throw new Error(`step ${step.name} reads SQL (${axis.keyPath}); expandStep needs a query function`);
+        const before = issues.length;
+        const v = await queryValues(axis.source, axis.param, opts.query, vars, ctx, issues);
+        if (!v) queryFailed ||= issues.slice(before).some((i) => i.key.endsWith('.sql'));
+        else values.set(axis, v);
+      }
+    } else if (axis.rows) rows.set(axis, axis.rows);
+    else if (axis.source.type === 'sql') {
+      if (!opts.query) throw new Error(`step ${step.name} reads SQL (${axis.keyPath}); expandStep needs a query function`);
+      const before = issues.length;
+      const r = await queryRows(axis.source, axis.columns, opts.query, vars, ctx, issues);
+      if (!r) queryFailed ||= issues.slice(before).some((i) => i.key.endsWith('.sql'));
+      else {
+        const taken = new Set([...Object.keys(step.params), ...step.axes.filter((a) => a.kind === 'values').map((a) => (a as { param: string }).param)]);
+        const clash = r.length ? Object.keys(r[0]).filter((p) => taken.has(p)) : [];
+        if (clash.length) issues.push({ ...axis.at, key: axis.keyPath, rule: `the query's columns ${clash.join(', ')} are also set in params or for_each; set each in one place` });
+        else rows.set(axis, r);
+      }
+    }
+  }
+  if (issues.length) return { tasks: [], issues, duplicates: 0, queryFailed };
+  return { ...buildTasks(pipeline, step, { values, rows }, opts), queryFailed: false };
+}

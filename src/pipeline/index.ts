@@ -1,0 +1,130 @@
+/**
+ * Pipelines: load and check a pipeline file (every issue with file:line:column before anything is posted),
+ * expand its steps into keyed, tagged tasks, and estimate what a run takes. The format is in docs/pipelines.md.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { endpoint } from '../api/catalog.js';
+import type { Config } from '../config/index.js';
+import { parseYamlDocument, type PositionedIssue } from '../config/yaml.js';
+import { PipelineError } from './errors.js';
+import { buildTasks, fixedParamIssues, resolveAndBuild, type ExpandOptions } from './expand.js';
+import { SchemaReader, displayPath, readPipelineSchema } from './schema.js';
+import { readRows, readValues } from './sources.js';
+import type { Axis, EnumeratedValue, Pipeline, PipelineStep, PlannedTask } from './types.js';
+
+export type { Pipeline, PipelineStep, PlannedTask, Paging, CollectMode, Axis, SourceSpec, EnumeratedValue, Origin, Place } from './types.js';
+export { PipelineError, type PositionedIssue } from './errors.js';
+export { runIdFor, utcDate, taskKey, canonicalJson, tagFor, parseTag, type ParsedTag, NAME_PATTERN } from './key.js';
+export { planPipeline, estimatePlan, formatPlan, formatPlanJson, formatUsd, formatDuration, budgetAllows, batchCost, tasksPerPost, type Plan, type StepPlan, type PlanEstimate, type StepEstimate, type CallCounts, type PlanOptions } from './plan.js';
+export type { Callbacks, ExpandOptions } from './expand.js';
+export type { QueryFn } from './sources.js';
+export { parseCsv } from './csv.js';
+
+export interface LoadOptions {
+  /** Clock for time-window rules (domain_analytics.errors datetime_from/to). */
+  now?: Date;
+}
+
+/**
+ * Reads, checks and returns a pipeline. List and file sources are read here and every task of a step without SQL
+ * is built and checked with the catalog's rules, so a run never starts with a task that cannot be sent; a
+ * SQL-fed step has its fixed parameters checked now and its tasks when expandStep runs its query.
+ * Throws PipelineError listing every issue.
+ */
+export function loadPipeline(file: string, config: Config, opts: LoadOptions = {}): Pipeline {
+  const abs = path.resolve(file);
+  const shown = path.isAbsolute(file) ? displayPath(abs) : file;
+  let text: string;
+  try {
+    text = readFileSync(abs, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new PipelineError([{ file: shown, line: 0, column: 0, key: '', rule: code === 'ENOENT' ? 'no such pipeline file' : `cannot read: ${(err as Error).message}` }]);
+  }
+  const parsed = parseYamlDocument(text, shown);
+  if (parsed.issues.length) throw new PipelineError(parsed.issues);
+  const reader = new SchemaReader(parsed.document, shown, parsed.position);
+  const draft = readPipelineSchema(reader, config, path.dirname(abs));
+  const issues: PositionedIssue[] = [...reader.issues];
+  if (!draft) throw new PipelineError(issues);
+
+  const steps: PipelineStep[] = [];
+  for (const d of draft.steps) {
+    if (!d.def) continue;
+    // Read list and file sources now: a missing file or column is a pipeline error, not a failure mid-run.
+    const axes: Axis[] = d.axes.map((axis) => {
+      const ctx = { def: d.def, at: axis.at, keyPath: axis.keyPath };
+      if (axis.kind === 'values') {
+        const values = axis.source.type === 'sql' ? undefined : readValues(axis.source, axis.param, ctx, issues);
+        return values ? { ...axis, values } : axis;
+      }
+      const rows = axis.source.type === 'file' ? readRows(axis.source, axis.columns, ctx, issues) : undefined;
+      return rows ? { ...axis, rows } : axis;
+    });
+    steps.push({
+      index: d.index,
+      name: d.name,
+      endpointId: d.def.id,
+      kind: d.def.kind,
+      collect: d.collect,
+      params: d.params,
+      paramPlaces: d.paramPlaces,
+      paramItemPlaces: d.paramItemPlaces,
+      paramsPlace: d.paramsPlace,
+      axes,
+      ...(d.paging ? { paging: d.paging } : {}),
+      deferred: axes.some((a) => a.source.type === 'sql'),
+      at: d.at,
+    });
+  }
+  const pipeline: Pipeline = {
+    file: shown,
+    path: abs,
+    name: draft.name,
+    ...(draft.description !== undefined ? { description: draft.description } : {}),
+    budgetUsd: draft.budgetUsd,
+    steps,
+    config,
+  };
+
+  for (const step of steps) {
+    issues.push(...fixedParamIssues(pipeline, step));
+    const unread = step.axes.some((a) => (a.kind === 'values' ? !a.values : !a.rows));
+    if (step.deferred || unread) continue;
+    const built = buildTasks(pipeline, step, collectResolved(step), { runId: 'check', now: opts.now });
+    issues.push(...built.issues);
+  }
+  if (issues.length) throw new PipelineError(issues);
+  return pipeline;
+}
+
+function collectResolved(step: PipelineStep) {
+  const values = new Map<Axis, EnumeratedValue[]>();
+  const rows = new Map<Axis, Record<string, EnumeratedValue>[]>();
+  for (const a of step.axes) {
+    if (a.kind === 'values' && a.values) values.set(a, a.values);
+    if (a.kind === 'rows' && a.rows) rows.set(a, a.rows);
+  }
+  return { values, rows };
+}
+
+/**
+ * The tasks of one step for a run. Steps that read SQL run their query now (pass `query`, bound to the working
+ * warehouse, after earlier steps have loaded) and are checked before anything of them is posted: a broken rule
+ * throws PipelineError. Pass the webhook receiver's addresses as `callbacks` for pingback/postback steps; they
+ * are not part of the task key, so a resumed run (with a new receiver address) plans the same keys.
+ */
+export async function expandStep(pipeline: Pipeline, stepIndex: number, opts: ExpandOptions): Promise<PlannedTask[]> {
+  const step = pipeline.steps.find((s) => s.index === stepIndex) ?? pipeline.steps[stepIndex];
+  if (!step) throw new RangeError(`pipeline ${pipeline.name} has no step ${stepIndex}`);
+  endpoint(step.endpointId);
+  const built = await resolveAndBuild(pipeline, step, opts);
+  if (built.issues.length) throw new PipelineError(built.issues);
+  return built.tasks;
+}
+
+/** The step of a pipeline by name. */
+export function stepNamed(pipeline: Pipeline, name: string): PipelineStep | undefined {
+  return pipeline.steps.find((s) => s.name === name);
+}

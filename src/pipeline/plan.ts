@@ -1,0 +1,273 @@
+/**
+ * The dry run: tasks per step, the API calls they take, what they cost by the configured price table (the same
+ * taskPrice the sandbox bills with) and the shortest time the account's rate limit allows. Spends nothing.
+ */
+import { endpoint, findEndpoint, type EndpointKind } from '../api/catalog.js';
+import type { Config } from '../config/index.js';
+import { PipelineError } from './errors.js';
+import { resolveAndBuild, type ExpandOptions } from './expand.js';
+import type { CollectMode, Pipeline, PlannedTask } from './types.js';
+
+export interface StepPlan {
+  index: number;
+  step: string;
+  endpointId: string;
+  kind: EndpointKind;
+  collect: CollectMode;
+  tasks: PlannedTask[];
+  /** Combinations equal to an earlier task of the step, dropped. */
+  duplicates: number;
+  /** Fed by SQL: its tasks are known only once earlier steps have loaded. */
+  deferred: boolean;
+  /** For a deferred step: how (or whether) its tasks were counted for this plan. */
+  deferredNote?: string;
+}
+
+export interface Plan {
+  pipeline: string;
+  file: string;
+  runId: string;
+  budgetUsd: number;
+  steps: StepPlan[];
+}
+
+export interface PlanOptions extends ExpandOptions {}
+
+/**
+ * Expands every step. A SQL-fed step is counted from the warehouse as it is now when a query function is given
+ * and its query runs; otherwise it is left at zero tasks and marked deferred. Broken rules throw PipelineError.
+ */
+export async function planPipeline(pipeline: Pipeline, opts: PlanOptions): Promise<Plan> {
+  const steps: StepPlan[] = [];
+  const issues = [];
+  for (const step of pipeline.steps) {
+    const base = { index: step.index, step: step.name, endpointId: step.endpointId, kind: step.kind, collect: step.collect, deferred: step.deferred };
+    if (step.deferred && !opts.query) {
+      steps.push({ ...base, tasks: [], duplicates: 0, deferredNote: 'reads SQL: expanded at run time, after earlier steps load (not counted)' });
+      continue;
+    }
+    const built = await resolveAndBuild(pipeline, step, opts);
+    if (built.queryFailed) {
+      steps.push({ ...base, tasks: [], duplicates: 0, deferredNote: `reads SQL: expanded at run time (its query cannot run on the warehouse yet: ${built.issues[0]?.rule ?? 'failed'}; not counted)` });
+      continue;
+    }
+    issues.push(...built.issues);
+    steps.push({
+      ...base,
+      tasks: built.tasks,
+      duplicates: built.duplicates,
+      ...(step.deferred ? { deferredNote: 'reads SQL: counted from the warehouse as it is now; the run re-reads it after earlier steps load' } : {}),
+    });
+  }
+  if (issues.length) throw new PipelineError(issues);
+  return { pipeline: pipeline.name, file: pipeline.file, runId: opts.runId, budgetUsd: pipeline.budgetUsd, steps };
+}
+
+export interface CallCounts {
+  /** POSTs to task_post endpoints: ceil(tasks / per-POST cap). */
+  posts: number;
+  /** tasks_ready calls (collect: tasks_ready), at least one per 1000 ready tasks. */
+  readyPolls: number;
+  /** task_get calls: one per task for tasks_ready and pingback; none for postback. */
+  taskGets: number;
+  /** Live calls, one per page. */
+  live: number;
+  /** List calls (serp.endpoints, locations, errors, tasks_fixed), one per page. */
+  list: number;
+  total: number;
+}
+
+export interface StepEstimate {
+  index: number;
+  step: string;
+  endpointId: string;
+  kind: EndpointKind;
+  collect: CollectMode;
+  tasks: number;
+  /** Tasks in one POST: config api.tasks_per_post capped by the endpoint's own limit (task_post only). */
+  perPost?: number;
+  /** Pages a paged live or list step fetches at most, over all its tasks. */
+  pages?: number;
+  calls: CallCounts;
+  /** USD, the most the step can be billed (every page fetched); tasks that fail validation are not counted because they are never sent. */
+  costUsd: number;
+  deferred: boolean;
+  deferredNote?: string;
+}
+
+export interface PlanEstimate {
+  pipeline: string;
+  file: string;
+  runId: string;
+  budgetUsd: number;
+  steps: StepEstimate[];
+  totals: {
+    tasks: number;
+    calls: CallCounts;
+    costUsd: number;
+    withinBudget: boolean;
+    /** The fastest the rate limits allow: max(all calls / rate_limit.calls * window, each endpoint's calls / its own per-minute limit). */
+    shortestSeconds: number;
+    deferredSteps: number;
+  };
+  rateLimit: { calls: number; windowMs: number };
+}
+
+const micros = (usd: number) => Math.round(usd * 1e6);
+const fromMicros = (m: number) => m / 1e6;
+const emptyCalls = (): CallCounts => ({ posts: 0, readyPolls: 0, taskGets: 0, live: 0, list: 0, total: 0 });
+
+/** Tasks per POST for a task_post endpoint: the configured batch, never above the endpoint's cap. */
+export function tasksPerPost(endpointId: string, config: Config): number {
+  const def = endpoint(endpointId);
+  return Math.max(1, Math.min(config.api.tasks_per_post, def.maxTasksPerPost ?? 100));
+}
+
+export function estimatePlan(plan: Plan, config: Config): PlanEstimate {
+  const steps: StepEstimate[] = [];
+  const totals = emptyCalls();
+  let costMicros = 0;
+  let tasksTotal = 0;
+  // Calls per endpoint with its own per-minute limit, for the shortest duration.
+  const perEndpoint = new Map<string, number>();
+  const addCalls = (id: string | undefined, n: number) => {
+    if (!id || n === 0) return;
+    perEndpoint.set(id, (perEndpoint.get(id) ?? 0) + n);
+  };
+  for (const sp of plan.steps) {
+    const def = endpoint(sp.endpointId);
+    const calls = emptyCalls();
+    const n = sp.tasks.length;
+    let stepMicros = 0;
+    let pages: number | undefined;
+    let perPost: number | undefined;
+    if (def.kind === 'task_post') {
+      perPost = tasksPerPost(def.id, config);
+      calls.posts = Math.ceil(n / perPost);
+      addCalls(def.id, calls.posts);
+      if (sp.collect === 'tasks_ready') {
+        const ready = def.readyId ? findEndpoint(def.readyId) : undefined;
+        calls.readyPolls = n > 0 ? Math.ceil(n / (ready?.maxResultsPerCall ?? 1000)) : 0;
+        calls.taskGets = n;
+        addCalls(def.readyId, calls.readyPolls);
+      } else if (sp.collect === 'pingback') calls.taskGets = n;
+      addCalls(def.getId, calls.taskGets);
+      for (const t of sp.tasks) stepMicros += micros(t.price);
+    } else {
+      let p = 0;
+      for (const t of sp.tasks) {
+        const taskPages = t.paging?.maxPages ?? 1;
+        p += taskPages;
+        stepMicros += micros(t.price) * taskPages;
+      }
+      if (def.paging) pages = p;
+      if (def.kind === 'live') calls.live = p;
+      else calls.list = p;
+      addCalls(def.id, p);
+    }
+    calls.total = calls.posts + calls.readyPolls + calls.taskGets + calls.live + calls.list;
+    for (const k of Object.keys(totals) as (keyof CallCounts)[]) totals[k] += calls[k];
+    costMicros += stepMicros;
+    tasksTotal += n;
+    steps.push({
+      index: sp.index, step: sp.step, endpointId: sp.endpointId, kind: sp.kind, collect: sp.collect, tasks: n,
+      ...(perPost !== undefined ? { perPost } : {}),
+      ...(pages !== undefined ? { pages } : {}),
+      calls, costUsd: fromMicros(stepMicros), deferred: sp.deferred,
+      ...(sp.deferredNote ? { deferredNote: sp.deferredNote } : {}),
+    });
+  }
+  let shortestSeconds = (totals.total / config.rate_limit.calls) * (config.rate_limit.window_ms / 1000);
+  for (const [id, n] of perEndpoint) {
+    const perMinute = findEndpoint(id)?.perMinute;
+    if (perMinute) shortestSeconds = Math.max(shortestSeconds, (n / perMinute) * 60);
+  }
+  return {
+    pipeline: plan.pipeline,
+    file: plan.file,
+    runId: plan.runId,
+    budgetUsd: plan.budgetUsd,
+    steps,
+    totals: {
+      tasks: tasksTotal,
+      calls: totals,
+      costUsd: fromMicros(costMicros),
+      withinBudget: costMicros <= micros(plan.budgetUsd),
+      shortestSeconds: Math.round(shortestSeconds * 1000) / 1000,
+      deferredSteps: plan.steps.filter((s) => s.deferred && s.tasks.length === 0).length,
+    },
+    rateLimit: { calls: config.rate_limit.calls, windowMs: config.rate_limit.window_ms },
+  };
+}
+
+/**
+ * Whether the next batch may be posted: what the run has spent plus the batch stays within the budget.
+ * Compared in micro-dollars, as the service reports costs, so float sums do not drift past an exact budget.
+ */
+export function budgetAllows(spentSoFar: number, nextBatchCost: number, budgetUsd: number): boolean {
+  return micros(spentSoFar) + micros(nextBatchCost) <= micros(budgetUsd);
+}
+
+/** What a batch of tasks is billed at posting (or a live call, per page), summed in micro-dollars. */
+export function batchCost(tasks: readonly Pick<PlannedTask, 'price'>[]): number {
+  return fromMicros(tasks.reduce((m, t) => m + micros(t.price), 0));
+}
+
+export function formatUsd(usd: number): string {
+  if (usd === 0) return '$0';
+  const s = usd.toFixed(6).replace(/0+$/, '').replace(/\.$/, '');
+  return `$${s.includes('.') && s.split('.')[1].length < 2 ? usd.toFixed(2) : s}`;
+}
+
+export function formatDuration(seconds: number): string {
+  if (seconds < 60) return `${Math.round(seconds * 10) / 10} s`;
+  const m = Math.floor(seconds / 60);
+  const s = Math.round(seconds - m * 60);
+  if (m < 60) return `${m} min ${s} s`;
+  return `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+/** The `seo-etl plan` table: one row per step, then totals, budget and the shortest duration. */
+export function formatPlan(e: PlanEstimate): string {
+  const head = ['step', 'endpoint', 'collect', 'tasks', 'posts', 'polls', 'gets', 'live/list', 'calls', 'est. cost'];
+  const rows = e.steps.map((s) => [
+    s.step,
+    s.endpointId,
+    s.collect,
+    s.deferred && s.tasks === 0 ? 'SQL' : String(s.tasks),
+    String(s.calls.posts),
+    String(s.calls.readyPolls),
+    String(s.calls.taskGets),
+    String(s.calls.live + s.calls.list),
+    String(s.calls.total),
+    formatUsd(s.costUsd),
+  ]);
+  const t = e.totals;
+  const total = ['total', '', '', String(t.tasks), String(t.calls.posts), String(t.calls.readyPolls), String(t.calls.taskGets), String(t.calls.live + t.calls.list), String(t.calls.total), formatUsd(t.costUsd)];
+  const all = [head, ...rows, total];
+  const numeric = (i: number) => i >= 3;
+  const widths = head.map((_, i) => Math.max(...all.map((r) => r[i].length)));
+  const line = (r: string[]) => r.map((c, i) => (numeric(i) ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
+  const rule = widths.map((w) => '-'.repeat(w)).join('  ');
+  const out = [
+    `Plan for ${e.pipeline} (${e.file}), run ${e.runId}`,
+    '',
+    line(head),
+    rule,
+    ...rows.map(line),
+    rule,
+    line(total),
+    '',
+    `Estimated cost ${formatUsd(t.costUsd)} of budget ${formatUsd(e.budgetUsd)}: ${t.withinBudget ? 'within budget' : 'OVER BUDGET (the run stops posting before it would pass the budget)'}`,
+    `Shortest duration at ${e.rateLimit.calls} calls per ${formatDuration(e.rateLimit.windowMs / 1000)}: ${formatDuration(t.shortestSeconds)} (${t.calls.total} calls)`,
+  ];
+  const paged = e.steps.filter((s) => s.pages !== undefined);
+  if (paged.length) out.push(`Paged steps are counted at their page limit: ${paged.map((s) => `${s.step} ${s.pages} page${s.pages === 1 ? '' : 's'}`).join(', ')}; cost is an upper bound.`);
+  for (const s of e.steps) if (s.deferredNote) out.push(`Step ${s.step}: ${s.deferredNote}.`);
+  return out.join('\n');
+}
+
+/** The `seo-etl plan --json` form. */
+export function formatPlanJson(e: PlanEstimate): string {
+  return JSON.stringify(e, null, 2);
+}

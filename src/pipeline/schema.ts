@@ -1,0 +1,426 @@
+/**
+ * The pipeline file's schema, checked on the YAML nodes themselves so that every problem points at the line and
+ * column where it is written. It collects every issue instead of stopping at the first; endpoint parameter rules
+ * are not repeated here (they come from the catalog through validateTask, see validate-tasks.ts).
+ */
+import path from 'node:path';
+import { isAlias, isMap, isScalar, isSeq, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
+import { ENDPOINTS, findEndpoint, type EndpointDef, type FieldRule } from '../api/catalog.js';
+import type { Config } from '../config/index.js';
+import type { PositionedIssue } from '../config/yaml.js';
+import { NAME_PATTERN, NAME_RULE } from './key.js';
+import { TASK_COLLECT_MODES, type Axis, type CollectMode, type EnumeratedValue, type Place, type SourceSpec } from './types.js';
+
+/** What the schema walk yields before file sources are read; item places let issues point inside arrays. */
+export interface StepDraft {
+  index: number;
+  name: string;
+  endpointId: string;
+  def?: EndpointDef;
+  collect: CollectMode;
+  params: Record<string, unknown>;
+  paramPlaces: Record<string, Place>;
+  /** For array-valued parameters: where each item is written. */
+  paramItemPlaces: Record<string, Place[]>;
+  /** `steps[i].params` key, or the step itself when it has no params. */
+  paramsPlace: Place;
+  axes: Axis[];
+  paging?: { maxPages?: number; maxItems?: number };
+  at: Place;
+}
+
+export interface PipelineDraft {
+  name: string;
+  description?: string;
+  budgetUsd: number;
+  steps: StepDraft[];
+}
+
+const TOP_KEYS = ['name', 'description', 'budget_usd', 'steps'];
+const STEP_KEYS = ['name', 'description', 'endpoint', 'params', 'for_each', 'rows', 'collect', 'paging'];
+const SOURCE_KEYS = ['values', 'file', 'sql', 'column', 'limit', 'chunk'];
+const ROWS_KEYS = ['file', 'sql', 'columns', 'limit'];
+const PAGING_KEYS = ['max_pages', 'max_items'];
+/** Set by the run from `collect` and the webhook receiver; a pipeline never writes them. */
+export const CALLBACK_FIELDS = ['pingback_url', 'postback_url'];
+const STEP_KINDS = new Set(['task_post', 'live', 'list', 'tasks_fixed']);
+export const MAX_TASKS_PER_STEP = 1_000_000;
+
+/** Levenshtein distance, for "did you mean" hints on unknown keys and endpoints. */
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = d[0];
+    d[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cur = d[j];
+      d[j] = Math.min(d[j] + 1, d[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = cur;
+    }
+  }
+  return d[b.length];
+}
+
+export function suggest(word: string, candidates: readonly string[]): string {
+  let best: string | undefined;
+  let bestD = Infinity;
+  for (const c of candidates) {
+    const dd = distance(word.toLowerCase(), c.toLowerCase());
+    if (dd < bestD) {
+      bestD = dd;
+      best = c;
+    }
+  }
+  return best !== undefined && bestD <= Math.max(2, Math.floor(best.length / 3)) ? ` (did you mean ${best}?)` : '';
+}
+
+export class SchemaReader {
+  readonly issues: PositionedIssue[] = [];
+  constructor(
+    readonly doc: Document,
+    readonly file: string,
+    readonly position: (offset: number) => { line: number; column: number },
+  ) {}
+
+  place(node: unknown, fallback?: Place): Place {
+    const range = (node as Node | null | undefined)?.range;
+    if (range) return { file: this.file, ...this.position(range[0]) };
+    return fallback ?? { file: this.file, line: 1, column: 1 };
+  }
+
+  issue(at: Place, key: string, rule: string): void {
+    this.issues.push({ ...at, key, rule });
+  }
+
+  resolve(node: unknown): Node | null {
+    if (isAlias(node)) return (node.resolve(this.doc) as Node | undefined) ?? null;
+    return (node as Node | null) ?? null;
+  }
+
+  toJS(node: Node | null): unknown {
+    if (!node) return null;
+    return (node as any).toJS(this.doc, { maxAliasCount: 100 });
+  }
+
+  /** The entries of a mapping, with unknown keys reported (with a hint) and required ones checked. */
+  entries(node: Node, keyPath: string, allowed: readonly string[], required: readonly string[] = []): Map<string, { keyPlace: Place; value: Node | null; pair: Pair }> {
+    const out = new Map<string, { keyPlace: Place; value: Node | null; pair: Pair }>();
+    if (!isMap(node)) return out;
+    for (const pair of (node as YAMLMap).items) {
+      const k = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+      const keyPlace = this.place(pair.key, this.place(node));
+      if (!allowed.includes(k)) {
+        this.issue(keyPlace, join(keyPath, k), `unknown key${suggest(k, allowed)}; allowed: ${allowed.join(', ')}`);
+        continue;
+      }
+      out.set(k, { keyPlace, value: this.resolve(pair.value), pair });
+    }
+    for (const r of required) {
+      if (!out.has(r)) this.issue(this.place(node), join(keyPath, r), 'required key is missing');
+    }
+    return out;
+  }
+
+  expectMap(node: Node | null, at: Place, keyPath: string, what: string): node is YAMLMap {
+    if (isMap(node)) return true;
+    this.issue(node ? this.place(node, at) : at, keyPath, `must be ${what} (got ${kindOf(node)})`);
+    return false;
+  }
+
+  string(node: Node | null, at: Place, keyPath: string, opts: { pattern?: RegExp; patternRule?: string; allowEmpty?: boolean } = {}): string | undefined {
+    const v = isScalar(node) ? node.value : undefined;
+    if (typeof v !== 'string' || (!opts.allowEmpty && v.trim() === '')) {
+      this.issue(this.place(node, at), keyPath, `must be a ${opts.allowEmpty ? '' : 'non-empty '}string (got ${kindOf(node)})`);
+      return undefined;
+    }
+    if (opts.pattern && !opts.pattern.test(v)) {
+      this.issue(this.place(node, at), keyPath, `${opts.patternRule ?? `must match ${opts.pattern}`} (got ${JSON.stringify(v)})`);
+      return undefined;
+    }
+    return v;
+  }
+
+  number(node: Node | null, at: Place, keyPath: string, opts: { integer?: boolean; min?: number; max?: number } = {}): number | undefined {
+    const v = isScalar(node) ? node.value : undefined;
+    const what = opts.integer ? 'a whole number' : 'a number';
+    if (typeof v !== 'number' || !Number.isFinite(v) || (opts.integer && !Number.isInteger(v))) {
+      this.issue(this.place(node, at), keyPath, `must be ${what} (got ${kindOf(node)})`);
+      return undefined;
+    }
+    if ((opts.min !== undefined && v < opts.min) || (opts.max !== undefined && v > opts.max)) {
+      const range = opts.max === undefined ? `at least ${opts.min}` : opts.min === undefined ? `at most ${opts.max}` : `from ${opts.min} to ${opts.max}`;
+      this.issue(this.place(node, at), keyPath, `must be ${range} (got ${v})`);
+      return undefined;
+    }
+    return v;
+  }
+}
+
+export function join(keyPath: string, k: string | number): string {
+  if (typeof k === 'number') return `${keyPath}[${k}]`;
+  return keyPath ? `${keyPath}.${k}` : k;
+}
+
+export function kindOf(node: Node | null | undefined): string {
+  if (node === null || node === undefined) return 'nothing';
+  if (isMap(node)) return 'a mapping';
+  if (isSeq(node)) return 'a list';
+  if (isScalar(node)) {
+    const v = node.value;
+    if (v === null) return 'null';
+    if (typeof v === 'string') return v.length > 40 ? `a string of ${v.length} characters` : `"${v}"`;
+    return String(v);
+  }
+  return 'an unsupported value';
+}
+
+/** Where a source's file is, as the user sees it: relative to the working directory when inside it. */
+export function displayPath(abs: string): string {
+  const rel = path.relative(process.cwd(), abs);
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : abs;
+}
+
+/** Whether a parameter takes an array of strings (keywords_for_keywords' `keywords`): enumerated values are then chunked. */
+export function arrayRule(def: EndpointDef | undefined, param: string): Extract<FieldRule, { type: 'string_array' }> | undefined {
+  const rule = def?.fields?.[param];
+  return rule?.type === 'string_array' ? rule : undefined;
+}
+
+function readSource(
+  r: SchemaReader,
+  node: Node | null,
+  at: Place,
+  keyPath: string,
+  pipelineDir: string,
+  opts: { rows: boolean; chunkRule?: Extract<FieldRule, { type: 'string_array' }> },
+): { source?: SourceSpec; chunk?: number; columns?: Record<string, string> } {
+  if (isSeq(node)) {
+    if (opts.rows) {
+      r.issue(r.place(node, at), keyPath, 'must be a source: { file: <csv> } or { sql: <query> }');
+      return {};
+    }
+    const items: EnumeratedValue[] = node.items.map((item) => {
+      const resolved = r.resolve(item);
+      return { value: r.toJS(resolved), origin: r.place(resolved ?? item, r.place(node, at)) };
+    });
+    if (items.length === 0) r.issue(r.place(node, at), keyPath, 'must hold at least one value');
+    return { source: { type: 'list', items }, chunk: opts.chunkRule?.maxItems ?? (opts.chunkRule ? 200 : undefined) };
+  }
+  if (!isMap(node)) {
+    r.issue(r.place(node, at), keyPath, opts.rows
+      ? `must be a source: { file: <csv> } or { sql: <query> } (got ${kindOf(node)})`
+      : `must be a list of values or a source: { values: [...] }, { file: <path> } or { sql: <query> } (got ${kindOf(node)})`);
+    return {};
+  }
+  const e = r.entries(node, keyPath, opts.rows ? ROWS_KEYS : SOURCE_KEYS);
+  const kinds = (opts.rows ? ['file', 'sql'] : ['values', 'file', 'sql']).filter((k) => e.has(k));
+  if (kinds.length !== 1) {
+    r.issue(r.place(node, at), keyPath, kinds.length === 0
+      ? `needs one of ${opts.rows ? 'file, sql' : 'values, file, sql'}`
+      : `takes one of ${kinds.join(', ')}, not several`);
+    return {};
+  }
+  const column = e.has('column') ? r.string(e.get('column')!.value, e.get('column')!.keyPlace, join(keyPath, 'column')) : undefined;
+  const limitEntry = e.get('limit');
+  const limit = limitEntry ? r.number(limitEntry.value, limitEntry.keyPlace, join(keyPath, 'limit'), { integer: true, min: 1 }) : undefined;
+  let chunk: number | undefined;
+  const chunkEntry = e.get('chunk');
+  if (chunkEntry) {
+    if (!opts.chunkRule) {
+      r.issue(chunkEntry.keyPlace, join(keyPath, 'chunk'), 'only for array parameters such as keywords_for_keywords keywords');
+    } else {
+      chunk = r.number(chunkEntry.value, chunkEntry.keyPlace, join(keyPath, 'chunk'), { integer: true, min: 1, max: opts.chunkRule.maxItems });
+    }
+  } else if (opts.chunkRule) chunk = opts.chunkRule.maxItems ?? 200;
+  let columns: Record<string, string> | undefined;
+  const columnsEntry = e.get('columns');
+  if (columnsEntry && r.expectMap(columnsEntry.value, columnsEntry.keyPlace, join(keyPath, 'columns'), 'a mapping of parameter: column')) {
+    columns = {};
+    for (const pair of (columnsEntry.value as YAMLMap).items) {
+      const param = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+      const col = r.string(r.resolve(pair.value), r.place(pair.key), join(join(keyPath, 'columns'), param));
+      if (col !== undefined) columns[param] = col;
+    }
+  }
+  const kind = kinds[0];
+  const entry = e.get(kind)!;
+  const kp = join(keyPath, kind);
+  if (kind === 'values') {
+    if (!isSeq(entry.value)) {
+      r.issue(r.place(entry.value, entry.keyPlace), kp, `must be a list (got ${kindOf(entry.value)})`);
+      return {};
+    }
+    const inner = readSource(r, entry.value, entry.keyPlace, kp, pipelineDir, { rows: false, chunkRule: opts.chunkRule });
+    const src = inner.source as Extract<SourceSpec, { type: 'list' }> | undefined;
+    return src ? { source: { type: 'list', items: limit ? src.items.slice(0, limit) : src.items }, chunk } : {};
+  }
+  if (kind === 'file') {
+    const f = r.string(entry.value, entry.keyPlace, kp);
+    if (f === undefined) return {};
+    const abs = path.resolve(pipelineDir, f);
+    return { source: { type: 'file', path: abs, display: displayPath(abs), column, limit }, chunk, columns };
+  }
+  const sql = r.string(entry.value, entry.keyPlace, kp);
+  if (sql === undefined) return {};
+  return { source: { type: 'sql', sql, column, limit }, chunk, columns };
+}
+
+/** Walks the pipeline document; returns the draft (possibly partial) and leaves every issue on the reader. */
+export function readPipelineSchema(r: SchemaReader, config: Config, pipelineDir: string): PipelineDraft | undefined {
+  const root = r.resolve(r.doc.contents);
+  const rootPlace = r.place(root);
+  if (!r.expectMap(root, rootPlace, '', 'a mapping with name, budget_usd and steps')) return undefined;
+  const top = r.entries(root, '', TOP_KEYS, ['name', 'budget_usd', 'steps']);
+  const name = top.has('name') ? r.string(top.get('name')!.value, top.get('name')!.keyPlace, 'name', { pattern: NAME_PATTERN, patternRule: NAME_RULE }) : undefined;
+  const description = top.has('description') ? r.string(top.get('description')!.value, top.get('description')!.keyPlace, 'description', { allowEmpty: true }) : undefined;
+  const budgetUsd = top.has('budget_usd') ? r.number(top.get('budget_usd')!.value, top.get('budget_usd')!.keyPlace, 'budget_usd', { min: 0 }) : undefined;
+  const steps: StepDraft[] = [];
+  const stepsEntry = top.get('steps');
+  if (stepsEntry) {
+    const seq = stepsEntry.value;
+    if (!isSeq(seq) || seq.items.length === 0) {
+      r.issue(r.place(seq, stepsEntry.keyPlace), 'steps', `must be a non-empty list of steps (got ${kindOf(seq)})`);
+    } else {
+      const names = new Map<string, number>();
+      seq.items.forEach((item, index) => {
+        const step = readStep(r, r.resolve(item), index, r.place(item, stepsEntry.keyPlace), config, pipelineDir);
+        if (!step) return;
+        const prev = names.get(step.name);
+        if (prev !== undefined) r.issue(step.at, `steps[${index}].name`, `duplicate step name "${step.name}" (also steps[${prev}])`);
+        else names.set(step.name, index);
+        steps.push(step);
+      });
+    }
+  }
+  if (name === undefined || budgetUsd === undefined) return undefined;
+  return { name, description, budgetUsd, steps };
+}
+
+function readStep(r: SchemaReader, node: Node | null, index: number, at: Place, config: Config, pipelineDir: string): StepDraft | undefined {
+  const kp = `steps[${index}]`;
+  if (!r.expectMap(node, at, kp, 'a mapping with name, endpoint and params')) return undefined;
+  const stepAt = r.place(node, at);
+  const e = r.entries(node, kp, STEP_KEYS, ['name', 'endpoint']);
+  const name = e.has('name') ? r.string(e.get('name')!.value, e.get('name')!.keyPlace, `${kp}.name`, { pattern: NAME_PATTERN, patternRule: NAME_RULE }) : undefined;
+  if (e.has('description')) r.string(e.get('description')!.value, e.get('description')!.keyPlace, `${kp}.description`, { allowEmpty: true });
+
+  let def: EndpointDef | undefined;
+  const endpointEntry = e.get('endpoint');
+  const endpointId = endpointEntry ? r.string(endpointEntry.value, endpointEntry.keyPlace, `${kp}.endpoint`) : undefined;
+  if (endpointId !== undefined) {
+    const found = findEndpoint(endpointId);
+    const stepIds = ENDPOINTS.filter((d) => STEP_KINDS.has(d.kind)).map((d) => d.id);
+    if (!found) {
+      r.issue(r.place(endpointEntry!.value), `${kp}.endpoint`, `unknown endpoint "${endpointId}"${suggest(endpointId, stepIds)}; known: ${stepIds.join(', ')}`);
+    } else if (!STEP_KINDS.has(found.kind)) {
+      const post = found.postId ? `; name ${found.postId} and choose collect: tasks_ready, pingback or postback` : '';
+      r.issue(r.place(endpointEntry!.value), `${kp}.endpoint`, `${endpointId} is a ${found.kind} endpoint the run calls itself, not a step${post}`);
+    } else def = found;
+  }
+
+  // Collection mode: chosen for task_post endpoints, fixed by the endpoint otherwise.
+  let collect: CollectMode = def?.kind === 'task_post' ? 'tasks_ready' : def?.kind === 'live' ? 'live' : 'list';
+  const collectEntry = e.get('collect');
+  if (collectEntry) {
+    const c = r.string(collectEntry.value, collectEntry.keyPlace, `${kp}.collect`);
+    if (c !== undefined && def) {
+      if (def.kind !== 'task_post') {
+        r.issue(r.place(collectEntry.value), `${kp}.collect`, `only for task_post endpoints; ${def.id} is ${def.kind === 'live' ? 'a live endpoint (its result comes with the call)' : 'a list endpoint'}`);
+      } else if (!(TASK_COLLECT_MODES as readonly string[]).includes(c)) {
+        r.issue(r.place(collectEntry.value), `${kp}.collect`, `must be one of ${TASK_COLLECT_MODES.join(', ')} (got "${c}")${suggest(c, TASK_COLLECT_MODES)}`);
+      } else if (c !== 'tasks_ready' && !def.fields?.[`${c}_url`]) {
+        r.issue(r.place(collectEntry.value), `${kp}.collect`, `${def.id} takes no ${c}_url`);
+      } else collect = c as CollectMode;
+    }
+  }
+
+  // Fixed parameters.
+  const params: Record<string, unknown> = {};
+  const paramPlaces: Record<string, Place> = {};
+  const paramItemPlaces: Record<string, Place[]> = {};
+  const paramsEntry = e.get('params');
+  const paramsPlace = paramsEntry?.keyPlace ?? stepAt;
+  if (paramsEntry && paramsEntry.value !== null && !(isScalar(paramsEntry.value) && paramsEntry.value.value === null)) {
+    if (r.expectMap(paramsEntry.value, paramsEntry.keyPlace, `${kp}.params`, 'a mapping of parameter: value')) {
+      for (const pair of (paramsEntry.value as YAMLMap).items) {
+        const k = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+        const v = r.resolve(pair.value);
+        params[k] = r.toJS(v);
+        paramPlaces[k] = isMap(v) || isSeq(v) || !v ? r.place(pair.key) : r.place(v);
+        if (isSeq(v)) paramItemPlaces[k] = v.items.map((it) => r.place(it, r.place(pair.key)));
+        if (CALLBACK_FIELDS.includes(k)) {
+          r.issue(r.place(pair.key), `${kp}.params.${k}`, `set by the run: choose collect: ${k.replace('_url', '')} and the webhook receiver's address is filled in`);
+        }
+      }
+    }
+  }
+  if (def && def.method === 'GET' && Object.keys(params).length > 0) {
+    r.issue(paramsPlace, `${kp}.params`, `${def.id} is a GET endpoint and takes no parameters`);
+  }
+  if ('postback_data' in params && collect !== 'postback') {
+    r.issue(paramPlaces.postback_data, `${kp}.params.postback_data`, 'only with collect: postback');
+  }
+
+  // Enumeration.
+  const axes: Axis[] = [];
+  const bound = new Map<string, string>();
+  const forEach = e.get('for_each');
+  if (forEach && r.expectMap(forEach.value, forEach.keyPlace, `${kp}.for_each`, 'a mapping of parameter: values')) {
+    for (const pair of (forEach.value as YAMLMap).items) {
+      const param = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+      const keyPlace = r.place(pair.key);
+      const axisPath = `${kp}.for_each.${param}`;
+      if (def && def.method === 'GET') {
+        r.issue(keyPlace, axisPath, `${def.id} is a GET endpoint and takes no parameters`);
+        continue;
+      }
+      if (def && !def.fields?.[param]) {
+        r.issue(keyPlace, axisPath, `is not a parameter of ${def.id}${suggest(param, Object.keys(def.fields ?? {}))}`);
+        continue;
+      }
+      if (CALLBACK_FIELDS.includes(param)) {
+        r.issue(keyPlace, axisPath, `set by the run: choose collect: ${param.replace('_url', '')}`);
+        continue;
+      }
+      if (param in params) r.issue(keyPlace, axisPath, `is also set in ${kp}.params; set it in one place`);
+      const chunkRule = arrayRule(def, param);
+      const src = readSource(r, r.resolve(pair.value), keyPlace, axisPath, pipelineDir, { rows: false, chunkRule });
+      if (!src.source) continue;
+      bound.set(param, axisPath);
+      axes.push({ kind: 'values', param, source: src.source, chunk: src.chunk, at: keyPlace, keyPath: axisPath });
+    }
+  }
+  const rowsEntry = e.get('rows');
+  if (rowsEntry) {
+    if (def && def.method === 'GET') r.issue(rowsEntry.keyPlace, `${kp}.rows`, `${def.id} is a GET endpoint and takes no parameters`);
+    else {
+      const src = readSource(r, rowsEntry.value, rowsEntry.keyPlace, `${kp}.rows`, pipelineDir, { rows: true });
+      if (src.source && src.source.type !== 'list') {
+        for (const param of Object.keys(src.columns ?? {})) {
+          if (def && !def.fields?.[param]) r.issue(rowsEntry.keyPlace, `${kp}.rows.columns.${param}`, `is not a parameter of ${def.id}${suggest(param, Object.keys(def.fields ?? {}))}`);
+          if (param in params || bound.has(param)) r.issue(rowsEntry.keyPlace, `${kp}.rows.columns.${param}`, 'is also set in params or for_each; set it in one place');
+        }
+        if (src.source.column !== undefined) r.issue(rowsEntry.keyPlace, `${kp}.rows.column`, 'rows bind every column; use columns: { parameter: column } to pick and rename');
+        axes.push({ kind: 'rows', source: src.source, columns: src.columns, at: rowsEntry.keyPlace, keyPath: `${kp}.rows` });
+      }
+    }
+  }
+
+  // Paging of live and list endpoints that page.
+  let paging: StepDraft['paging'];
+  const pagingEntry = e.get('paging');
+  if (pagingEntry && def) {
+    if (!def.paging) {
+      r.issue(pagingEntry.keyPlace, `${kp}.paging`, `${def.id} does not page${def.kind === 'task_post' ? ' (task results come whole)' : ''}`);
+    } else if (r.expectMap(pagingEntry.value, pagingEntry.keyPlace, `${kp}.paging`, 'a mapping with max_pages and/or max_items')) {
+      const pe = r.entries(pagingEntry.value, `${kp}.paging`, PAGING_KEYS);
+      paging = {};
+      if (pe.has('max_pages')) paging.maxPages = r.number(pe.get('max_pages')!.value, pe.get('max_pages')!.keyPlace, `${kp}.paging.max_pages`, { integer: true, min: 1 });
+      if (pe.has('max_items')) paging.maxItems = r.number(pe.get('max_items')!.value, pe.get('max_items')!.keyPlace, `${kp}.paging.max_items`, { integer: true, min: 1 });
+    }
+  }
+
+  void config;
+  if (name === undefined || endpointId === undefined) return undefined;
+  return { index, name, endpointId, def, collect, params, paramPlaces, paramItemPlaces, paramsPlace, axes, paging, at: stepAt };
+}
