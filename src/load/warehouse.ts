@@ -121,6 +121,12 @@ export class Warehouse {
     return w;
   }
 
+  /** Another connection to the same database: a DuckDB transaction spans one connection, so the ledger's own
+   *  commits use a second one while a load transaction is open on `connection`. */
+  connect(): Promise<DuckDBConnection> {
+    return this.instance.connect();
+  }
+
   /** Creates missing tables and columns from the catalog (never drops or narrows). */
   async ensureSchema(): Promise<SchemaChange[]> {
     return ensureSchema(this.connection);
