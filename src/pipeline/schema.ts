@@ -229,7 +229,8 @@ function readSource(
     if (!opts.chunkRule) {
       r.issue(chunkEntry.keyPlace, join(keyPath, 'chunk'), 'only for array parameters such as keywords_for_keywords keywords');
     } else {
-      chunk = r.number(chunkEntry.value, chunkEntry.keyPlace, join(keyPath, 'chunk'), { integer: true, min: 1, max: opts.chunkRule.maxItems });
+      // A bad chunk is reported once; the values are still chunked (by the default) so they are checked as items.
+      chunk = r.number(chunkEntry.value, chunkEntry.keyPlace, join(keyPath, 'chunk'), { integer: true, min: 1, max: opts.chunkRule.maxItems }) ?? opts.chunkRule.maxItems ?? 200;
     }
   } else if (opts.chunkRule) chunk = opts.chunkRule.maxItems ?? 200;
   let columns: Record<string, string> | undefined;
@@ -292,8 +293,8 @@ export function readPipelineSchema(r: SchemaReader, config: Config, pipelineDir:
       });
     }
   }
-  if (name === undefined || budgetUsd === undefined) return undefined;
-  return { name, description, budgetUsd, steps };
+  // Carry on with stand-ins so the steps are checked too: the reader already holds the issues that make this fail.
+  return { name: name ?? 'invalid', description, budgetUsd: budgetUsd ?? 0, steps };
 }
 
 function readStep(r: SchemaReader, node: Node | null, index: number, at: Place, config: Config, pipelineDir: string): StepDraft | undefined {
@@ -405,6 +406,9 @@ function readStep(r: SchemaReader, node: Node | null, index: number, at: Place, 
       }
     }
   }
+
+  // The matrix nests in the order the file writes its axes: the first written is the outermost.
+  axes.sort((a, b) => a.at.line - b.at.line || a.at.column - b.at.column);
 
   // Paging of live and list endpoints that page.
   let paging: StepDraft['paging'];

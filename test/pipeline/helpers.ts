@@ -1,0 +1,49 @@
+import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect } from 'vitest';
+import { loadConfig, type Config } from '../../src/config/index.js';
+import { loadPipeline, PipelineError, type PositionedIssue } from '../../src/pipeline/index.js';
+
+export const repoRoot = path.resolve(import.meta.dirname, '../..');
+
+export function testConfig(overrides: Record<string, unknown> = {}): Config {
+  return loadConfig({ root: repoRoot, env: {}, overrides });
+}
+
+/** Writes files into a fresh temporary folder; returns the folder. */
+export function writeFiles(files: Record<string, string>): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-pipeline-'));
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    writeFileSync(path.join(dir, name), text);
+  }
+  return dir;
+}
+
+/** Loads `pipeline.yaml` (plus any input files) from a temporary folder. */
+export function load(yaml: string, inputs: Record<string, string> = {}, config: Config = testConfig()) {
+  const dir = writeFiles({ 'pipeline.yaml': yaml, ...inputs });
+  const file = path.join(dir, 'pipeline.yaml');
+  return { dir, file, pipeline: () => loadPipeline(file, config) };
+}
+
+/** The issues loading a pipeline reports (it must fail with a PipelineError). */
+export function issuesOf(yaml: string, inputs: Record<string, string> = {}): { file: string; dir: string; issues: PositionedIssue[]; error: PipelineError } {
+  const { file, dir, pipeline } = load(yaml, inputs);
+  try {
+    pipeline();
+  } catch (err) {
+    expect(err).toBeInstanceOf(PipelineError);
+    return { file, dir, issues: (err as PipelineError).issues, error: err as PipelineError };
+  }
+  throw new Error('expected the pipeline to be rejected');
+}
+
+/** Line (1-based) of the first line of `yaml` that contains `needle`, and the column where it starts. */
+export function lineOf(yaml: string, needle: string): { line: number; column: number } {
+  const lines = yaml.split('\n');
+  const i = lines.findIndex((l) => l.includes(needle));
+  if (i < 0) throw new Error(`no line contains ${needle}`);
+  return { line: i + 1, column: lines[i].indexOf(needle) + 1 };
+}
