@@ -15,7 +15,7 @@ export interface StepPlan {
   kind: EndpointKind;
   collect: CollectMode;
   tasks: PlannedTask[];
-  /** Combinations equal to an earlier task of the step, dropped. */
+  /** Combinations equal to an earlier task of this step or of an earlier step, dropped. */
   duplicates: number;
   /** Fed by SQL: its tasks are known only once earlier steps have loaded. */
   deferred: boolean;
@@ -40,6 +40,7 @@ export interface PlanOptions extends ExpandOptions {}
 export async function planPipeline(pipeline: Pipeline, opts: PlanOptions): Promise<Plan> {
   const steps: StepPlan[] = [];
   const issues = [];
+  const seen = new Set<string>();
   for (const step of pipeline.steps) {
     const base = { index: step.index, step: step.name, endpointId: step.endpointId, kind: step.kind, collect: step.collect, deferred: step.deferred };
     if (step.deferred && !opts.query) {
@@ -52,10 +53,13 @@ export async function planPipeline(pipeline: Pipeline, opts: PlanOptions): Promi
       continue;
     }
     issues.push(...built.issues);
+    // A task equal to one of an earlier step is posted once, by that step (the ledger keys tasks by run and key).
+    const fresh = built.tasks.filter((t) => !seen.has(t.key));
+    for (const t of fresh) seen.add(t.key);
     steps.push({
       ...base,
-      tasks: built.tasks,
-      duplicates: built.duplicates,
+      tasks: fresh,
+      duplicates: built.duplicates + built.tasks.length - fresh.length,
       ...(step.deferred ? { deferredNote: 'reads SQL: counted from the warehouse as it is now; the run re-reads it after earlier steps load' } : {}),
     });
   }
