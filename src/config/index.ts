@@ -31,6 +31,15 @@ export const configSchema = z.strictObject({
   }),
   prices: z.record(z.string(), priceSchema),
   warehouse: z.strictObject({ dir: z.string().min(1) }),
+  collect: z.strictObject({
+    poll_min_ms: z.int().positive(),
+    poll_max_ms: z.int().positive(),
+    straggler_after_ms: z.int().positive(),
+    ambiguous_grace_ms: z.int().min(0),
+    drain_timeout_ms: z.int().positive(),
+    load_batch: z.int().positive().max(10_000),
+    live_concurrency: z.int().positive().max(64),
+  }),
   webhook: z.strictObject({
     listen_host: z.string().min(1),
     listen_port: z.int().min(0).max(65535),
