@@ -19,6 +19,8 @@ export interface CollectedTask {
   task: ApiTask;
   /** The envelope `version` that answered. */
   version: string;
+  /** The run that collected it, when it differs from the load's (reprocess keeps each archive line's run). */
+  runId?: string;
 }
 
 export interface NormalizeContext {
@@ -398,7 +400,7 @@ export function normalizeTask(collected: CollectedTask, ctx: NormalizeContext, s
   const data = isPlainObject(task.data) ? task.data : {};
   const engines = [...(ctx.engines ?? []), ...(typeof data.se === 'string' ? [data.se] : [])];
   const scope: TaskScope = {
-    taskId: task.id, ctx, engines, out, stats,
+    taskId: task.id, ctx: collected.runId ? { ...ctx, runId: collected.runId } : ctx, engines, out, stats,
     special: {
       $endpoint_id: endpointId,
       $version: collected.version,

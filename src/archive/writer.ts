@@ -1,0 +1,151 @@
+/**
+ * The raw archive writer: every API response body, appended as one NDJSON line to gzip files under
+ * `<dir>/<yyyy-mm-dd>/<run_id>-<n>.ndjson.gz`.
+ *
+ * Line format (keys in this order; the loader peeks at the prefix without parsing the whole line):
+ *   {"run_id":..,"seq":..,"endpoint_id":..,"method":..,"path":..,"received_at":..,"http_status":..,"response":<body>}
+ * The body is spliced in verbatim (no re-serialisation) when it is valid single-line JSON; a body with line
+ * breaks is re-serialised compactly; a body that is not JSON goes in as `"response_text":"<string>"`.
+ *
+ * Crash safety: an open file is named `*.ndjson.gz.partial`. Each append is gzip-SYNC_FLUSHed before its promise
+ * resolves, so a killed process leaves a partial file readable up to its last complete line (the reader salvages
+ * it). Rotation (by size) and close end the gzip stream, fsync and rename to `*.ndjson.gz` atomically, so a
+ * reader never sees a torn stream under the final name.
+ */
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { constants as zc, createGzip, type Gzip } from 'node:zlib';
+
+export interface ArchiveEntry {
+  endpointId: string | null;
+  method: string;
+  path: string;
+  httpStatus: number;
+  /** The response body as received. */
+  body: string;
+  receivedAt?: Date;
+}
+
+export interface ArchiveWriterOptions {
+  /** The raw archive root, `<warehouse.dir>/raw`. */
+  dir: string;
+  runId: string;
+  /** Uncompressed bytes per file before rotating (default 64 MiB). */
+  maxBytes?: number;
+  now?: () => Date;
+}
+
+const SAFE_RUN = /^[A-Za-z0-9._-]+$/;
+
+/** The NDJSON line for one response (without the trailing newline). */
+export function archiveLine(runId: string, seq: number, e: ArchiveEntry, receivedAt: Date): string {
+  const head = `{"run_id":${JSON.stringify(runId)},"seq":${seq},"endpoint_id":${JSON.stringify(e.endpointId)},"method":${JSON.stringify(e.method)},"path":${JSON.stringify(e.path)},"received_at":${JSON.stringify(receivedAt.toISOString())},"http_status":${e.httpStatus}`;
+  const body = e.body;
+  let parsed: unknown;
+  let ok = false;
+  try {
+    parsed = JSON.parse(body);
+    ok = true;
+  } catch {
+    ok = false;
+  }
+  if (!ok) return `${head},"response_text":${JSON.stringify(body)}}`;
+  const single = body.indexOf('\n') < 0 && body.indexOf('\r') < 0 && body.indexOf('\u2028') < 0 && body.indexOf('\u2029') < 0;
+  return `${head},"response":${single ? body.trim() : JSON.stringify(parsed)}}`;
+}
+
+export class ArchiveWriter {
+  private gzip: Gzip | null = null;
+  private fd: number | null = null;
+  private file: string | null = null;
+  private bytes = 0;
+  private seq = 0;
+  private fileNo = 0;
+  private pending: Promise<void> = Promise.resolve();
+  private readonly maxBytes: number;
+  private readonly now: () => Date;
+  /** Final names of the files this writer closed. */
+  readonly closedFiles: string[] = [];
+
+  constructor(private readonly opts: ArchiveWriterOptions) {
+    if (!SAFE_RUN.test(opts.runId)) throw new Error(`archive: runId: only letters, digits, '.', '_' and '-' go in a file name, got '${opts.runId}'`);
+    this.maxBytes = opts.maxBytes ?? 64 * 1024 * 1024;
+    this.now = opts.now ?? (() => new Date());
+  }
+
+  /**
+   * Appends one response. The promise resolves when the line has reached the file (gzip-flushed), so a caller
+   * that awaits it before normalizing keeps the rule "archived before normalized" even across a crash.
+   */
+  append(entry: ArchiveEntry): Promise<void> {
+    const receivedAt = entry.receivedAt ?? this.now();
+    const line = archiveLine(this.opts.runId, this.seq++, entry, receivedAt) + '\n';
+    const run = this.pending.then(() => this.write(line, receivedAt));
+    this.pending = run.catch(() => undefined);
+    return run;
+  }
+
+  /** A hook for the API client: `onResponse(raw)` with the body and what the client knows of the call. */
+  hook(): (raw: ArchiveEntry) => Promise<void> {
+    return (raw) => this.append(raw);
+  }
+
+  private async write(line: string, at: Date): Promise<void> {
+    if (!this.gzip || this.bytes >= this.maxBytes) {
+      if (this.gzip) await this.closeFile();
+      this.openFile(at);
+    }
+    const gz = this.gzip!;
+    this.bytes += Buffer.byteLength(line);
+    gz.write(line);
+    await new Promise<void>((resolve) => gz.flush(zc.Z_SYNC_FLUSH, () => resolve()));
+  }
+
+  private openFile(at: Date): void {
+    const day = at.toISOString().slice(0, 10);
+    const dir = path.join(this.opts.dir, day);
+    mkdirSync(dir, { recursive: true });
+    // A resumed run continues numbering after the files it already has.
+    const prefix = `${this.opts.runId}-`;
+    let max = this.fileNo;
+    for (const f of readdirSync(dir)) {
+      if (!f.startsWith(prefix)) continue;
+      const m = /^(\d+)\.ndjson\.gz(\.partial)?$/.exec(f.slice(prefix.length));
+      if (m) max = Math.max(max, Number(m[1]));
+    }
+    this.fileNo = max + 1;
+    this.file = path.join(dir, `${prefix}${String(this.fileNo).padStart(4, '0')}.ndjson.gz.partial`);
+    this.fd = openSync(this.file, 'wx');
+    const fd = this.fd;
+    this.gzip = createGzip({ level: 6 });
+    // Written synchronously as gzip produces it: when a flush callback runs, its bytes are in the file.
+    this.gzip.on('data', (chunk: Buffer) => writeSync(fd, chunk));
+    this.bytes = 0;
+  }
+
+  private async closeFile(): Promise<void> {
+    const gz = this.gzip!;
+    const fd = this.fd!;
+    const file = this.file!;
+    this.gzip = null;
+    this.fd = null;
+    this.file = null;
+    await new Promise<void>((resolve, reject) => {
+      gz.once('end', resolve);
+      gz.once('error', reject);
+      gz.end();
+      gz.resume();
+    });
+    fsyncSync(fd);
+    closeSync(fd);
+    const final = file.replace(/\.partial$/, '');
+    renameSync(file, final);
+    this.closedFiles.push(final);
+  }
+
+  /** Closes the current file (renamed to its final name). */
+  async close(): Promise<void> {
+    await this.pending;
+    if (this.gzip) await this.closeFile();
+  }
+}
