@@ -314,26 +314,43 @@ export const TABLES: readonly TableDef[] = [
     ],
   },
 
-  // Events SERP: kept generically (result head + items with common columns, the rest in `extra`).
+  // Events SERP (structure designed in docs/api-designed.md / src/sandbox/data/events.ts). Regular and advanced
+  // results of a task share the table: a task's rows are those of the variant collected last (see `tasks.endpoint_id`).
   {
     name: 'events_serp', parent: null, resultKind: 'events_serp', extra: true,
-    description: 'Events SERP results (regular and advanced task_get), one row per result.',
+    description: 'Events SERP results (regular and advanced task_get), one row per result (keyword and location).',
     columns: [...SERP_RESULT_HEAD, c('se_results_count', 'BIGINT', 'Number of results the engine reported.'), c('items_count', 'BIGINT', 'Number of elements in `items`.')],
     ignored: [{ path: 'item_types', why: 'derivable from `events_serp__items.item_type`' }],
   },
   {
     name: 'events_serp__items', parent: 'events_serp', extra: true, source: { kind: 'objects', path: 'items' },
-    description: 'Items of an events SERP result; fields the catalog does not know are kept in `extra`.',
+    knownItemTypes: ['event_item'],
+    description: 'Events of an events SERP result, dates and venue flattened into columns.',
     columns: [
       ...ITEM_TYPE,
       c('rank_group', 'BIGINT', 'Position among items of the same type.'),
       c('rank_absolute', 'BIGINT', 'Position among all items.'),
       c('position', 'VARCHAR', 'left or right.'),
       c('xpath', 'VARCHAR', 'XPath of the element.'),
-      c('title', 'VARCHAR', 'Title.'),
-      c('description', 'VARCHAR', 'Description.'),
-      c('url', 'VARCHAR', 'URL.'),
+      c('title', 'VARCHAR', 'Event title.'),
+      c('description', 'VARCHAR', 'Event description.'),
+      c('url', 'VARCHAR', 'Event page.'),
+      ts('start_datetime', 'Event start (UTC).', 'event_dates.start_datetime'),
+      ts('end_datetime', 'Event end (UTC); null when open-ended.', 'event_dates.end_datetime'),
+      c('displayed_dates', 'VARCHAR', 'Dates as displayed.', 'event_dates.displayed_dates'),
+      c('venue_name', 'VARCHAR', 'Venue name.', 'location_info.name'),
+      c('venue_address', 'VARCHAR', 'Venue address.', 'location_info.address'),
+      c('venue_url', 'VARCHAR', 'Venue website.', 'location_info.url'),
+      c('venue_cid', 'VARCHAR', 'Venue id on the engine\'s maps, as text (a large number).', 'location_info.cid'),
+      c('venue_feature_id', 'VARCHAR', 'Venue feature id on the engine\'s maps.', 'location_info.feature_id'),
+      c('image_url', 'VARCHAR', 'Event image (advanced).'),
     ],
+  },
+  {
+    name: 'events_serp__items__information_and_tickets', parent: 'events_serp__items', extra: true, source: { kind: 'objects', path: 'information_and_tickets' },
+    description: 'Information and ticket links of an event (advanced).',
+    columns: [...ITEM_TYPE, c('title', 'VARCHAR', 'Link title.'), c('description', 'VARCHAR', 'Link description.'), c('url', 'VARCHAR', 'Link URL.'), c('domain', 'VARCHAR', 'Link domain.')],
+    knownItemTypes: ['information_and_tickets_element'],
   },
   {
     name: 'events_html', parent: null, resultKind: 'events_html', extra: true,
