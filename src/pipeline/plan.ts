@@ -217,18 +217,19 @@ export function batchCost(tasks: readonly Pick<PlannedTask, 'price'>[]): number 
   return fromMicros(tasks.reduce((m, t) => m + micros(t.price), 0));
 }
 
+/** Dollars with cents, and with up to 6 decimals where the amount has them ($1.00, $0.0018). */
 export function formatUsd(usd: number): string {
-  if (usd === 0) return '$0';
-  const s = usd.toFixed(6).replace(/0+$/, '').replace(/\.$/, '');
-  return `$${s.includes('.') && s.split('.')[1].length < 2 ? usd.toFixed(2) : s}`;
+  const fixed = usd.toFixed(6).replace(/0+$/, '');
+  const decimals = fixed.split('.')[1]?.length ?? 0;
+  return `$${decimals <= 2 ? usd.toFixed(2) : fixed}`;
 }
 
 export function formatDuration(seconds: number): string {
   if (seconds < 60) return `${Math.round(seconds * 10) / 10} s`;
   const m = Math.floor(seconds / 60);
   const s = Math.round(seconds - m * 60);
-  if (m < 60) return `${m} min ${s} s`;
-  return `${Math.floor(m / 60)} h ${m % 60} min`;
+  if (m < 60) return s ? `${m} min ${s} s` : `${m} min`;
+  return m % 60 ? `${Math.floor(m / 60)} h ${m % 60} min` : `${Math.floor(m / 60)} h`;
 }
 
 /** The `seo-etl plan` table: one row per step, then totals, budget and the shortest duration. */

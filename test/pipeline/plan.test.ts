@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { endpoint, resolvePath } from '../../src/api/catalog.js';
 import type { Envelope } from '../../src/api/envelope.js';
 import { basicAuthHeader, startSandbox } from '../../src/sandbox/index.js';
-import { budgetAllows, batchCost, estimatePlan, formatPlan, formatPlanJson, planPipeline, runIdFor, tasksPerPost } from '../../src/pipeline/index.js';
+import { budgetAllows, batchCost, estimatePlan, formatDuration, formatPlan, formatPlanJson, formatUsd, planPipeline, runIdFor, tasksPerPost } from '../../src/pipeline/index.js';
 import { load, testConfig } from './helpers.js';
 
 const RUN = runIdFor('mixed', '2024-05-01');
@@ -141,6 +141,11 @@ describe('budget', () => {
     expect(budgetAllows(0.9, 0.1, 1)).toBe(true);
     expect(budgetAllows(0.9, 0.100001, 1)).toBe(false);
     expect(batchCost([{ price: 0.0006 }, { price: 0.0018 }, { price: 0.1 }])).toBe(0.1024);
+  });
+
+  test('money and durations as the plan prints them', () => {
+    expect([0, 1, 0.9, 0.0018, 1.167, 0.000001].map(formatUsd)).toEqual(['$0.00', '$1.00', '$0.90', '$0.0018', '$1.167', '$0.000001']);
+    expect([0.03, 15.45, 60, 313.8, 3725].map(formatDuration)).toEqual(['0 s', '15.5 s', '1 min', '5 min 14 s', '1 h 2 min']);
   });
 });
 
