@@ -222,8 +222,9 @@ export class Ledger {
   ) {}
 
   /** Creates the ledger tables when missing. */
-  static async open(conn: DuckDBConnection, opts: { clock?: Clock } = {}): Promise<Ledger> {
-    for (const ddl of LEDGER_DDL) await conn.run(ddl);
+  static async open(conn: DuckDBConnection, opts: { clock?: Clock; readOnly?: boolean } = {}): Promise<Ledger> {
+    // readOnly: for `status` on a warehouse opened read-only, where the tables already exist.
+    if (!opts.readOnly) for (const ddl of LEDGER_DDL) await conn.run(ddl);
     return new Ledger(conn, opts.clock ?? (() => new Date()));
   }
 

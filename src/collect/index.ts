@@ -1,0 +1,341 @@
+/**
+ * Collection: turns posted tasks into loaded rows.
+ *
+ * - tasks_ready mode (the default): poll each family's tasks_ready, then task_get each listed task of ours.
+ *   Polls back off while nothing is listed, and a full page (1000) is followed at once by the next poll, so a
+ *   night of 10,000 tasks costs about one call per task plus a poll per thousand.
+ * - pingback: the receiver's GET names the task; we task_get it.
+ * - postback: the receiver's POST carries the result; no API call at all.
+ * - Stragglers: a task whose callback never came (or that tasks_ready never listed) is looked up in E13's failed
+ *   deliveries and fetched by id after `stragglerAfterMs`; 40601/40602 (not ready yet) keep it waiting.
+ *
+ * Every result goes through `sink` (normalize + load + ledger state in one transaction) in small batches, so a
+ * crash loses no more than the batch in flight, which the ledger still shows as posted and a resume collects.
+ */
+import { endpoint, findEndpoint, matchPath } from '../api/catalog.js';
+import type { ApiClient, ReadyItem, TaskOutcome } from '../api/client.js';
+import type { ApiTask, Envelope } from '../api/envelope.js';
+import type { Engines } from '../config/index.js';
+import type { Logger } from '../api/logger.js';
+
+export interface CollectedResult {
+  /** The task_get endpoint the result answers (decides its tables). */
+  endpointId: string;
+  task: ApiTask;
+  version: string;
+}
+
+export interface TrackedTask {
+  key: string;
+  serviceId: string;
+  /** The task_post endpoint it was posted to. */
+  postId: string;
+  mode: 'tasks_ready' | 'pingback' | 'postback';
+  /** For events: which task_get variant to fetch (postback_data), default advanced. */
+  variant?: string;
+}
+
+export interface CollectorOptions {
+  client: ApiClient;
+  engines: Engines;
+  logger: Logger;
+  /** Loads results and moves their ledger state, in one transaction. Failures are loaded as failed tasks. */
+  sink: (results: CollectedResult[]) => Promise<void>;
+  /** A task the service answered with an error on task_get (status >= 40000 other than not-ready). */
+  onFailed: (t: TrackedTask, code: number, message: string) => Promise<void>;
+  /**
+   * A task whose POST may or may not have reached the service turned up (listed by tasks_ready or announced by a
+   * callback, matched by its tag): record its service id before it is fetched.
+   */
+  onAdopt?: (t: AmbiguousTask, serviceId: string) => Promise<void>;
+  /** Ambiguous tasks not seen within `ambiguousGraceMs`: the service never created them; they may be posted again. */
+  onGiveUp?: (ts: AmbiguousTask[]) => Promise<void>;
+  ambiguousGraceMs?: number;
+  /** Called for each task listed ready or announced by a callback. */
+  onReady?: (t: TrackedTask) => void;
+  pollMinMs?: number;
+  pollMaxMs?: number;
+  /** After this long without a callback or a listing, look the task up by id. */
+  stragglerAfterMs?: number;
+  /** Results loaded per transaction at most. */
+  batchSize?: number;
+  /** Outstanding task_get calls at most (the limiter paces them; this bounds memory). */
+  maxInFlight?: number;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** A task whose POST got no clear answer: known by its tag until the service shows its id. */
+export interface AmbiguousTask {
+  key: string;
+  tag: string;
+  postId: string;
+  mode: TrackedTask['mode'];
+  variant?: string;
+}
+
+const NOT_READY = new Set([40601, 40602]);
+type Pending = TrackedTask & { since: number; fetching: boolean };
+const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export class Collector {
+  private readonly pending = new Map<string, Pending>();
+  private readonly awaiting = new Map<string, AmbiguousTask & { since: number }>();
+  private readonly buffer: CollectedResult[] = [];
+  private flushing: Promise<void> = Promise.resolve();
+  private inFlight = 0;
+  private readonly gets = new Set<Promise<void>>();
+  private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private wake: (() => void) | null = null;
+  private lastError: unknown;
+  readonly stats = { polls: 0, taskGets: 0, callbacks: 0, postbacksLoaded: 0, duplicates: 0, foreign: 0, errorsLookups: 0 };
+
+  constructor(private readonly o: CollectorOptions) {
+    this.now = o.now ?? Date.now;
+    this.sleep = o.sleep ?? defaultSleep;
+  }
+
+  /** Tasks to collect; a service id already tracked is ignored. */
+  track(tasks: readonly TrackedTask[]): void {
+    for (const t of tasks) {
+      if (!this.pending.has(t.serviceId)) this.pending.set(t.serviceId, { ...t, since: this.now(), fetching: false });
+    }
+    this.poke();
+  }
+
+  /** Tasks from a POST with no clear answer, to be recognised by their tags (they are never posted twice). */
+  awaitTags(tasks: readonly AmbiguousTask[]): void {
+    for (const t of tasks) if (!this.awaiting.has(t.tag)) this.awaiting.set(t.tag, { ...t, since: this.now() });
+    this.poke();
+  }
+
+  get outstanding(): number {
+    return this.pending.size + this.awaiting.size;
+  }
+
+  /** Makes a task known by tag pending under the id the service gave it. */
+  private async adopt(tag: string | null | undefined, serviceId: string): Promise<Pending | undefined> {
+    const a = tag ? this.awaiting.get(tag) : undefined;
+    if (!a) return undefined;
+    this.awaiting.delete(a.tag);
+    await this.o.onAdopt?.(a, serviceId);
+    const t: Pending = { key: a.key, serviceId, postId: a.postId, mode: a.mode, ...(a.variant ? { variant: a.variant } : {}), since: this.now(), fetching: false };
+    this.pending.set(serviceId, t);
+    return t;
+  }
+
+  /** A pingback named a task: fetch it now. Unknown ids (another run's, or forged) are ignored. */
+  async onPingback(id: string, tag?: string | null): Promise<void> {
+    this.stats.callbacks++;
+    const t = this.pending.get(id) ?? (await this.adopt(tag, id));
+    if (!t) return void this.stats.duplicates++;
+    this.o.onReady?.(t);
+    this.fetch(t);
+  }
+
+  /** A postback carried results: load them without an API call. */
+  async onPostback(envelope: Envelope): Promise<void> {
+    this.stats.callbacks++;
+    for (const task of envelope.tasks ?? []) {
+      const tag = (task?.data as { tag?: string } | undefined)?.tag;
+      const t = task?.id ? (this.pending.get(task.id) ?? (await this.adopt(tag, task.id))) : undefined;
+      if (!t || t.fetching) {
+        this.stats.duplicates++;
+        continue;
+      }
+      this.o.onReady?.(t);
+      if (task.status_code >= 40000 || !Array.isArray(task.result)) {
+        // A postback of a failed task, or a truncated one: fetch it by id for the authoritative answer.
+        this.fetch(t);
+        continue;
+      }
+      this.stats.postbacksLoaded++;
+      this.push(t, { endpointId: this.getIdFor(t, task), task, version: envelope.version });
+    }
+  }
+
+  /** Collects until nothing is pending or `deadline` (epoch ms) passes; returns how many are still pending. */
+  async drain(deadline = Number.POSITIVE_INFINITY): Promise<number> {
+    let delay = this.o.pollMinMs ?? 250;
+    const maxDelay = this.o.pollMaxMs ?? 30_000;
+    while (this.outstanding > 0 && this.now() < deadline) {
+      if (this.lastError) throw this.lastError;
+      let progressed = await this.expireAmbiguous();
+      if (this.hasPolledTasks()) {
+        const listed = await this.pollReady();
+        progressed = listed > 0;
+        if (listed >= 1000) continue; // a full page: more are waiting
+      }
+      progressed = (await this.fetchStragglers()) || progressed;
+      await this.flush();
+      if (this.outstanding === 0) break;
+      delay = progressed ? (this.o.pollMinMs ?? 250) : Math.min(maxDelay, Math.round(delay * 1.6));
+      await this.idle(Math.min(delay, Math.max(0, deadline - this.now())));
+    }
+    await Promise.all([...this.gets]);
+    await this.flush();
+    if (this.lastError) throw this.lastError;
+    return this.pending.size;
+  }
+
+  // ---- polling -------------------------------------------------------------------------------------------------
+
+  private hasPolledTasks(): boolean {
+    if (this.awaiting.size) return true;
+    for (const t of this.pending.values()) if (t.mode === 'tasks_ready' && !t.fetching) return true;
+    return false;
+  }
+
+  private async expireAmbiguous(): Promise<boolean> {
+    const grace = this.o.ambiguousGraceMs ?? 600_000;
+    const expired = [...this.awaiting.values()].filter((a) => this.now() - a.since >= grace);
+    if (!expired.length) return false;
+    for (const a of expired) this.awaiting.delete(a.tag);
+    await this.o.onGiveUp?.(expired);
+    return true;
+  }
+
+  /** One tasks_ready call per family with pending tasks; fetches the listed tasks of ours. */
+  private async pollReady(): Promise<number> {
+    const families = new Set<string>();
+    for (const t of this.pending.values()) {
+      if (t.mode !== 'tasks_ready' || t.fetching) continue;
+      const ready = endpoint(t.postId).readyId;
+      if (ready) families.add(ready);
+    }
+    for (const a of this.awaiting.values()) {
+      const ready = endpoint(a.postId).readyId;
+      if (ready) families.add(ready);
+    }
+    let listed = 0;
+    for (const readyId of families) {
+      this.stats.polls++;
+      const items: ReadyItem[] = await this.o.client.tasksReady(readyId);
+      for (const item of items) {
+        const t = this.pending.get(item.id) ?? (await this.adopt(item.tag, item.id));
+        if (!t) {
+          this.stats.foreign++;
+          continue;
+        }
+        if (t.fetching) continue;
+        listed++;
+        this.o.onReady?.(t);
+        this.fetch(t);
+      }
+      listed = Math.max(listed, items.length >= 1000 ? 1000 : 0);
+    }
+    return listed;
+  }
+
+  /** Callback tasks past their wait, and tasks_ready tasks never listed: E13 first, then by id. */
+  private async fetchStragglers(): Promise<boolean> {
+    const after = this.o.stragglerAfterMs ?? 60_000;
+    const due = [...this.pending.values()].filter((t) => !t.fetching && this.now() - t.since >= after);
+    // A callback task is only a straggler once its callback is overdue; polled ones are fetched when listed.
+    if (!due.length) return false;
+    if (due.some((t) => t.mode !== 'tasks_ready')) {
+      // Failed deliveries are listed by E13; the lookup tells the user why their webhook missed.
+      try {
+        this.stats.errorsLookups++;
+        const out = await this.o.client.list('domain_analytics.errors', { limit: 1000 });
+        const failed = out.ok ? (out.task.result ?? []) : [];
+        const failedIds = new Set(failed.map((r) => (r as { id?: string }).id));
+        const missed = due.filter((t) => failedIds.has(t.serviceId)).length;
+        if (missed) this.o.logger.warn({ missed }, 'callbacks failed to reach the receiver; collecting those tasks by id');
+      } catch (err) {
+        this.o.logger.warn({ err: (err as Error).message }, 'errors endpoint lookup failed; collecting stragglers by id');
+      }
+    }
+    for (const t of due) {
+      t.since = this.now(); // wait another period before asking again if it is still queued
+      this.fetch(t);
+    }
+    return true;
+  }
+
+  // ---- fetching and loading ------------------------------------------------------------------------------------
+
+  private getIdFor(t: TrackedTask, task?: ApiTask): string {
+    if (task?.path?.length) {
+      const m = matchPath('GET', `/${task.path.join('/')}`, this.o.engines, { anyEngine: true });
+      if (m && m.def.kind === 'task_get') return m.def.id;
+    }
+    const def = endpoint(t.postId);
+    if (t.variant) {
+      const variantId = `${def.getId?.replace(/\.[a-z]+$/, '')}.${t.variant}`;
+      if (findEndpoint(variantId)?.kind === 'task_get') return variantId;
+    }
+    return def.getId!;
+  }
+
+  private fetch(t: Pending): void {
+    if (t.fetching) return;
+    t.fetching = true;
+    const run = (async () => {
+      while (this.inFlight >= (this.o.maxInFlight ?? 64)) await this.sleep(5);
+      this.inFlight++;
+      try {
+        this.stats.taskGets++;
+        const outcome: TaskOutcome = await this.o.client.taskGet(this.getIdFor(t), t.serviceId);
+        await this.settle(t, outcome);
+      } catch (err) {
+        this.lastError ??= err;
+      } finally {
+        this.inFlight--;
+      }
+    })();
+    this.gets.add(run);
+    void run.finally(() => this.gets.delete(run));
+  }
+
+  private async settle(t: Pending, outcome: TaskOutcome): Promise<void> {
+    if (outcome.ok) {
+      this.push(t, { endpointId: this.getIdFor(t, outcome.task), task: outcome.task, version: (outcome.task as { version?: string }).version ?? '' });
+      return;
+    }
+    const { code, message } = outcome.error;
+    if (NOT_READY.has(code) || outcome.error.transport) {
+      // Not finished yet, or the network lost it after retries: keep it pending for a later look.
+      t.fetching = false;
+      t.since = this.now();
+      return;
+    }
+    this.pending.delete(t.serviceId);
+    await this.o.onFailed(t, code, message);
+  }
+
+  private push(t: TrackedTask, r: CollectedResult): void {
+    // Leaving `pending` here is what makes a second postback or pingback of the same task a no-op.
+    this.pending.delete(t.serviceId);
+    this.buffer.push(r);
+    if (this.buffer.length >= (this.o.batchSize ?? 200)) void this.flush();
+  }
+
+  /** Loads what is buffered, one transaction at a time. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(async () => {
+      if (!this.buffer.length) return;
+      const batch = this.buffer.splice(0, this.buffer.length);
+      try {
+        await this.o.sink(batch);
+      } catch (err) {
+        this.lastError ??= err;
+      }
+    });
+    return this.flushing;
+  }
+
+  private poke(): void {
+    this.wake?.();
+  }
+
+  private idle(ms: number): Promise<void> {
+    if (ms <= 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() { clearTimeout(timer); resolve(); }
+      this.wake = () => { this.wake = null; done(); };
+    });
+  }
+}

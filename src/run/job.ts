@@ -1,0 +1,517 @@
+/**
+ * The nightly job: composes the stages for `run` and `resume`.
+ *
+ *   pipeline (validated whole, before anything is spent) -> lock -> ledger (plan) -> post, batch by batch, the
+ *   ledger written before and after each POST -> collect -> archive -> normalize + load + ledger state in one
+ *   transaction -> tasks_fixed re-collection -> Parquet export -> publish -> summary.
+ *
+ * A run is identified by its pipeline and day: running the same pipeline on the same day again, or `resume`,
+ * continues it from the ledger. Posted tasks are collected by id, never posted again; a batch whose POST got no
+ * clear answer is recognised by its tags before anything of it is posted again.
+ */
+import path from 'node:path';
+import { mkdirSync, createWriteStream } from 'node:fs';
+import pino from 'pino';
+import { endpoint } from '../api/catalog.js';
+import { ApiClient, type TaskOutcome } from '../api/client.js';
+import { createLogger, secretsOf, type Logger } from '../api/logger.js';
+import { pageHtmlTerms, pageResources, HTML_TERMS_ENDPOINT, RESOURCES_ENDPOINT } from '../api/paging.js';
+import { isTaskError } from '../api/status.js';
+import { ArchiveWriter } from '../archive/writer.js';
+import { Collector, type AmbiguousTask, type CollectedResult, type TrackedTask } from '../collect/index.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../collect/webhook.js';
+import { credentialsFor, loadConfig, type Config } from '../config/index.js';
+import { Ledger, acquireRunLock, markCollected, markFailed, markLoaded, type LedgerTask, type RunSummary } from '../ledger/index.js';
+import { Warehouse, emptySummary, mergeSummary, type LoadSummary } from '../load/index.js';
+import { budgetAllows, batchCost, expandStep, loadPipeline, runIdFor, tasksPerPost, utcDate, type Pipeline, type PipelineStep } from '../pipeline/index.js';
+import { publishWarehouse, warehousePaths } from '../publish/index.js';
+import { curatedViews } from '../publish/views.js';
+import { RateLimiter } from '../queue/index.js';
+import { startSandbox, type Sandbox } from '../sandbox/index.js';
+import { EXIT, UserError } from '../exit.js';
+import { Progress } from './progress.js';
+import type { DuckDBConnection } from '@duckdb/node-api';
+
+export interface RunJobOptions {
+  root: string;
+  /** The pipeline file; `resume` without one picks the last unfinished run's. */
+  pipelineFile?: string;
+  runDate?: string;
+  resume?: boolean;
+  progress?: boolean;
+  env?: NodeJS.ProcessEnv;
+  configOverrides?: Record<string, unknown>;
+  /** Where the summary is printed; stdout by default. */
+  out?: NodeJS.WritableStream;
+  /** Extra log destination (tests read the log back). */
+  logDestination?: NodeJS.WritableStream;
+}
+
+export interface RunJobResult {
+  runId: string;
+  exitCode: number;
+  status: 'completed' | 'stopped_budget' | 'aborted';
+  resumed: boolean;
+  summary: RunSummary | undefined;
+  load: LoadSummary;
+  tableRows: Record<string, number>;
+  notCollected: number;
+  budgetStopped: boolean;
+  durationMs: number;
+  publishedPath: string;
+  callbacks: { received: number; rejected: number };
+}
+
+interface JobContext {
+  config: Config;
+  pipeline: Pipeline;
+  runId: string;
+  runDate: string;
+  ledger: Ledger;
+  warehouse: Warehouse;
+  client: ApiClient;
+  archive: ArchiveWriter;
+  collector: Collector;
+  receiver: WebhookReceiver | null;
+  logger: Logger;
+  progress: Progress;
+  load: LoadSummary;
+  /** Serialises loads: one transaction at a time on the warehouse's connection. */
+  loading: Promise<void>;
+  budgetStopped: boolean;
+}
+
+const ENGINE_NAMES = (config: Config) => Object.values(config.engines);
+
+/** Runs (or resumes) a pipeline end to end. Throws for bad input (exit 2), a held lock (3) and refusals (5). */
+export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
+  const started = Date.now();
+  const env = opts.env ?? process.env;
+  const config = loadConfig({ root: opts.root, env, overrides: opts.configOverrides });
+  const credentials = credentialsFor(config, env); // missing live credentials: exit 2 before anything else
+  const dataDir = path.resolve(opts.root, config.warehouse.dir);
+  const pipelineArg = opts.pipelineFile ? path.resolve(opts.root, opts.pipelineFile) : undefined;
+  // Validate the whole pipeline before taking the lock or spending anything.
+  let pipeline = pipelineArg ? loadPipeline(pipelineArg, config) : undefined;
+
+  mkdirSync(dataDir, { recursive: true });
+  const lock = acquireRunLock(dataDir, { pipeline: pipeline?.name });
+  const paths = warehousePaths(dataDir);
+  let warehouse: Warehouse | undefined;
+  let sandbox: Sandbox | null = null;
+  let receiver: WebhookReceiver | null = null;
+  let archive: ArchiveWriter | undefined;
+  let progress: Progress | undefined;
+  try {
+    warehouse = await Warehouse.open(paths.work);
+    await warehouse.ensureSchema();
+    const ledgerConn = await warehouse.connect();
+    const ledger = await Ledger.open(ledgerConn);
+
+    let runDate = opts.runDate;
+    if (!pipeline) {
+      const last = await ledger.lastUnfinishedRun();
+      if (!last || !last.pipelineFile) throw new UserError('nothing to resume: no unfinished run in this warehouse (give a pipeline file to start one)');
+      pipeline = loadPipeline(last.pipelineFile, config);
+      runDate ??= last.runDate;
+    } else if (opts.resume && !runDate) {
+      runDate = (await ledger.lastUnfinishedRun(pipeline.name))?.runDate;
+    }
+    runDate ??= utcDate(new Date());
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(runDate)) throw new UserError(`--run-date: must be YYYY-MM-DD, got '${runDate}'`);
+    const runId = runIdFor(pipeline.name, runDate);
+    const { resumed } = await ledger.openRun({ runId, pipeline: pipeline.name, runDate, pipelineFile: pipeline.path, budgetUsd: pipeline.budgetUsd });
+
+    const logDir = path.join(dataDir, 'logs');
+    mkdirSync(logDir, { recursive: true });
+    const streams: pino.StreamEntry[] = [{ stream: createWriteStream(path.join(logDir, `${runId}.log`), { flags: 'a' }) }];
+    const showProgress = opts.progress !== false && Boolean((process.stderr as NodeJS.WriteStream).isTTY);
+    if (!showProgress) streams.push({ stream: process.stderr });
+    if (opts.logDestination) streams.push({ stream: opts.logDestination });
+    const logger = createLogger({ destination: pino.multistream(streams), secrets: secretsOf(credentials) }).child({ run_id: runId });
+    progress = new Progress(showProgress ? (process.stderr as NodeJS.WriteStream) : null);
+    logger.info({ pipeline: pipeline.name, file: pipeline.file, run_date: runDate, resumed }, resumed ? 'resuming run' : 'starting run');
+    if (lock.recovered) logger.warn({ stale_lock: lock.recovered }, 'recovered the lock of a run that is no longer alive');
+
+    if (config.api.base_url === 'sandbox') {
+      sandbox = await startSandbox({ config });
+      logger.info({ url: sandbox.url }, 'embedded sandbox started');
+    }
+    archive = new ArchiveWriter({ dir: path.join(dataDir, 'raw'), runId });
+    const limiter = RateLimiter.fromConfig(config);
+    const client = ApiClient.fromConfig(config, {
+      baseUrl: sandbox?.url ?? config.api.base_url,
+      limiter,
+      logger,
+      onResponse: (raw) => archive!.append(raw),
+    });
+
+    const ctx = { config, pipeline, runId, runDate, ledger, warehouse, client, archive, receiver: null, logger, progress, load: emptySummary(), loading: Promise.resolve(), budgetStopped: false } as unknown as JobContext;
+    ctx.collector = makeCollector(ctx);
+    if (pipeline.steps.some((s) => s.collect === 'pingback' || s.collect === 'postback')) {
+      receiver = await startWebhookReceiver({
+        host: config.webhook.listen_host,
+        port: config.webhook.listen_port,
+        publicUrl: config.webhook.public_url,
+        maxBodyBytes: config.webhook.max_body_bytes,
+        onPingback: (e) => ctx.collector.onPingback(e.id, e.tag),
+        onPostback: async (e) => {
+          await archive!.append({ endpointId: null, method: 'POST', path: '(postback)', httpStatus: 200, body: e.body, receivedAt: e.receivedAt });
+          await ctx.collector.onPostback(e.envelope);
+        },
+        onRejected: (e) => logger.warn(e, 'webhook request rejected'),
+      });
+      ctx.receiver = receiver;
+    }
+
+    await resumeOutstanding(ctx);
+    await runSteps(ctx);
+    await ctx.collector.drain(Date.now() + config.collect.drain_timeout_ms);
+    // Tasks whose ambiguous POST was never seen by the service went back to planned: post them once more.
+    if (!ctx.budgetStopped && (await ledger.tasksToPost(runId)).length) {
+      await runSteps(ctx, { postOnly: true });
+      await ctx.collector.drain(Date.now() + config.collect.drain_timeout_ms);
+    }
+    await recollectFixed(ctx);
+    await ctx.loading;
+
+    const notCollected = ctx.collector.outstanding;
+    const status = ctx.budgetStopped ? 'stopped_budget' : notCollected ? 'aborted' : 'completed';
+    const note = ctx.budgetStopped ? `stopped posting at the budget of $${pipeline.budgetUsd}` : notCollected ? `${notCollected} posted tasks not collected yet: run seo-etl resume` : undefined;
+    await ledger.finishRun(runId, status, note);
+    await archive.close();
+
+    await warehouse.exportParquet(path.join(dataDir, 'parquet'), runDate, runId);
+    const summary = await ledger.summary(runId);
+    const tableRows = await warehouse.tableCounts();
+    ledgerConn.closeSync();
+    await warehouse.connection.run('CHECKPOINT');
+    warehouse.close();
+    warehouse = undefined;
+    await publishWarehouse({ workPath: paths.work, publishedPath: paths.published, statements: curatedViews() });
+
+    progress.stop();
+    const failed = summary?.byState.failed ?? 0;
+    const exitCode = ctx.budgetStopped ? EXIT.budget : failed || notCollected ? EXIT.taskFailures : EXIT.ok;
+    const result: RunJobResult = {
+      runId, exitCode, status, resumed, summary, load: ctx.load, tableRows, notCollected, budgetStopped: ctx.budgetStopped,
+      durationMs: Date.now() - started, publishedPath: paths.published,
+      callbacks: { received: ctx.collector.stats.callbacks, rejected: receiver?.stats().rejected ?? 0 },
+    };
+    logger.info({ status, exit_code: exitCode, cost_usd: summary?.costUsd, by_state: summary?.byState, rows: ctx.load.rows }, 'run finished');
+    (opts.out ?? process.stdout).write(formatSummary(result, pipeline));
+    return result;
+  } finally {
+    progress?.stop();
+    await receiver?.close().catch(() => undefined);
+    await sandbox?.close().catch(() => undefined);
+    await archive?.close().catch(() => undefined);
+    try { warehouse?.close(); } catch { /* already closed */ }
+    lock.release();
+  }
+}
+
+// ---- steps ------------------------------------------------------------------------------------------------------
+
+async function runSteps(ctx: JobContext, opts: { postOnly?: boolean } = {}): Promise<void> {
+  for (const step of ctx.pipeline.steps) {
+    if (ctx.budgetStopped) break;
+    if (step.deferred) {
+      // A SQL-fed step reads what earlier steps loaded: let them finish first.
+      await ctx.collector.drain(Date.now() + ctx.config.collect.drain_timeout_ms);
+      await ctx.loading;
+    }
+    if (!opts.postOnly) {
+      const tasks = await expandStep(ctx.pipeline, step.index, {
+        runId: ctx.runId,
+        runDate: ctx.runDate,
+        callbacks: callbacksFor(ctx, step),
+        query: (sql) => query(ctx.warehouse.connection, sql),
+      });
+      const { inserted } = await ctx.ledger.planTasks(tasks);
+      ctx.progress.add('planned', inserted);
+    }
+    if (step.kind === 'task_post') await postStep(ctx, step);
+    // tasks_fixed lists re-parsed results of completed tasks: it runs after collection (recollectFixed).
+    else if (!opts.postOnly && step.kind !== 'tasks_fixed') await callStep(ctx, step);
+  }
+}
+
+function callbacksFor(ctx: JobContext, step: PipelineStep) {
+  if (!ctx.receiver) return undefined;
+  if (step.collect === 'pingback') return { pingback_url: ctx.receiver.pingbackUrl };
+  if (step.collect === 'postback') return { postback_url: ctx.receiver.postbackUrl };
+  return undefined;
+}
+
+async function query(conn: DuckDBConnection, sql: string): Promise<Record<string, unknown>[]> {
+  const reader = await conn.runAndReadAll(sql);
+  return reader.getRowObjectsJS() as Record<string, unknown>[];
+}
+
+/** Posts a step's planned tasks batch by batch; the ledger knows each batch before it is sent and after. */
+async function postStep(ctx: JobContext, step: PipelineStep): Promise<void> {
+  const { ledger, runId, client, collector, logger } = ctx;
+  const todo = await ledger.tasksToPost(runId, { step: step.name });
+  const per = tasksPerPost(step.endpointId, ctx.config);
+  const callbacks = callbacksFor(ctx, step);
+  for (let i = 0; i < todo.length; i += per) {
+    const chunk = todo.slice(i, i + per);
+    const spent = await ledger.spentUsd(runId);
+    if (!budgetAllows(spent, batchCost(chunk), ctx.pipeline.budgetUsd)) {
+      ctx.budgetStopped = true;
+      logger.warn({ step: step.name, spent_usd: spent, next_batch_usd: batchCost(chunk), budget_usd: ctx.pipeline.budgetUsd, not_posted: todo.length - i },
+        'budget reached: no more tasks are posted; what was posted is still collected');
+      return;
+    }
+    const { keys } = await ledger.beginPost(runId, chunk.map((t) => t.key));
+    const allowed = new Set(keys);
+    const send = chunk.filter((t) => allowed.has(t.key));
+    if (!send.length) continue;
+    // The receiver's address changes between attempts of a run; the body gets the current one.
+    const bodies = send.map((t) => ({ ...t.params, ...(callbacks ?? {}) }));
+    const outcomes = await client.postTasks(step.endpointId, bodies);
+    const posted: { key: string; serviceId: string; cost: number }[] = [];
+    const failed: { ref: string; code: number; message: string; retry?: boolean }[] = [];
+    const ambiguous: AmbiguousTask[] = [];
+    outcomes.forEach((o, j) => {
+      const t = send[j];
+      if (o.ok) posted.push({ key: t.key, serviceId: o.task.id, cost: o.cost });
+      else if (o.error.ambiguous && t.tag) ambiguous.push({ key: t.key, tag: t.tag, postId: step.endpointId, mode: modeOf(step), ...variantOf(t) });
+      else failed.push({ ref: t.key, code: o.error.code, message: o.error.message, retry: isRetryablePostFailure(o) });
+    });
+    await ledger.recordPosted(runId, posted);
+    await ledger.recordPostFailed(runId, failed.filter((f) => !f.retry));
+    // Retryable refusals (rate limit, 5xx-range at cost 0) the client already retried: give them back to planned.
+    await ledger.releasePosting(runId, failed.filter((f) => f.retry).map((f) => f.ref), 'refused after retries; posted again by the next attempt');
+    const failedFinal = failed.filter((f) => !f.retry).length;
+    ctx.progress.add('posted', posted.length);
+    ctx.progress.add('failed', failedFinal);
+    ctx.progress.counts.costUsd += posted.reduce((s, p) => s + p.cost, 0);
+    if (failedFinal) logger.warn({ step: step.name, failed: failed.filter((f) => !f.retry).map((f) => `${f.code} ${f.message}`).slice(0, 5) }, 'tasks refused');
+    if (ambiguous.length) {
+      logger.warn({ step: step.name, tasks: ambiguous.length }, 'POST without a clear answer: looking the tasks up by tag before any re-post');
+      collector.awaitTags(ambiguous);
+    }
+    collector.track(posted.map((p) => {
+      const t = send.find((s) => s.key === p.key)!;
+      return { key: p.key, serviceId: p.serviceId, postId: step.endpointId, mode: modeOf(step), ...variantOf(t) };
+    }));
+  }
+}
+
+function isRetryablePostFailure(o: TaskOutcome): boolean {
+  if (o.ok) return false;
+  const c = o.error.code;
+  return !o.error.local && (c === 40202 || c >= 50000);
+}
+
+function modeOf(step: PipelineStep): TrackedTask['mode'] {
+  return step.collect === 'pingback' || step.collect === 'postback' ? step.collect : 'tasks_ready';
+}
+
+function variantOf(t: LedgerTask): { variant?: string } {
+  const v = t.params.postback_data;
+  return typeof v === 'string' ? { variant: v } : {};
+}
+
+/** Live and list steps: the answer is the result. Each task's pages load with its ledger state in one transaction. */
+async function callStep(ctx: JobContext, step: PipelineStep): Promise<void> {
+  const { ledger, runId, logger } = ctx;
+  // `posting` here is a live call a crash interrupted: its answer (if any) is in the raw archive; ask again.
+  const todo = await ledger.tasks(runId, { step: step.name, states: ['planned', 'posting'] });
+  const limit = ctx.config.collect.live_concurrency;
+  let next = 0;
+  const worker = async () => {
+    while (next < todo.length && !ctx.budgetStopped) {
+      const t = todo[next++];
+      const spent = await ledger.spentUsd(runId);
+      const pages = t.paging?.maxPages ?? 1;
+      if (!budgetAllows(spent, t.price * pages, ctx.pipeline.budgetUsd)) {
+        ctx.budgetStopped = true;
+        logger.warn({ step: step.name, spent_usd: spent, budget_usd: ctx.pipeline.budgetUsd }, 'budget reached: no more live calls');
+        return;
+      }
+      if (t.state === 'planned') await ledger.beginPost(runId, [t.key]);
+      const results: CollectedResult[] = [];
+      let cost = 0;
+      let error: { code: number; message: string } | undefined;
+      for await (const o of callPages(ctx, step, t)) {
+        if (!o.ok) { error = { code: o.error.code, message: o.error.message }; break; }
+        cost += o.cost;
+        results.push({ endpointId: step.endpointId, task: o.task, version: (o.task as { version?: string }).version ?? '' });
+      }
+      if (!results.length) {
+        await ledger.recordPostFailed(runId, [{ ref: t.key, code: error?.code ?? 0, message: error?.message ?? 'no answer' }]);
+        ctx.progress.add('failed');
+        continue;
+      }
+      if (error) logger.warn({ step: step.name, task: t.key, pages: results.length, error }, 'paging stopped early; the pages fetched are kept');
+      await ledger.recordPosted(runId, [{ key: t.key, serviceId: results[0].task.id, cost }]);
+      ctx.progress.add('posted');
+      ctx.progress.counts.costUsd += cost;
+      await loadResults(ctx, results, [t.key], results.length);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, todo.length) }, worker));
+}
+
+async function* callPages(ctx: JobContext, step: PipelineStep, t: LedgerTask): AsyncGenerator<TaskOutcome> {
+  const { client } = ctx;
+  const def = endpoint(step.endpointId);
+  const paging = t.paging ? { pageSize: t.paging.pageSize, ...(t.paging.maxItems !== undefined ? { maxItems: t.paging.maxItems } : {}) } : {};
+  if (def.id === HTML_TERMS_ENDPOINT || def.id === RESOURCES_ENDPOINT) {
+    const gen = def.id === HTML_TERMS_ENDPOINT ? pageHtmlTerms(client, t.params, paging) : pageResources(client, t.params, paging);
+    let n = 0;
+    for await (const o of gen) {
+      yield o;
+      if (++n >= (t.paging?.maxPages ?? Number.POSITIVE_INFINITY)) return;
+    }
+    return;
+  }
+  if (def.kind === 'live') yield await client.live(def.id, t.params);
+  else if (def.kind === 'list') yield await client.list(def.id, def.method === 'POST' ? t.params : undefined);
+  else if (def.kind === 'tasks_fixed') {
+    const env = await client.get(def.id);
+    const task = env.tasks?.[0];
+    yield task && !isTaskError(task.status_code) ? { ok: true, task, cost: task.cost ?? 0 } : { ok: false, error: { code: task?.status_code ?? env.status_code, message: task?.status_message ?? env.status_message, path: [], data: null, local: false } };
+  }
+}
+
+// ---- collection and loading ---------------------------------------------------------------------------------
+
+function makeCollector(ctx: JobContext): Collector {
+  const c = ctx.config.collect;
+  return new Collector({
+    client: ctx.client,
+    engines: ctx.config.engines,
+    logger: ctx.logger,
+    pollMinMs: c.poll_min_ms,
+    pollMaxMs: c.poll_max_ms,
+    stragglerAfterMs: c.straggler_after_ms,
+    ambiguousGraceMs: c.ambiguous_grace_ms,
+    batchSize: c.load_batch,
+    maxInFlight: Math.max(8, ctx.config.rate_limit.concurrency * 2),
+    sink: (results) => loadResults(ctx, results),
+    onFailed: async (t, code, message) => {
+      await ctx.ledger.markFailed(ctx.runId, [{ ref: t.serviceId, code, message }]);
+      ctx.progress.add('failed');
+    },
+    onReady: () => ctx.progress.add('ready'),
+    onAdopt: async (a, serviceId) => {
+      const t = await ctx.ledger.byKey(ctx.runId, a.key);
+      await ctx.ledger.recordPosted(ctx.runId, [{ key: a.key, serviceId, cost: t?.price ?? 0 }]);
+      ctx.logger.info({ task: a.key, service_id: serviceId }, 'ambiguous POST resolved: the service has the task');
+      ctx.progress.add('posted');
+    },
+    onGiveUp: async (ts) => {
+      await ctx.ledger.releasePosting(ctx.runId, ts.map((t) => t.key), 'not found at the service after an unclear POST');
+      ctx.logger.warn({ tasks: ts.length }, 'ambiguous POST: the service never listed these tasks; they are posted again');
+    },
+  });
+}
+
+/**
+ * Loads results (rows of successful tasks, error rows of failed ones) and moves their ledger state in the same
+ * transaction. Loads are serialised: DuckDB runs one transaction per connection.
+ */
+function loadResults(ctx: JobContext, results: CollectedResult[], keys?: string[], pages?: number): Promise<void> {
+  const run = ctx.loading.then(async () => {
+    const ok = results.filter((r) => !isTaskError(r.task.status_code) && Array.isArray(r.task.result));
+    const bad = results.filter((r) => !ok.includes(r));
+    const refsOk = keys ?? ok.map((r) => r.task.id);
+    const summary = await ctx.warehouse.loadTasks(results, {
+      runId: ctx.runId,
+      engines: ENGINE_NAMES(ctx.config),
+      inTransaction: async (conn) => {
+        if (keys && bad.length && !ok.length) {
+          await markFailed(conn, ctx.runId, keys.map((k) => ({ ref: k, code: bad[0].task.status_code, message: bad[0].task.status_message })));
+          return;
+        }
+        await markCollected(conn, ctx.runId, refsOk, pages !== undefined ? { pages } : {});
+        await markLoaded(conn, ctx.runId, refsOk);
+        if (!keys && bad.length) await markFailed(conn, ctx.runId, bad.map((r) => ({ ref: r.task.id, code: r.task.status_code, message: r.task.status_message })));
+      },
+    });
+    mergeSummary(ctx.load, summary);
+    ctx.progress.add('collected', keys ? keys.length : results.length);
+    ctx.progress.add('loaded', keys ? (ok.length ? keys.length : 0) : ok.length);
+    ctx.progress.add('failed', keys ? (ok.length ? 0 : keys.length) : bad.length);
+  });
+  ctx.loading = run.catch(() => undefined);
+  return run;
+}
+
+/** On a resumed run: collect what an earlier attempt posted, and look up batches it left without an answer. */
+async function resumeOutstanding(ctx: JobContext): Promise<void> {
+  const posted = await ctx.ledger.postedNotCollected(ctx.runId);
+  const byKind = posted.filter((t) => endpoint(t.endpointId).kind === 'task_post' && t.serviceId);
+  if (byKind.length) {
+    ctx.logger.info({ tasks: byKind.length }, 'collecting tasks posted by an earlier attempt');
+    // Their callbacks went to a receiver that is gone: the service lists them as ready instead.
+    ctx.collector.track(byKind.map((t) => ({ key: t.key, serviceId: t.serviceId!, postId: t.endpointId, mode: 'tasks_ready' as const, ...variantOf(t) })));
+    ctx.progress.add('posted', byKind.length);
+  }
+  const ambiguous = (await ctx.ledger.ambiguous(ctx.runId)).filter((t) => endpoint(t.endpointId).kind === 'task_post' && t.tag);
+  if (ambiguous.length) {
+    ctx.logger.warn({ tasks: ambiguous.length }, 'an earlier attempt stopped while posting: looking its tasks up by tag before any re-post');
+    ctx.collector.awaitTags(ambiguous.map((t) => ({ key: t.key, tag: t.tag!, postId: t.endpointId, mode: 'tasks_ready' as const, ...variantOf(t) })));
+  }
+}
+
+/**
+ * Re-parsed events results (tasks_fixed, E12), after everything else is collected: fetch ours again and replace
+ * their rows. It runs when the pipeline has a tasks_fixed step (whose ledger task records the list) or posts
+ * events tasks.
+ */
+async function recollectFixed(ctx: JobContext): Promise<void> {
+  const step = ctx.pipeline.steps.find((s) => s.kind === 'tasks_fixed');
+  const eventsPosted = ctx.pipeline.steps.some((s) => s.endpointId === 'serp.events.task_post');
+  if (!step && !eventsPosted) return;
+  const stepTasks = step ? await ctx.ledger.tasks(ctx.runId, { step: step.name, states: ['planned', 'posting'] }) : [];
+  if (step && !stepTasks.length) return; // done by an earlier attempt
+  if (stepTasks.length) await ctx.ledger.beginPost(ctx.runId, stepTasks.map((t) => t.key));
+  const env = await ctx.client.get('serp.events.tasks_fixed');
+  const listTask = env.tasks?.[0];
+  if (!listTask || isTaskError(listTask.status_code)) {
+    if (stepTasks.length) await ctx.ledger.recordPostFailed(ctx.runId, stepTasks.map((t) => ({ ref: t.key, code: listTask?.status_code ?? env.status_code, message: listTask?.status_message ?? env.status_message })));
+    return;
+  }
+  const keys = stepTasks.map((t) => t.key);
+  if (keys.length) await ctx.ledger.recordPosted(ctx.runId, keys.map((key) => ({ key, serviceId: listTask.id, cost: 0 })));
+  await loadResults(ctx, [{ endpointId: 'serp.events.tasks_fixed', task: listTask, version: env.version }], keys, 1);
+  const fixed = (listTask.result ?? []) as { id?: string }[];
+  const ours: CollectedResult[] = [];
+  for (const f of fixed) {
+    if (!f.id) continue;
+    const t = await ctx.ledger.byServiceId(f.id);
+    if (!t || t.runId !== ctx.runId) continue;
+    const o = await ctx.client.taskGet('serp.events.task_get.advanced', f.id);
+    if (o.ok) ours.push({ endpointId: 'serp.events.task_get.advanced', task: o.task, version: (o.task as { version?: string }).version ?? env.version });
+  }
+  if (ours.length) {
+    ctx.logger.info({ tasks: ours.length }, 're-parsed results collected again; their earlier rows are replaced');
+    await loadResults(ctx, ours);
+  }
+}
+
+// ---- the summary ------------------------------------------------------------------------------------------------
+
+export function formatSummary(r: RunJobResult, pipeline: Pipeline): string {
+  const s = r.summary;
+  const lines: string[] = [];
+  lines.push(`run ${r.runId} ${r.status}${r.resumed ? ' (resumed)' : ''} in ${(r.durationMs / 1000).toFixed(1)} s`);
+  if (s) {
+    const states = Object.entries(s.byState).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ');
+    lines.push(`tasks: ${s.tasks} (${states || 'none'})`);
+    lines.push(`cost: $${s.costUsd.toFixed(4)} of a $${pipeline.budgetUsd} budget`);
+    for (const f of s.failures) lines.push(`failed: ${f.count} x ${f.code ?? '-'} ${f.message ?? ''} (step ${f.step})`);
+  }
+  if (r.budgetStopped) lines.push('stopped posting at the budget; everything posted was collected');
+  if (r.notCollected) lines.push(`${r.notCollected} posted tasks are not collected yet: run 'seo-etl resume' later (results stay 30 days)`);
+  const loaded = Object.entries(r.load.rows).filter(([, n]) => n > 0);
+  lines.push(`rows loaded this run: ${loaded.length ? loaded.map(([t, n]) => `${t} ${n}`).join(', ') : 'none'}`);
+  if (r.load.unknownFields || r.load.unknownItemTypes) lines.push(`kept but not in the catalog: ${r.load.unknownFields} unknown fields, ${r.load.unknownItemTypes} unknown item types (see the extra columns)`);
+  lines.push(`published: ${r.publishedPath}`);
+  return `${lines.join('\n')}\n`;
+}
