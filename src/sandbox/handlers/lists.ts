@@ -27,7 +27,11 @@ const SERP_TYPES: Record<keyof Engines, SerpType[]> = {
 };
 
 /** Every SERP endpoint path (`v3/serp/...`, `$id` where a task id goes) for the configured engines. */
+const pathsCache = new WeakMap<Engines, string[]>();
+
 export function serpEndpointPaths(engines: Engines): string[] {
+  const hit = pathsCache.get(engines);
+  if (hit) return hit;
   const out = ['v3/serp/endpoints', 'v3/serp/tasks_ready'];
   for (const token of Object.keys(SERP_TYPES) as (keyof Engines)[]) {
     const e = engines[token];
@@ -41,11 +45,12 @@ export function serpEndpointPaths(engines: Engines): string[] {
       for (const v of t.live) out.push(`${base}/live/${v}`);
     }
   }
+  pathsCache.set(engines, out);
   return out;
 }
 
 export function handleSerpEndpoints(req: ApiRequest, ctx: SandboxContext): Envelope {
-  const task = taskObject({ code: 20000, startedNs: req.startedNs, path: pathSegments(req.path), data: { ...baseEcho(req.def, ctx.engines), ...Object.fromEntries(req.query) }, result: [serpEndpointPaths(ctx.engines)] });
+  const task = taskObject({ code: 20000, startedNs: req.startedNs, path: pathSegments(req.path), data: { ...baseEcho(req.def, ctx.engines), ...Object.fromEntries(req.query) }, result: [serpEndpointPaths(ctx.engines).slice()] });
   return envelope(req.def.version, [task], req.startedNs);
 }
 
