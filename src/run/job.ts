@@ -139,9 +139,15 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     }
     archive = new ArchiveWriter({ dir: path.join(dataDir, 'raw'), runId });
     const limiter = RateLimiter.fromConfig(config);
-    const client = ApiClient.fromConfig(config, {
+    const client = new ApiClient({
       baseUrl: sandbox?.url ?? config.api.base_url,
+      credentials,
+      engines: config.engines,
       limiter,
+      timeoutMs: config.api.timeout_ms,
+      retries: config.api.retries,
+      retryBaseMs: config.api.retry_base_ms,
+      tasksPerPost: config.api.tasks_per_post,
       logger,
       onResponse: (raw) => archive!.append(raw),
     });

@@ -1,0 +1,67 @@
+/**
+ * Shared set-up for end-to-end tests: a sandbox the test owns (so it can read postings and billing), a fresh data
+ * folder, and the settings that point a run at both, for an in-process runJob or a child `seo-etl` process.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { loadConfig, type Config } from '../../src/config/index.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+export const NIGHTLY = path.join(ROOT, 'pipelines', 'nightly.yaml');
+
+export interface TestProject {
+  sandbox: Sandbox;
+  config: Config;
+  dataDir: string;
+  /** Overrides for runJob's configOverrides. */
+  overrides: Record<string, unknown>;
+  /** Environment for a child process or runJob: the sandbox URL and its credentials. */
+  env: NodeJS.ProcessEnv;
+  close(): Promise<void>;
+}
+
+/** Fast settings: short completion delay, quick polls and callback waits. */
+export const FAST = {
+  sandbox: { completion_delay_ms: 30 },
+  collect: { poll_min_ms: 20, poll_max_ms: 200, straggler_after_ms: 1500, ambiguous_grace_ms: 1500, drain_timeout_ms: 60_000 },
+  api: { timeout_ms: 5000, retry_base_ms: 20 },
+};
+
+export async function startProject(extra: Record<string, unknown> = {}): Promise<TestProject> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'seo-etl-e2e-'));
+  const sandboxConfig = loadConfig({ root: ROOT, overrides: { ...FAST, ...extra } });
+  const sandbox = await startSandbox({ config: sandboxConfig, callbackTimeoutMs: 1000 });
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    SEO_ETL_API_BASE_URL: sandbox.url,
+    SEO_ETL_LOGIN: sandboxConfig.sandbox.login,
+    SEO_ETL_PASSWORD: sandboxConfig.sandbox.password,
+    SEO_ETL_WAREHOUSE_DIR: dataDir,
+  };
+  const overrides = { ...FAST, ...extra, api: { ...FAST.api, base_url: sandbox.url }, warehouse: { dir: dataDir } };
+  return { sandbox, config: sandboxConfig, dataDir, overrides, env, close: () => sandbox.close() };
+}
+
+/** A stream that keeps what is written, for summaries and logs. */
+export function collectStream(): Writable & { text(): string } {
+  const chunks: string[] = [];
+  const w = new Writable({ write(c, _e, cb) { chunks.push(String(c)); cb(); } }) as Writable & { text(): string };
+  w.text = () => chunks.join('');
+  return w;
+}
+
+/** Runs one query on a warehouse file opened read-only. */
+export async function queryFile(file: string, sql: string): Promise<Record<string, unknown>[]> {
+  const i = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
+  const c = await i.connect();
+  try {
+    return (await c.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[];
+  } finally {
+    c.closeSync();
+    i.closeSync();
+  }
+}
