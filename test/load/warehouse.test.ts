@@ -1,0 +1,110 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Warehouse } from '../../src/load/warehouse.js';
+import { keywordTask, merchantTask, technologyTask, onpageTask, eventsTask, listTasks, task } from '../normalize/fixtures.js';
+import { dumpTables } from './helpers.js';
+
+const open: Warehouse[] = [];
+const tmp: string[] = [];
+afterEach(() => {
+  while (open.length) open.pop()!.close();
+  while (tmp.length) rmSync(tmp.pop()!, { recursive: true, force: true });
+});
+async function warehouse(): Promise<Warehouse> {
+  const w = await Warehouse.open(':memory:');
+  open.push(w);
+  await w.ensureSchema();
+  return w;
+}
+const all = () => [keywordTask('K1', 8, 1), keywordTask('K2', 5, 2, 'keywords_for_keywords'), merchantTask('M1'), technologyTask('D1'), onpageTask('O1'), eventsTask('E1'), ...listTasks()];
+
+describe('Warehouse.loadTasks', () => {
+  it('loading the same tasks twice gives identical tables (task-level replace)', async () => {
+    const w = await warehouse();
+    const loadedAt = new Date('2026-01-15T12:00:00Z');
+    const first = await w.loadTasks(all(), { runId: 'r1', loadedAt });
+    const once = await dumpTables(w, { withLoadedAt: true });
+    await w.loadTasks(all(), { runId: 'r1', loadedAt });
+    expect(await dumpTables(w, { withLoadedAt: true })).toEqual(once);
+    const counts = await w.tableCounts();
+    for (const [t, n] of Object.entries(first.rows)) expect(counts[t], t).toBe(n);
+    expect(counts.merchant_shopping__items).toBeGreaterThan(0);
+  });
+
+  it('replaces a re-collected task\'s rows, leaving other tasks alone', async () => {
+    const w = await warehouse();
+    await w.loadTasks([keywordTask('K1', 8, 1), keywordTask('K2', 5, 2)], { runId: 'r1' });
+    await w.loadTasks([keywordTask('K1', 3, 4)], { runId: 'r2' });
+    const r = await w.connection.runAndReadAll(`SELECT _task_id, _run_id, count(*) FROM keyword_data GROUP BY ALL ORDER BY 1`);
+    expect(r.getRowsJson()).toEqual([['K1', 'r2', '3'], ['K2', 'r1', '5']]);
+    const orphans = await w.connection.runAndReadAll(`SELECT count(*) FROM keyword_data__monthly_searches m LEFT JOIN keyword_data k ON m._parent_id = k._id WHERE k._id IS NULL`);
+    expect(Number(orphans.getRows()[0][0])).toBe(0);
+  });
+
+  it('runs the caller\'s callback in the load transaction: a failing callback leaves no rows', async () => {
+    const w = await warehouse();
+    await w.connection.run('CREATE TABLE ledger (task_id VARCHAR, state VARCHAR)');
+    await expect(w.loadTasks([keywordTask('K1', 4, 1)], { runId: 'r1', inTransaction: async (conn) => {
+      await conn.run(`INSERT INTO ledger VALUES ('K1', 'loaded')`);
+      throw new Error('ledger says no');
+    } })).rejects.toThrow('ledger says no');
+    expect((await w.tableCounts()).keyword_data).toBe(0);
+    expect(Number((await w.connection.runAndReadAll('SELECT count(*) FROM ledger')).getRows()[0][0])).toBe(0);
+    await w.loadTasks([keywordTask('K1', 4, 1)], { runId: 'r1', inTransaction: async (conn) => { await conn.run(`INSERT INTO ledger VALUES ('K1', 'loaded')`); } });
+    expect((await w.tableCounts()).keyword_data).toBe(4);
+    expect(Number((await w.connection.runAndReadAll('SELECT count(*) FROM ledger')).getRows()[0][0])).toBe(1);
+  });
+
+  it('stores typed values: timestamps as TIMESTAMPTZ, seconds as DOUBLE, large ids as text', async () => {
+    const w = await warehouse();
+    await w.loadTasks([eventsTask('E1'), task('T1', 'serp.events.tasks_fixed', [], {}, { time: '1.5 sec.' })], { runId: 'r1' });
+    const types = await w.connection.runAndReadAll(`SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'events_serp__items' AND column_name IN ('start_datetime', 'venue_cid')`);
+    expect(Object.fromEntries(types.getRows() as [string, string][])).toEqual({ start_datetime: 'TIMESTAMP WITH TIME ZONE', venue_cid: 'VARCHAR' });
+    const t = await w.connection.runAndReadAll(`SELECT time_seconds FROM tasks WHERE _task_id = 'T1'`);
+    expect(t.getRows()[0][0]).toBe(1.5);
+  });
+});
+
+describe('schema evolution', () => {
+  it('adds a column the catalog declares and never drops one it no longer declares', async () => {
+    const w = await warehouse();
+    await w.connection.run('ALTER TABLE keyword_data DROP COLUMN cpc');
+    await w.connection.run('ALTER TABLE keyword_data ADD COLUMN legacy_note VARCHAR');
+    const changes = await w.ensureSchema();
+    expect(changes).toEqual([{ table: 'keyword_data', column: 'cpc', action: 'added_column', to: 'DOUBLE' }]);
+    await w.loadTasks([keywordTask('K1', 2, 1)], { runId: 'r1' });
+    const r = await w.connection.runAndReadAll(`SELECT count(cpc), count(*) FILTER (WHERE legacy_note IS NULL) FROM keyword_data`);
+    expect(r.getRows()[0].map(Number)).toEqual([2, 2]);
+    expect(await w.ensureSchema()).toEqual([]);
+  });
+
+  it('widens an integer column in place and keeps a narrower catalog type from narrowing it', async () => {
+    const w = await warehouse();
+    await w.connection.run('ALTER TABLE keyword_data ALTER COLUMN search_volume SET DATA TYPE INTEGER');
+    await w.connection.run('ALTER TABLE keyword_data ALTER COLUMN keyword SET DATA TYPE VARCHAR');
+    await w.connection.run('ALTER TABLE keyword_data__monthly_searches ALTER COLUMN year SET DATA TYPE DOUBLE');
+    const changes = await w.ensureSchema();
+    expect(changes).toContainEqual({ table: 'keyword_data', column: 'search_volume', action: 'widened', from: 'INTEGER', to: 'BIGINT' });
+    expect(changes).toContainEqual({ table: 'keyword_data__monthly_searches', column: 'year', action: 'kept_type', from: 'DOUBLE', to: 'INTEGER' });
+  });
+});
+
+describe('Parquet export', () => {
+  it('writes hive-partitioned zstd files per table for the run, renamed into place', async () => {
+    const w = await warehouse();
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-pq-'));
+    tmp.push(dir);
+    await w.loadTasks([keywordTask('K1', 4, 1), technologyTask('D1')], { runId: 'r1' });
+    await w.loadTasks([keywordTask('K9', 2, 1)], { runId: 'r2' });
+    const files = await w.exportParquet(dir, '2026-01-15', 'r1');
+    const kw = files.find((f) => f.table === 'keyword_data')!;
+    expect(kw.file).toBe(path.join(dir, 'keyword_data', 'snapshot_date=2026-01-15', 'part-r1.parquet'));
+    expect(kw.rows).toBe(4);
+    const r = await w.connection.runAndReadAll(`SELECT count(*), min(snapshot_date)::VARCHAR FROM read_parquet('${dir}/keyword_data/*/*.parquet', hive_partitioning = true)`);
+    expect(r.getRowsJson()[0]).toEqual(['4', '2026-01-15']);
+    expect(readdirSync(path.dirname(kw.file))).toEqual(['part-r1.parquet']);
+    expect(files.map((f) => f.table)).toContain('domain_technologies__items__technologies');
+  });
+});
