@@ -53,7 +53,11 @@ export interface EndpointStats { started: number; inFlight: number; maxInWindow:
 export interface LimiterStats {
   calls: number;
   windowMs: number;
+  /** Current distance between starts, and the derived margin in it (pacer.ts: p90 round trip + 1 ms tick). */
   spacingMs: number;
+  marginMs: number;
+  /** Lateness behind the even schedule that was too large to catch up and was let go (time lost to stalls). */
+  forgivenMs: number;
   concurrency: number;
   /** Calls started so far, and the most that ever started within one window (the proof: <= calls). */
   started: number;
@@ -62,6 +66,9 @@ export interface LimiterStats {
   maxInWindow: number;
   slowDowns: number;
   penalty: number;
+  /** How long calls took from start to end (the round trip the margin of pacer.ts rule 2 costs per window). */
+  meanCallMs: number;
+  maxCallMs: number;
   byEndpoint: Record<string, EndpointStats>;
 }
 
@@ -78,6 +85,9 @@ export class RateLimiter {
   private readonly subs = new Map<string, SlidingPacer>();
   private readonly perEndpoint = new Map<string, { started: number; inFlight: number }>();
   private pending = 0;
+  private ended = 0;
+  private totalCallMs = 0;
+  private maxCallMs = 0;
   private idleWaiters: Array<() => void> = [];
 
   constructor(opts: RateLimiterOptions) {
@@ -144,6 +154,9 @@ export class RateLimiter {
           slot.end(end);
           subSlot?.end(end);
           c.inFlight--;
+          this.ended++;
+          this.totalCallMs += end - at;
+          if (end - at > this.maxCallMs) this.maxCallMs = end - at;
         }
       }, { throwOnTimeout: true }) as T;
     } finally {
@@ -179,7 +192,9 @@ export class RateLimiter {
     return {
       calls: this.calls,
       windowMs: this.windowMs,
-      spacingMs: this.account.spacingMs,
+      spacingMs: a.spacingMs,
+      marginMs: a.marginMs,
+      forgivenMs: a.forgivenMs,
       concurrency: this.concurrency,
       started: a.started,
       inFlight: a.inFlight,
@@ -187,6 +202,8 @@ export class RateLimiter {
       maxInWindow: a.maxInWindow,
       slowDowns: a.slowDowns,
       penalty: a.penalty,
+      meanCallMs: this.ended ? this.totalCallMs / this.ended : 0,
+      maxCallMs: this.maxCallMs,
       byEndpoint,
     };
   }
