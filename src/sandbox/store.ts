@@ -168,6 +168,12 @@ export class TaskStore {
     return out;
   }
 
+  /** Records a callback's outcome; a delivered task leaves the ready scan for good (it is never listed). */
+  setDelivery(task: StoredTask, ok: boolean): void {
+    task.delivery = ok ? 'delivered' : 'failed';
+    if (ok) this.uncollected.get(task.postId)?.delete(task.id);
+  }
+
   /** Re-parses tasks now (a test control); ids that do not exist are returned. */
   reparse(ids: string[], now: number): string[] {
     const missing: string[] = [];

@@ -128,7 +128,7 @@ export class Webhooks {
     if (cb.kind === 'postback') body = await gzipAsync(Buffer.from(JSON.stringify(this.postbackEnvelope(task))));
     const r = await send(url, method, body, this.ctx.settings.callbackTimeoutMs);
     if (this.closed) return;
-    task.delivery = r.ok ? 'delivered' : 'failed';
+    this.ctx.store.setDelivery(task, r.ok);
     if (!r.ok) {
       const at = this.ctx.clock.now();
       const timedOut = r.httpCode === 0 && /no answer within/.test(r.error ?? '');
