@@ -5,7 +5,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config/index.js';
-import { findEndpoint } from '../api/catalog.js';
 import { systemClock, type SandboxClock } from './clock.js';
 import { TaskStore, type StoredTask } from './store.js';
 import { Records } from './records.js';
@@ -32,6 +31,8 @@ export interface StartSandboxOptions {
   clock?: SandboxClock;
   /** How long a pingback or postback may take before it counts as failed; default config.sandbox.callback_timeout_ms or 10000. */
   callbackTimeoutMs?: number;
+  /** Credentials to accept instead of config.sandbox.login/password (e.g. what credentialsFor(config) gives the client). */
+  credentials?: { login: string; password: string };
 }
 
 export interface Sandbox {
@@ -45,8 +46,9 @@ export interface Sandbox {
 export async function startSandbox(opts: StartSandboxOptions): Promise<Sandbox> {
   const { config } = opts;
   const s = config.sandbox;
+  const effective: Config = opts.credentials ? { ...config, sandbox: { ...s, login: opts.credentials.login, password: opts.credentials.password } } : config;
   const ctx: SandboxContext = {
-    config,
+    config: effective,
     engines: config.engines,
     clock: opts.clock ?? systemClock(),
     store: new TaskStore(),
@@ -98,7 +100,6 @@ export async function startSandbox(opts: StartSandboxOptions): Promise<Sandbox> 
   });
   const port = (server.address() as AddressInfo).port;
   const shownHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
-  void findEndpoint;
   return {
     url: `http://${shownHost}:${port}`,
     port,

@@ -43,6 +43,21 @@ describe('authentication', () => {
   });
 });
 
+describe('credentials option', () => {
+  it('startSandbox({credentials}) accepts those instead of the configured ones', async () => {
+    const { startSandbox } = await import('../../src/sandbox/index.js');
+    const other = await startSandbox({ config: s.config, port: 0, credentials: { login: 'env-login', password: 'env-pass' } });
+    try {
+      const { call: raw } = await import('./helpers.js');
+      const ok = await raw(other.url, 'GET', '/v3/serp/endpoints', { auth: `Basic ${Buffer.from('env-login:env-pass').toString('base64')}` });
+      expect(ok.json.status_code).toBe(20000);
+      expect((await raw(other.url, 'GET', '/v3/serp/endpoints')).status).toBe(401);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
 describe('routing from the catalog with configured engines', () => {
   it('E5 lists SERP paths with the configured engine segments and no placeholder', async () => {
     const r = await api.get('/v3/serp/endpoints');
