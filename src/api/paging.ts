@@ -95,11 +95,13 @@ export async function* pageHtmlTerms(client: LiveClient, task: Record<string, un
     if (!outcome.ok) return;
     const items = itemsOf(outcome.task);
     yielded += items.length;
-    const total = firstResult(outcome.task)?.total_count;
+    const page = firstResult(outcome.task);
     const offset = request.offset as number;
     if (items.length === 0 || items.length < limit) return;
     if (opts.maxItems !== undefined && yielded >= opts.maxItems) return;
-    if (request.offset_token === undefined && typeof total === 'number' && offset + items.length >= total) return;
+    // Where this page started: the `offset` the service reports ("offset value used"), else what we asked for.
+    const position = typeof page?.offset === 'number' ? page.offset : request.offset_token === undefined ? offset : undefined;
+    if (typeof page?.total_count === 'number' && position !== undefined && position + items.length >= page.total_count) return;
     const nextOffset = offset + limit;
     if (request.offset_token === undefined && nextOffset + limit <= cap) {
       request = { ...base, limit, offset: nextOffset };
