@@ -128,6 +128,11 @@ function columnExpr(col: ColumnDef, src: string, srcShape: Shape, ctx: { endpoin
   }
 }
 
+/** read_json `columns` for archive lines typed as the fast path reads keyword responses (benchmark baseline). */
+export function fastLineColumns(): string {
+  return `{run_id: 'VARCHAR', endpoint_id: 'VARCHAR', response: ${lit(duckTypeOf(fastResponseShape())!)}}`;
+}
+
 export interface FastPathSql {
   /** read_json columns for the staged file. */
   columns: string;
