@@ -134,7 +134,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     if (lock.recovered) logger.warn({ stale_lock: lock.recovered }, 'recovered the lock of a run that is no longer alive');
 
     if (config.api.base_url === 'sandbox') {
-      sandbox = await startSandbox({ config });
+      sandbox = await startSandbox({ config, credentials });
       logger.info({ url: sandbox.url }, 'embedded sandbox started');
     }
     archive = new ArchiveWriter({ dir: path.join(dataDir, 'raw'), runId });
