@@ -380,6 +380,7 @@ export class ApiClient {
         if (slowDown) this.limiter.slowDown();
       }
       for (const e of settled) outcomes[e.index] = e.outcome;
+      this.logTaskErrors(def, path, settled.map((e) => e.outcome));
       if (settled.length) await opts.onBatchPosted?.(settled);
       if (again.length) {
         const delay = this.backoff(used);
@@ -454,7 +455,18 @@ export class ApiClient {
       const f = final.failure;
       return { ok: false, error: { code: f.code, message: f.message, path: segments, data: sent, local: false, transport: f.transport, httpStatus: f.httpStatus, attempts: f.attempts } };
     }
-    return taskOutcome(def, final.envelope.tasks?.[0], sent, segments);
+    const outcome = taskOutcome(def, final.envelope.tasks?.[0], sent, segments);
+    this.logTaskErrors(def, path, [outcome]);
+    return outcome;
+  }
+
+  /** Task-level errors the service answered (40602 "not ready yet" is routine polling, so only at debug). */
+  private logTaskErrors(def: EndpointDef, path: string, outcomes: TaskOutcome[]): void {
+    for (const o of outcomes) {
+      if (o.ok || o.error.local || o.error.transport) continue;
+      const level = dispositionOf(o.error.code) === 'not_ready' ? 'debug' : 'warn';
+      this.log[level](scrubSecrets({ endpoint: def.id, path, id: o.error.id, code: o.error.code, message: o.error.message }, this.secrets), 'task error');
+    }
   }
 
   private async listItems<T extends ReadyItem>(endpointId: string, kind: 'tasks_ready' | 'tasks_fixed'): Promise<T[]> {

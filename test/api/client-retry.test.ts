@@ -3,6 +3,7 @@ import { loadConfig, type Config } from '../../src/config/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { ApiClient, judgeAttempt, type RawResponse, type TaskOutcome } from '../../src/api/client.js';
 import { RateLimiter } from '../../src/queue/index.js';
+import pino from 'pino';
 import { createLogger, scrubSecrets, secretsOf, REDACTED } from '../../src/api/logger.js';
 import { endpoint, resolvePath } from '../../src/api/catalog.js';
 
@@ -22,7 +23,8 @@ function client(over: Partial<ConstructorParameters<typeof ApiClient>[0]> = {}):
     retries: 3,
     retryBaseMs: 2,
     tasksPerPost: 100,
-    logger: createLogger({ level: 'debug', destination: { write: (s: string) => { lines.push(s); } } }),
+    // A plain pino logger, without our redaction options: the client must protect the credentials itself.
+    logger: pino({ level: 'debug' }, { write: (s: string) => { lines.push(s); } }),
     onResponse: (r) => { raws.push(r); },
     ...over,
   });
@@ -193,6 +195,7 @@ describe('credentials never reach the log', () => {
     expect(lines.filter((l) => l.includes('"retrying"'))).toHaveLength(3);
     expect(lines.some((l) => l.includes('giving up'))).toBe(true);
     expect(lines.some((l) => l.includes('"ambiguous":true'))).toBe(true);
+    expect(lines.every((l) => JSON.parse(l).component === 'api')).toBe(true);
     expect(out).toContain(`"authorization":"${REDACTED}"`);
     expect(out).not.toContain(PASSWORD);
     expect(out).not.toContain(token);

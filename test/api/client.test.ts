@@ -100,6 +100,43 @@ describe('task families against the sandbox: post, ready, get', () => {
   });
 });
 
+describe('live and list endpoints against the sandbox', () => {
+  it('paraphrase: one task, answered in the same call and billed per request', async () => {
+    const c = client();
+    const task = ok(await c.live('content_generation.paraphrase.live', { text: 'The quick brown fox jumps over the lazy dog.', creativity_index: 0.5, tag: 'p' }));
+    const r = task.task.result![0] as { generated_text: string; input_tokens: number };
+    expect(typeof r.generated_text).toBe('string');
+    expect(r.input_tokens).toBeGreaterThan(0);
+    expect(task.cost).toBe(taskPrice(endpoint('content_generation.paraphrase.live'), {}, config.prices));
+    expect(sandbox.controls.billed()).toBe(task.cost);
+  });
+
+  it('domains by HTML terms and on-page resources answer pages; a filter only the service can judge fails as a task error and shows in E13', async () => {
+    const c = client();
+    const terms = ok(await c.live('domain_analytics.domains_by_html_terms.live', { search_terms: ['sandbox:total=40'], limit: 10 }));
+    expect((terms.task.result![0] as { items: unknown[]; total_count: number })).toMatchObject({ total_count: 40, items_count: 10 });
+    const resources = ok(await c.live('on_page.resources', { id: '00000000-0000-0000-0000-000000000120', limit: 50 }));
+    expect((resources.task.result![0] as { items: unknown[] }).items).toHaveLength(50);
+    // Well-formed for the catalog, but no such field: the service rejects it, locally it passes.
+    const bad = err(await c.live('domain_analytics.domains_by_html_terms.live', { search_terms: ['x'], filters: ['no_such_field', '=', 1] }));
+    expect(bad).toMatchObject({ code: 40501, local: false });
+    const errors = ok(await c.list('domain_analytics.errors', { limit: 10 }));
+    expect((errors.task.result as Array<{ id: string; error_code: number }>).map((e) => e.id)).toContain(bad.id);
+  });
+
+  it('merchant: the all-zero id returns every item type; events: each task_get variant collects a posted task', async () => {
+    const c = client();
+    const zero = ok(await c.taskGet('merchant.products.task_get.advanced', '00000000-0000-0000-0000-000000000000'));
+    const types = new Set(((zero.task.result![0] as { items: Array<{ type: string }> }).items).map((i) => i.type));
+    expect(types.size).toBeGreaterThanOrEqual(3);
+    const [posted] = await c.postTasks('serp.events.task_post', [event(1)]);
+    for (const variant of ['regular', 'advanced', 'html']) {
+      const got = ok(await c.taskGet(`serp.events.task_get.${variant}`, ok(posted).task.id));
+      expect(got.task.id).toBe(ok(posted).task.id);
+    }
+  });
+});
+
 describe('task-level errors beside successful siblings', () => {
   it('a task the service rejects fails alone; its siblings are created', async () => {
     const c = client();
