@@ -146,7 +146,7 @@ export interface FastPathSql {
  * The statements of the fast path for a staged NDJSON file of `{"o":<ordinal>,"l":<archive line>}` lines.
  * Later lines win for the same (task id, endpoint), as in the JS path.
  */
-export function fastPathSql(file: string, loadedAtIso: string, defaultRunId: string): FastPathSql {
+export function fastPathSql(file: string, loadedAtIso: string, defaultRunId: string, mayRepeat = true): FastPathSql {
   const response = fastResponseShape();
   const responseType = duckTypeOf(response)!;
   const columns = `{o: 'BIGINT', l: ${lit(`STRUCT(run_id VARCHAR, endpoint_id VARCHAR, response ${responseType})`)}}`;
@@ -163,7 +163,7 @@ export function fastPathSql(file: string, loadedAtIso: string, defaultRunId: str
        FROM (SELECT o, l, unnest(l.response.tasks) AS t, generate_subscripts(l.response.tasks, 1) AS ti
              FROM read_json(${lit(file)}, format = 'newline_delimited', columns = ${columns}, maximum_object_size = 1073741824))
        WHERE t.id IS NOT NULL
-       QUALIFY row_number() OVER (PARTITION BY t.id, endpoint_id ORDER BY o DESC, ti DESC) = 1`,
+       ${mayRepeat ? 'QUALIFY row_number() OVER (PARTITION BY t.id, endpoint_id ORDER BY o DESC, ti DESC) = 1' : ''}`,
     `CREATE OR REPLACE TEMP TABLE _fp_keys AS SELECT t.id AS task_id, t.id || '@' || endpoint_id AS task_row_id FROM _fp_tasks`,
   ];
   const inserts: { table: string; sql: string }[] = [];
@@ -217,6 +217,8 @@ export class SqlRoute {
   private ord = 0;
   private bytes = 0;
   private readonly ids = new Set<string>();
+  /** Whether a task id came twice (or a line may hold several tasks): then the SQL keeps the last of each. */
+  private repeated = false;
   private readonly shape: CompiledShape = compileShape(fastResponseShape());
   private readonly maxBytes: number;
 
@@ -252,6 +254,7 @@ export class SqlRoute {
     writeSync(this.fd, line);
     writeSync(this.fd, SUFFIX);
     this.bytes += line.length + pre.length + 2;
+    if (this.ids.has(taskId)) this.repeated = true;
     this.ids.add(taskId);
     return taskId;
   }
@@ -263,10 +266,20 @@ export class SqlRoute {
     closeSync(this.fd);
     this.fd = null;
     const conn = this.wh.connection;
-    const sql = fastPathSql(this.file!, this.opts.loadedAt.toISOString(), this.opts.runId ?? 'archive');
+    // Deduplication sorts the nested task structs: skip it when no task id came twice in this stage.
+    const sql = fastPathSql(this.file!, this.opts.loadedAt.toISOString(), this.opts.runId ?? 'archive', this.repeated);
     try {
       try {
-        for (const s of sql.prepare) { const t0 = performance.now(); await conn.run(s); if (process.env.SEO_ETL_TRACE) process.stderr.write(`prepare ${(performance.now() - t0).toFixed(0)} ms\n`); }
+        for (const [n, s] of sql.prepare.entries()) {
+          const t0 = performance.now();
+          await conn.run(s);
+          if (n === 0 && !this.repeated) {
+            // The path's id said no repeats; the tasks themselves have the last word (an envelope may hold several).
+            const d = await conn.runAndReadAll('SELECT count(*) - count(DISTINCT (t.id, endpoint_id)) FROM _fp_tasks');
+            if (Number(d.getRows()[0][0]) > 0) await conn.run(fastPathSql(this.file!, this.opts.loadedAt.toISOString(), this.opts.runId ?? 'archive', true).prepare[0]);
+          }
+          if (process.env.SEO_ETL_TRACE) process.stderr.write(`prepare ${(performance.now() - t0).toFixed(0)} ms\n`);
+        }
       } catch {
         return await this.opts.fallback(readStagedLines(this.file!));
       }
@@ -296,6 +309,7 @@ export class SqlRoute {
       this.ord = 0;
       this.bytes = 0;
       this.ids.clear();
+      this.repeated = false;
     }
     return summary;
   }
