@@ -13,6 +13,13 @@ import { taskResult } from '../results.js';
 import type { StoredTask } from '../store.js';
 
 export const ZERO_ID = '00000000-0000-0000-0000-000000000000';
+/** Parameters that say where results go or how they are labelled, not what is asked: never part of the data seed. */
+const NOT_SEEDED = new Set(['pingback_url', 'postback_url', 'postback_data', 'tag']);
+
+/** The seed of a posted task: the same question gives the same data whatever its callback address or tag. */
+export function taskSeed(postId: string, params: Record<string, unknown>): number {
+  return seedOf(postId, Object.fromEntries(Object.entries(params).filter(([k]) => !NOT_SEEDED.has(k))));
+}
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Which status a list of issues gets: the first issue decides, the message names every issue (up to 5). */
@@ -50,7 +57,7 @@ export function handleTaskPost(req: ApiRequest, ctx: SandboxContext): Envelope {
     const cost = taskPrice(def, params, ctx.config.prices);
     const data = acceptedEcho(def, ctx.engines, params);
     const task = ctx.store.add({
-      postId: def.id, params, data, cost, seed: seedOf(def.id, params), now: req.now,
+      postId: def.id, params, data, cost, seed: taskSeed(def.id, params), now: req.now,
       completionDelayMs: ctx.settings.completionDelayMs, reparseShare: ctx.settings.reparseShare,
       reparsable: Boolean(findEndpoint(def.id.replace(/task_post$/, 'tasks_fixed'))),
     });
