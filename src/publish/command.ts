@@ -1,1 +1,150 @@
-export async function tablesCommand(_opts: Record<string, unknown>): Promise<number> { throw new Error('tablesCommand: not built yet'); }
+/**
+ * `seo-etl tables`: what readers can query in the published warehouse, with row counts.
+ *
+ * It opens only the published file, read-only, like any other reader: it never waits for a run and never blocks
+ * one (the job works on data/work/ and renames a finished copy over the published file).
+ */
+import path from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { loadConfig } from '../config/index.js';
+import { TABLES } from '../normalize/catalog.js';
+import { q } from '../load/ddl.js';
+import { EXIT } from '../exit.js';
+import { warehousePaths } from './index.js';
+
+export interface PublishedTable { name: string; rows: number; description: string | null }
+export interface PublishedView { name: string; description: string | null }
+
+export interface PublishedListing {
+  warehouse: string;
+  published: boolean;
+  bytes?: number;
+  /** When the file was last replaced (ISO, UTC). */
+  publishedAt?: string;
+  lastRun?: { runId: string; status: string; runDate: string; finishedAt: string | null } | null;
+  tables: PublishedTable[];
+  views: PublishedView[];
+}
+
+export class WarehouseLockedError extends Error {
+  readonly exitCode = EXIT.locked;
+  constructor(file: string, cause: string) {
+    super(`cannot open ${file} read-only: another process holds it open for writing (${cause}). ` +
+      'Readers must open the published warehouse read-only (Python: duckdb.connect(path, read_only=True)); close the writing session and try again.');
+    this.name = 'LockedError';
+  }
+}
+
+const CATALOG_ORDER = new Map(TABLES.map((t, i) => [t.name, i]));
+
+/** Lists the published warehouse's tables (with exact row counts) and views, read-only. */
+export async function listPublished(file: string): Promise<PublishedListing> {
+  if (!existsSync(file)) return { warehouse: file, published: false, tables: [], views: [] };
+  const st = statSync(file);
+  let instance: DuckDBInstance;
+  try {
+    instance = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
+  } catch (err) {
+    const msg = (err as Error).message ?? String(err);
+    if (/lock/i.test(msg)) throw new WarehouseLockedError(file, msg.split('\n')[0]);
+    throw err;
+  }
+  const conn = await instance.connect();
+  try {
+    const rowsOf = async (sql: string) => (await conn.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[];
+    const tables = (await rowsOf(`SELECT table_name AS name, comment FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND NOT temporary`))
+      .map((r) => ({ name: String(r.name), description: (r.comment as string | null) || null }));
+    const counts = new Map<string, number>();
+    if (tables.length) {
+      const sql = tables.map((t) => `SELECT ${sqlString(t.name)} AS name, count(*) AS n FROM ${q(t.name)}`).join(' UNION ALL ');
+      for (const r of await rowsOf(sql)) counts.set(String(r.name), Number(r.n));
+    }
+    const views = (await rowsOf(`SELECT view_name AS name, comment FROM duckdb_views() WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal AND NOT temporary ORDER BY view_name`))
+      .map((r) => ({ name: String(r.name), description: (r.comment as string | null) || null }));
+    let lastRun: PublishedListing['lastRun'] = null;
+    if (tables.some((t) => t.name === '_runs')) {
+      const [r] = await rowsOf(`SELECT run_id, status, run_date, strftime(finished_at, '%Y-%m-%dT%H:%M:%SZ') AS finished_at FROM _runs ORDER BY updated_at DESC, run_id DESC LIMIT 1`);
+      if (r) lastRun = { runId: String(r.run_id), status: String(r.status), runDate: String(r.run_date), finishedAt: (r.finished_at as string | null) ?? null };
+    }
+    return {
+      warehouse: file,
+      published: true,
+      bytes: st.size,
+      publishedAt: st.mtime.toISOString(),
+      lastRun,
+      tables: tables.map((t) => ({ ...t, rows: counts.get(t.name) ?? 0 })).sort(byReadingOrder),
+      views,
+    };
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+  }
+}
+
+/** Catalog tables in catalog order, then any other table, then the ledger (`_`-prefixed). */
+function byReadingOrder(a: { name: string }, b: { name: string }): number {
+  const rank = (n: string) => CATALOG_ORDER.get(n) ?? (n.startsWith('_') ? 1e6 : 1e5);
+  return rank(a.name) - rank(b.name) || a.name.localeCompare(b.name);
+}
+
+const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+export function formatListing(l: PublishedListing, cwd = process.cwd()): string {
+  const shown = path.relative(cwd, l.warehouse) || l.warehouse;
+  if (!l.published) {
+    return [
+      `no published warehouse yet: ${shown} does not exist.`,
+      'It is written when a run finishes: seo-etl run pipelines/nightly.yaml (or resume an unfinished run with seo-etl resume).',
+      '',
+    ].join('\n');
+  }
+  const lines: string[] = [];
+  const run = l.lastRun ? `; last run ${l.lastRun.runId} ${l.lastRun.status}` : '';
+  lines.push(`published warehouse: ${shown} (${formatBytes(l.bytes ?? 0)}, published ${l.publishedAt!.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}${run})`);
+  lines.push('');
+  const width = Math.max(5, ...l.tables.map((t) => t.name.length));
+  const rowsWidth = Math.max(4, ...l.tables.map((t) => t.rows.toLocaleString('en-US').length));
+  lines.push(`${'table'.padEnd(width)}  ${'rows'.padStart(rowsWidth)}  description`);
+  for (const t of l.tables) lines.push(`${t.name.padEnd(width)}  ${t.rows.toLocaleString('en-US').padStart(rowsWidth)}  ${firstSentence(t.description)}`);
+  if (!l.tables.length) lines.push('(no tables)');
+  if (l.views.length) {
+    lines.push('');
+    const vw = Math.max(4, ...l.views.map((v) => v.name.length));
+    lines.push(`${'view'.padEnd(vw)}  question it answers (docs/analysis.md)`);
+    for (const v of l.views) lines.push(`${v.name.padEnd(vw)}  ${firstSentence(v.description)}`);
+  }
+  lines.push('');
+  lines.push('Every column is explained in docs/tables.md (the data dictionary); the views and how to connect notebooks and BI tools in docs/analysis.md.');
+  lines.push('');
+  return lines.join('\n');
+}
+
+function firstSentence(s: string | null, max = 100): string {
+  if (!s) return '';
+  const m = /^(.+?[.?!])(\s|$)/.exec(s);
+  const one = m ? m[1] : s;
+  return one.length > max ? `${one.slice(0, max - 3)}...` : one;
+}
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
+  return `${v.toFixed(1)} ${units[i]}`;
+}
+
+export async function tablesCommand(opts: { root: string; json?: boolean; env?: NodeJS.ProcessEnv; out?: NodeJS.WritableStream }): Promise<number> {
+  const config = loadConfig({ root: opts.root, env: opts.env ?? process.env });
+  const dataDir = path.resolve(opts.root, config.warehouse.dir);
+  const listing = await listPublished(warehousePaths(dataDir).published);
+  const out = opts.out ?? process.stdout;
+  if (opts.json) {
+    out.write(`${JSON.stringify({ ...listing, dictionary: 'docs/tables.md', analysis: 'docs/analysis.md' }, null, 2)}\n`);
+  } else {
+    out.write(formatListing(listing));
+  }
+  return EXIT.ok;
+}

@@ -1,4 +1,395 @@
-/** Curated views for the questions readers ask; created in the published warehouse only. */
+/**
+ * Curated views: the questions readers ask, answered once in SQL over the catalog tables and the ledger, so a
+ * notebook or a BI tool does not have to rediscover the joins (`_parent_id`), the de-duplication across runs and
+ * the snapshot day of a row. They are created in the published warehouse only (the job's working file has none),
+ * documented from these declarations in docs/analysis.md (renderViewsDoc) and as COMMENTs inside the warehouse.
+ *
+ * Every view works on an empty warehouse: the preamble creates any missing catalog or ledger table first.
+ */
+import { TABLES, allColumns } from '../normalize/catalog.js';
+import { LEDGER_DDL } from '../ledger/schema.js';
+import { createTableSql, q } from '../load/ddl.js';
+
+export interface ViewColumn { name: string; description: string }
+
+export interface ViewDef {
+  name: string;
+  /** The question the view answers, in the reader's words. */
+  question: string;
+  /** What one row is. */
+  grain: string;
+  /** Notes: where the rows come from, how duplicates are settled. */
+  notes: string;
+  columns: readonly ViewColumn[];
+  /** The SELECT; its output columns are exactly `columns`, in order (a test checks it). */
+  select: string;
+}
+
+const col = (name: string, description: string): ViewColumn => ({ name, description });
+
+/** The day a row belongs to: its run's `run_date`; rows without a run (ingested files) the UTC day they were loaded. */
+const snapshotDate = (alias: string, runs = 'r') => `coalesce(try_cast(${runs}.run_date AS DATE), CAST(timezone('UTC', ${alias}._loaded_at) AS DATE))`;
+const SNAPSHOT_DATE = col('snapshot_date', 'Day of the run that collected the rows (its `--run-date`); for ingested files, the UTC day they were loaded. The same day as the Parquet partition.');
+
+/** Host of a URL, lower-case, without a leading `www.`. */
+const siteOf = (expr: string) => `nullif(regexp_replace(lower(regexp_extract(${expr}, '^[A-Za-z][A-Za-z0-9+.-]*://([^/:?#]+)', 1)), '^www\\.', ''), '')`;
+
+/** USD sums in whole micro-dollars first, as the ledger does, so sums of many small prices do not drift. */
+const usd = (expr: string) => `coalesce(sum(round(${expr} * 1000000)), 0) / 1000000.0`;
+
+export const VIEWS: readonly ViewDef[] = [
+  {
+    name: 'v_keyword_trends',
+    question: 'How does the search volume of a keyword move month by month?',
+    grain: 'one row per keyword, location, language and month.',
+    notes: 'From `keyword_data__monthly_searches` joined to `keyword_data`. Each collection reports the past twelve months, so runs overlap: a month\'s figure is the one collected last, and the series grows as runs accumulate. The `latest_*` columns are the keyword\'s figures from its latest collection.',
+    columns: [
+      col('keyword', 'Keyword.'),
+      col('location_code', 'Location code.'),
+      col('language_code', 'Language code.'),
+      col('month', 'First day of the month (DATE).'),
+      col('search_volume', 'Searches in that month.'),
+      col('previous_month_search_volume', 'Searches in the calendar month before; null when that month is not known.'),
+      col('change_pct', 'Change against the previous month, percent (one decimal); null without a previous month or when it was 0.'),
+      col('latest_avg_monthly_searches', 'Average monthly searches of the keyword, latest collection.'),
+      col('latest_cpc', 'Average cost per click, USD, latest collection.'),
+      col('latest_competition', 'Paid-search competition 0..1, latest collection.'),
+      col('collected_at', 'When this month\'s figure was loaded.'),
+      col('run_id', 'Run that collected this month\'s figure.'),
+    ],
+    select: `
+WITH monthly AS (
+  SELECT k.keyword, k.location_code, k.language_code, make_date(m.year, m.month, 1) AS month, m.search_volume,
+         m._loaded_at AS collected_at, m._run_id AS run_id
+  FROM keyword_data__monthly_searches m JOIN keyword_data k ON k._id = m._parent_id
+  WHERE k.keyword IS NOT NULL AND m.year IS NOT NULL AND m.month BETWEEN 1 AND 12
+  QUALIFY row_number() OVER (PARTITION BY k.keyword, k.location_code, k.language_code, m.year, m.month ORDER BY m._loaded_at DESC, m._id DESC) = 1
+), latest AS (
+  SELECT keyword, location_code, language_code, search_volume, cpc, competition
+  FROM keyword_data
+  WHERE keyword IS NOT NULL
+  QUALIFY row_number() OVER (PARTITION BY keyword, location_code, language_code ORDER BY _loaded_at DESC, _id DESC) = 1
+), series AS (
+  SELECT m.*,
+         CASE WHEN lag(m.month) OVER w = CAST(m.month - INTERVAL 1 MONTH AS DATE) THEN lag(m.search_volume) OVER w END AS previous_month_search_volume
+  FROM monthly m
+  WINDOW w AS (PARTITION BY m.keyword, m.location_code, m.language_code ORDER BY m.month)
+)
+SELECT s.keyword, s.location_code, s.language_code, s.month, s.search_volume, s.previous_month_search_volume,
+       round(100.0 * (s.search_volume - s.previous_month_search_volume) / nullif(s.previous_month_search_volume, 0), 1) AS change_pct,
+       l.search_volume AS latest_avg_monthly_searches, l.cpc AS latest_cpc, l.competition AS latest_competition,
+       s.collected_at, s.run_id
+FROM series s
+LEFT JOIN latest l ON l.keyword = s.keyword AND l.location_code IS NOT DISTINCT FROM s.location_code AND l.language_code IS NOT DISTINCT FROM s.language_code`,
+  },
+  {
+    name: 'v_technology_adoption',
+    question: 'Which technologies, by group and category, do the domains we found use, and how widely?',
+    grain: 'one row per snapshot day, technology group, category and technology.',
+    notes: 'From `domain_technologies__items__technologies` joined to `domain_technologies__items`. Shares are of the distinct domains found that day (with or without technologies); a domain found twice that day counts once.',
+    columns: [
+      SNAPSHOT_DATE,
+      col('technology_group', 'Technology group (servers, analytics, ...).'),
+      col('category', 'Technology category within the group.'),
+      col('technology', 'Technology name.'),
+      col('domains', 'Distinct domains using the technology.'),
+      col('share_of_domains', 'domains / domains_seen, 0..1.'),
+      col('category_domains', 'Distinct domains using any technology of the category.'),
+      col('category_share', 'category_domains / domains_seen, 0..1.'),
+      col('domains_seen', 'Distinct domains found that day.'),
+    ],
+    select: `
+WITH found AS (
+  SELECT ${snapshotDate('d')} AS snapshot_date, d._id, d.domain
+  FROM domain_technologies__items d LEFT JOIN _runs r ON r.run_id = d._run_id
+  WHERE d.domain IS NOT NULL
+), seen AS (
+  SELECT snapshot_date, count(DISTINCT domain) AS domains_seen FROM found GROUP BY snapshot_date
+), uses AS (
+  SELECT f.snapshot_date, f.domain, t."group" AS technology_group, t.category, t.technology
+  FROM domain_technologies__items__technologies t JOIN found f ON f._id = t._parent_id
+), per_category AS (
+  SELECT snapshot_date, technology_group, category, count(DISTINCT domain) AS category_domains
+  FROM uses GROUP BY snapshot_date, technology_group, category
+)
+SELECT u.snapshot_date, u.technology_group, u.category, u.technology,
+       count(DISTINCT u.domain) AS domains,
+       count(DISTINCT u.domain) / any_value(s.domains_seen) AS share_of_domains,
+       any_value(c.category_domains) AS category_domains,
+       any_value(c.category_domains) / any_value(s.domains_seen) AS category_share,
+       any_value(s.domains_seen) AS domains_seen
+FROM uses u
+JOIN seen s ON s.snapshot_date = u.snapshot_date
+JOIN per_category c ON c.snapshot_date = u.snapshot_date AND c.technology_group IS NOT DISTINCT FROM u.technology_group AND c.category IS NOT DISTINCT FROM u.category
+GROUP BY u.snapshot_date, u.technology_group, u.category, u.technology`,
+  },
+  {
+    name: 'v_merchant_prices',
+    question: 'What do products for a keyword cost, and how many sellers offer them?',
+    grain: 'one row per snapshot day, keyword, location, language and currency.',
+    notes: 'Offers are the priced items of `merchant_shopping__items` (shopping results) and the priced elements of sponsored carousels (`merchant_shopping__items__elements`), under their result\'s keyword. Prices in different currencies are never mixed.',
+    columns: [
+      SNAPSHOT_DATE,
+      col('keyword', 'Keyword of the shopping result.'),
+      col('location_code', 'Location code.'),
+      col('language_code', 'Language code.'),
+      col('currency', 'ISO currency code of the prices.'),
+      col('offers', 'Priced offers.'),
+      col('sponsored_offers', 'Of which in sponsored carousels.'),
+      col('sellers', 'Distinct sellers (offers without a seller name are not counted).'),
+      col('min_price', 'Lowest price.'),
+      col('median_price', 'Median price (two decimals).'),
+      col('avg_price', 'Average price (two decimals).'),
+      col('max_price', 'Highest price.'),
+      col('cheapest_seller', 'Seller of the lowest price.'),
+    ],
+    select: `
+WITH offers AS (${merchantOffers()})
+SELECT snapshot_date, keyword, location_code, language_code, currency,
+       count(*) AS offers, count(*) FILTER (WHERE sponsored) AS sponsored_offers, count(DISTINCT seller) AS sellers,
+       min(price) AS min_price, round(median(price), 2) AS median_price, round(avg(price), 2) AS avg_price, max(price) AS max_price,
+       arg_min(seller, price) AS cheapest_seller
+FROM offers
+GROUP BY snapshot_date, keyword, location_code, language_code, currency`,
+  },
+  {
+    name: 'v_merchant_sellers',
+    question: 'Which sellers offer products for a keyword, at what prices and how high do they rank?',
+    grain: 'one row per snapshot day, keyword, location, language, seller and currency.',
+    notes: 'The same offers as `v_merchant_prices`, by seller; offers without a seller name are left out.',
+    columns: [
+      SNAPSHOT_DATE,
+      col('keyword', 'Keyword of the shopping result.'),
+      col('location_code', 'Location code.'),
+      col('language_code', 'Language code.'),
+      col('seller', 'Seller name.'),
+      col('currency', 'ISO currency code of the prices.'),
+      col('offers', 'Priced offers of the seller.'),
+      col('sponsored_offers', 'Of which in sponsored carousels.'),
+      col('min_price', 'Seller\'s lowest price.'),
+      col('avg_price', 'Seller\'s average price (two decimals).'),
+      col('max_price', 'Seller\'s highest price.'),
+      col('price_rank', 'Rank of the seller\'s lowest price among the keyword\'s sellers (1 = cheapest).'),
+      col('best_rank_absolute', 'Best (lowest) position of the seller\'s offers among all result items.'),
+      col('avg_product_rating', 'Average product rating value of the seller\'s offers (two decimals).'),
+    ],
+    select: `
+WITH offers AS (${merchantOffers()}), by_seller AS (
+  SELECT snapshot_date, keyword, location_code, language_code, seller, currency,
+         count(*) AS offers, count(*) FILTER (WHERE sponsored) AS sponsored_offers,
+         min(price) AS min_price, round(avg(price), 2) AS avg_price, max(price) AS max_price,
+         min(rank_absolute) AS best_rank_absolute, round(avg(product_rating), 2) AS avg_product_rating
+  FROM offers
+  WHERE seller IS NOT NULL
+  GROUP BY snapshot_date, keyword, location_code, language_code, seller, currency
+)
+SELECT snapshot_date, keyword, location_code, language_code, seller, currency, offers, sponsored_offers,
+       min_price, avg_price, max_price,
+       dense_rank() OVER (PARTITION BY snapshot_date, keyword, location_code, language_code, currency ORDER BY min_price) AS price_rank,
+       best_rank_absolute, avg_product_rating
+FROM by_seller`,
+  },
+  {
+    name: 'v_resource_problems',
+    question: 'Which sites have broken, slow or badly served resources, and of what type?',
+    grain: 'one row per snapshot day, site and resource type.',
+    notes: 'From `onpage_resources__items` with their `__errors` and `__warnings`. The site is the resource URL\'s host without `www.`. A URL met more than once on a day (pages of a crawl) counts once, as last loaded. A check the service did not report for a resource type is null and counts as no problem.',
+    columns: [
+      SNAPSHOT_DATE,
+      col('site', 'Host of the resource URL, lower-case, without `www.`.'),
+      col('resource_type', 'script, image, stylesheet or broken.'),
+      col('resources', 'Distinct resource URLs.'),
+      col('resources_with_problems', 'Resources with at least one of the problems counted here.'),
+      col('broken', 'Resources flagged broken (`check_is_broken`).'),
+      col('client_errors', 'Resources answering 4xx (`check_is_4xx_code`).'),
+      col('server_errors', 'Resources answering 5xx (`check_is_5xx_code`).'),
+      col('redirects', 'Resources that redirect (`check_is_redirect`).'),
+      col('slow', 'Resources with a high loading time (`check_high_loading_time`).'),
+      col('uncompressed', 'Resources served without content encoding (`check_no_content_encoding`).'),
+      col('not_minified', 'Resources reported not minified (`check_is_minified` false).'),
+      col('not_https', 'Resources not served over HTTPS (`check_is_https` false).'),
+      col('resources_with_errors', 'Resources with at least one parse error.'),
+      col('errors', 'Parse errors (`onpage_resources__items__errors` rows).'),
+      col('warnings', 'Warnings (`onpage_resources__items__warnings` rows).'),
+      col('total_size_bytes', 'Sum of the resources\' sizes, bytes.'),
+    ],
+    select: `
+WITH res AS (
+  SELECT ${snapshotDate('i')} AS snapshot_date, ${siteOf('i.url')} AS site, coalesce(i.resource_type, 'unknown') AS resource_type, i.* EXCLUDE (resource_type)
+  FROM onpage_resources__items i LEFT JOIN _runs r ON r.run_id = i._run_id
+  QUALIFY row_number() OVER (PARTITION BY ${snapshotDate('i')}, coalesce(i.url, i._id) ORDER BY i._loaded_at DESC, i._id DESC) = 1
+), errs AS (
+  SELECT _parent_id, count(*) AS n FROM onpage_resources__items__errors GROUP BY _parent_id
+), warns AS (
+  SELECT _parent_id, count(*) AS n FROM onpage_resources__items__warnings GROUP BY _parent_id
+), flagged AS (
+  SELECT res.*, coalesce(e.n, 0) AS error_count, coalesce(w.n, 0) AS warning_count,
+         coalesce(check_is_broken, false) OR coalesce(check_is_4xx_code, false) OR coalesce(check_is_5xx_code, false)
+           OR coalesce(check_high_loading_time, false) OR coalesce(check_no_content_encoding, false)
+           OR check_is_minified IS NOT DISTINCT FROM false OR check_is_https IS NOT DISTINCT FROM false OR coalesce(e.n, 0) > 0 AS has_problem
+  FROM res LEFT JOIN errs e ON e._parent_id = res._id LEFT JOIN warns w ON w._parent_id = res._id
+)
+SELECT snapshot_date, site, resource_type,
+       count(*) AS resources,
+       count(*) FILTER (WHERE has_problem) AS resources_with_problems,
+       count(*) FILTER (WHERE check_is_broken) AS broken,
+       count(*) FILTER (WHERE check_is_4xx_code) AS client_errors,
+       count(*) FILTER (WHERE check_is_5xx_code) AS server_errors,
+       count(*) FILTER (WHERE check_is_redirect) AS redirects,
+       count(*) FILTER (WHERE check_high_loading_time) AS slow,
+       count(*) FILTER (WHERE check_no_content_encoding) AS uncompressed,
+       count(*) FILTER (WHERE check_is_minified = false) AS not_minified,
+       count(*) FILTER (WHERE check_is_https = false) AS not_https,
+       count(*) FILTER (WHERE error_count > 0) AS resources_with_errors,
+       sum(error_count) AS errors,
+       sum(warning_count) AS warnings,
+       sum(size) AS total_size_bytes
+FROM flagged
+GROUP BY snapshot_date, site, resource_type`,
+  },
+  {
+    name: 'v_runs',
+    question: 'What did each run do, spend and leave failed?',
+    grain: 'one row per run (pipeline and day).',
+    notes: 'From the ledger tables `_runs` and `_tasks`. Spend is what the service reported per task (`_tasks.cost`), summed in micro-dollars as `seo-etl status` does.',
+    columns: [
+      col('run_id', 'Run id: `<pipeline>-<run date>`.'),
+      col('pipeline', 'Pipeline name.'),
+      col('run_date', 'Day the run is for (DATE).'),
+      col('status', 'running, completed, stopped_budget or aborted.'),
+      col('attempts', 'Times the run was started (a resume adds one).'),
+      col('started_at', 'When the first attempt started (UTC).'),
+      col('finished_at', 'When the run finished (UTC); null while running.'),
+      col('duration_seconds', 'finished_at - started_at, seconds.'),
+      col('tasks', 'Tasks planned.'),
+      col('tasks_loaded', 'Tasks whose results are loaded.'),
+      col('tasks_failed', 'Tasks that failed (see `v_failed_tasks`).'),
+      col('tasks_unfinished', 'Tasks neither loaded nor failed (a resume collects them).'),
+      col('spent_usd', 'Cost reported by the service, USD.'),
+      col('budget_usd', 'Budget of the pipeline, USD.'),
+      col('budget_used_pct', 'spent_usd / budget_usd, percent (one decimal).'),
+      col('note', 'Why the run stopped early, if it did.'),
+    ],
+    select: `
+SELECT r.run_id, r.pipeline, try_cast(r.run_date AS DATE) AS run_date, r.status, r.attempts, r.started_at, r.finished_at,
+       round(epoch(r.finished_at - r.started_at), 1) AS duration_seconds,
+       count(t.task_key) AS tasks,
+       count(t.task_key) FILTER (WHERE t.state = 'loaded') AS tasks_loaded,
+       count(t.task_key) FILTER (WHERE t.state = 'failed') AS tasks_failed,
+       count(t.task_key) FILTER (WHERE t.state NOT IN ('loaded', 'failed')) AS tasks_unfinished,
+       ${usd('t.cost')} AS spent_usd,
+       r.budget_usd,
+       round(100.0 * (${usd('t.cost')}) / nullif(r.budget_usd, 0), 1) AS budget_used_pct,
+       r.note
+FROM _runs r LEFT JOIN _tasks t ON t.run_id = r.run_id
+GROUP BY r.run_id, r.pipeline, r.run_date, r.status, r.attempts, r.started_at, r.finished_at, r.budget_usd, r.note`,
+  },
+  {
+    name: 'v_run_steps',
+    question: 'Which steps of a run cost what, and where did tasks fail?',
+    grain: 'one row per run and pipeline step.',
+    notes: 'From the ledger table `_tasks`.',
+    columns: [
+      col('run_id', 'Run id.'),
+      col('run_date', 'Day the run is for (DATE).'),
+      col('step_index', 'Position of the step in the pipeline (0-based).'),
+      col('step', 'Step name.'),
+      col('endpoint_id', 'Catalog endpoint the step calls.'),
+      col('tasks', 'Tasks planned.'),
+      col('tasks_loaded', 'Tasks loaded.'),
+      col('tasks_failed', 'Tasks failed.'),
+      col('tasks_unfinished', 'Tasks neither loaded nor failed.'),
+      col('pages', 'Result pages fetched (paged endpoints).'),
+      col('spent_usd', 'Cost reported by the service, USD.'),
+    ],
+    select: `
+SELECT t.run_id, try_cast(any_value(r.run_date) AS DATE) AS run_date, t.step_index, t.step, t.endpoint_id,
+       count(*) AS tasks,
+       count(*) FILTER (WHERE t.state = 'loaded') AS tasks_loaded,
+       count(*) FILTER (WHERE t.state = 'failed') AS tasks_failed,
+       count(*) FILTER (WHERE t.state NOT IN ('loaded', 'failed')) AS tasks_unfinished,
+       sum(t.pages) AS pages,
+       ${usd('t.cost')} AS spent_usd
+FROM _tasks t LEFT JOIN _runs r ON r.run_id = t.run_id
+GROUP BY t.run_id, t.step_index, t.step, t.endpoint_id`,
+  },
+  {
+    name: 'v_failed_tasks',
+    question: 'Which tasks failed, with what error, and what was asked?',
+    grain: 'one row per failed task.',
+    notes: 'From the ledger table `_tasks` (state `failed`). A failed task is not posted again by a resume; its error code and message are the service\'s (or the local validator\'s).',
+    columns: [
+      col('run_id', 'Run id.'),
+      col('run_date', 'Day the run is for (DATE).'),
+      col('pipeline', 'Pipeline name.'),
+      col('step', 'Step name.'),
+      col('endpoint_id', 'Catalog endpoint.'),
+      col('task_key', 'The task\'s key in the ledger (stable across attempts).'),
+      col('service_id', 'Task id at the service; null when it was refused at posting.'),
+      col('error_code', 'Status code of the failure.'),
+      col('error_message', 'Status message of the failure.'),
+      col('attempts', 'Posting attempts.'),
+      col('failed_at', 'When the failure was recorded (UTC).'),
+      col('cost_usd', 'Cost reported by the service, USD (usually 0).'),
+      col('params', 'The request body that was sent (JSON text).'),
+    ],
+    select: `
+SELECT t.run_id, try_cast(r.run_date AS DATE) AS run_date, r.pipeline, t.step, t.endpoint_id, t.task_key, t.service_id,
+       t.error_code, t.error_message, t.attempts, t.failed_at, coalesce(t.cost, 0) AS cost_usd, t.params
+FROM _tasks t LEFT JOIN _runs r ON r.run_id = t.run_id
+WHERE t.state = 'failed'`,
+  },
+];
+
+/** Offers of shopping results: priced items and priced carousel elements, under their result's keyword. */
+function merchantOffers(): string {
+  return `
+  SELECT ${snapshotDate('s')} AS snapshot_date, s.keyword, s.location_code, s.language_code,
+         i.seller, i.currency, i.price, i.rank_absolute, i.product_rating_value AS product_rating, false AS sponsored
+  FROM merchant_shopping__items i JOIN merchant_shopping s ON s._id = i._parent_id LEFT JOIN _runs r ON r.run_id = s._run_id
+  WHERE i.price IS NOT NULL
+  UNION ALL
+  SELECT ${snapshotDate('s')}, s.keyword, s.location_code, s.language_code,
+         e.seller, e.currency, e.price, i.rank_absolute, e.product_rating_value, true
+  FROM merchant_shopping__items__elements e JOIN merchant_shopping__items i ON i._id = e._parent_id
+  JOIN merchant_shopping s ON s._id = i._parent_id LEFT JOIN _runs r ON r.run_id = s._run_id
+  WHERE e.price IS NOT NULL`;
+}
+
+const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+/** CREATE VIEW and its COMMENTs. */
+export function viewStatements(v: ViewDef): string[] {
+  return [
+    `CREATE OR REPLACE VIEW ${q(v.name)} AS ${v.select.trim()}`,
+    `COMMENT ON VIEW ${q(v.name)} IS ${lit(`${v.question} One row per ${v.grain.replace(/^one row per /, '')} See docs/analysis.md.`)}`,
+    ...v.columns.map((c) => `COMMENT ON COLUMN ${q(v.name)}.${q(c.name)} IS ${lit(c.description)}`),
+  ];
+}
+
+/** The data dictionary inside the warehouse: table and column descriptions from the catalog, as COMMENTs. */
+export function catalogComments(): string[] {
+  const out: string[] = [];
+  for (const t of TABLES) {
+    out.push(`COMMENT ON TABLE ${q(t.name)} IS ${lit(t.description)}`);
+    for (const c of allColumns(t)) out.push(`COMMENT ON COLUMN ${q(t.name)}.${q(c.name)} IS ${lit(c.description)}`);
+  }
+  out.push(`COMMENT ON TABLE "_runs" IS ${lit('Ledger: one row per run (pipeline and day): status, attempts, budget. Summarised by v_runs.')}`);
+  out.push(`COMMENT ON TABLE "_tasks" IS ${lit('Ledger: one row per task of a run: state, price, reported cost, errors, timestamps of each state. Summarised by v_run_steps and v_failed_tasks.')}`);
+  return out;
+}
+
+/**
+ * Statements run in the published copy: missing tables first (so every view compiles, even on a warehouse with
+ * no rows or no ledger), then the views, then the comments, in one transaction.
+ */
 export function curatedViews(): string[] {
-  return [];
+  return [
+    'BEGIN TRANSACTION',
+    ...TABLES.map((t) => createTableSql(t)),
+    ...LEDGER_DDL,
+    ...VIEWS.flatMap(viewStatements),
+    ...catalogComments(),
+    'COMMIT',
+  ];
 }
