@@ -231,7 +231,10 @@ export class Warehouse {
       const file = path.join(partDir, `part-${runId}.parquet`);
       const tmp = path.join(partDir, `.part-${runId}.parquet.tmp-${process.pid}`);
       if (existsSync(tmp)) rmSync(tmp);
-      await this.connection.run(`COPY (SELECT * FROM ${q(t.name)}${where} ORDER BY _id) TO '${tmp.replace(/'/g, "''")}' (FORMAT parquet, COMPRESSION zstd)`);
+      // Catalog columns in catalog order and type, never `*`: a column added later by schema evolution sits at the
+      // end of the DuckDB table, but every file of a table must carry one schema (docs/parquet.md).
+      const cols = allColumns(t).map((c) => `CAST(${q(c.name)} AS ${c.type}) AS ${q(c.name)}`).join(', ');
+      await this.connection.run(`COPY (SELECT ${cols} FROM ${q(t.name)}${where} ORDER BY _id) TO '${tmp.replace(/'/g, "''")}' (FORMAT parquet, COMPRESSION zstd)`);
       renameSync(tmp, file);
       out.push({ table: t.name, file, rows });
     }
