@@ -474,8 +474,9 @@ async function recollectFixed(ctx: JobContext): Promise<void> {
   const step = ctx.pipeline.steps.find((s) => s.kind === 'tasks_fixed');
   const eventsPosted = ctx.pipeline.steps.some((s) => s.endpointId === 'serp.events.task_post');
   if (!step && !eventsPosted) return;
+  // The list is free and changes over 24 hours, so a repeated attempt of the run asks again; the step's own
+  // ledger task is only recorded the first time.
   const stepTasks = step ? await ctx.ledger.tasks(ctx.runId, { step: step.name, states: ['planned', 'posting'] }) : [];
-  if (step && !stepTasks.length) return; // done by an earlier attempt
   if (stepTasks.length) await ctx.ledger.beginPost(ctx.runId, stepTasks.map((t) => t.key));
   const env = await ctx.client.get('serp.events.tasks_fixed');
   const listTask = env.tasks?.[0];
@@ -490,8 +491,9 @@ async function recollectFixed(ctx: JobContext): Promise<void> {
   const ours: CollectedResult[] = [];
   for (const f of fixed) {
     if (!f.id) continue;
+    // Ours if any run of this warehouse posted it: a re-parse is usually found by the next night's run.
     const t = await ctx.ledger.byServiceId(f.id);
-    if (!t || t.runId !== ctx.runId) continue;
+    if (!t) continue;
     const o = await ctx.client.taskGet('serp.events.task_get.advanced', f.id);
     if (o.ok) ours.push({ endpointId: 'serp.events.task_get.advanced', task: o.task, version: (o.task as { version?: string }).version ?? env.version });
   }

@@ -1,0 +1,64 @@
+import { afterEach, describe, expect, test } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { runJob } from '../../src/run/job.js';
+import { EXIT } from '../../src/exit.js';
+import { ROOT, collectStream, queryFile, startProject, type TestProject } from '../helpers/project.js';
+
+let p: TestProject | undefined;
+afterEach(async () => { await p?.close(); p = undefined; });
+
+function pipelineFile(yaml: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-pipe-'));
+  const file = path.join(dir, 'p.yaml');
+  writeFileSync(file, yaml);
+  return file;
+}
+
+const run = (file: string, runDate: string) =>
+  runJob({ root: ROOT, pipelineFile: file, runDate, env: p!.env, configOverrides: p!.overrides, progress: false, out: collectStream(), logDestination: collectStream() });
+
+describe('budget', () => {
+  test('a run stops posting before a batch would pass budget_usd, collects what it posted and exits 4', async () => {
+    p = await startProject({ sandbox: { keywords_per_site_task: 2 } });
+    const targets = Array.from({ length: 250 }, (_, i) => `site${i}.example.com`);
+    // 0.075 per task (config prices): 100 tasks cost 7.50; a second batch would make 15.00 > 10.
+    const file = pipelineFile(`name: budget\nbudget_usd: 10\nsteps:\n  - name: sites\n    endpoint: keywords_for_site.task_post\n    params: { location_code: 2840 }\n    for_each:\n      target: [${targets.join(', ')}]\n`);
+    const r = await run(file, '2026-01-05');
+    expect(r.exitCode).toBe(EXIT.budget);
+    expect(r.status).toBe('stopped_budget');
+    expect(p.sandbox.controls.postings()).toHaveLength(100);
+    expect(p.sandbox.controls.billed()).toBeCloseTo(7.5, 6);
+    expect(r.summary!.byState.loaded).toBe(100);
+    expect(r.summary!.byState.planned).toBe(150);
+    const [{ tasks }] = await queryFile(r.publishedPath, `SELECT count(DISTINCT _task_id)::INT AS tasks FROM keyword_data`);
+    expect(tasks).toBe(100);
+  }, 60_000);
+});
+
+describe('tasks_fixed', () => {
+  test("the next run re-collects re-parsed results of an earlier run and replaces their rows", async () => {
+    p = await startProject({ sandbox: { reparse_share: 0 } });
+    const file = pipelineFile(`name: events\nbudget_usd: 1\nsteps:\n  - name: events\n    endpoint: serp.events.task_post\n    params: { language_code: en }\n    for_each:\n      keyword: [concerts, theatre, festivals]\n      location_code: [2840, 2826]\n  - name: fixed\n    endpoint: serp.events.tasks_fixed\n`);
+    const first = await run(file, '2026-01-05');
+    expect(first.exitCode).toBe(0);
+    const firstIds = (await queryFile(first.publishedPath, `SELECT service_id FROM _tasks WHERE run_id = '${first.runId}' AND step = 'events'`)).map((r) => String(r.service_id));
+    expect(firstIds).toHaveLength(6);
+    const before = await queryFile(first.publishedPath, `SELECT _task_id, datetime FROM events_serp ORDER BY _task_id`);
+
+    const reparsed = p.sandbox.controls.reparse(firstIds.slice(0, 2));
+    expect(reparsed).toHaveLength(2);
+    await new Promise((r) => setTimeout(r, 1100)); // the re-parse moves `datetime` to the second after
+
+    const second = await run(file, '2026-01-06');
+    expect(second.exitCode).toBe(0);
+    const fixedListed = await queryFile(second.publishedPath, `SELECT fixed_task_id FROM fixed_tasks WHERE _run_id = '${second.runId}'`);
+    expect(fixedListed.map((r) => String(r.fixed_task_id)).sort()).toEqual([...reparsed].sort());
+
+    const after = await queryFile(second.publishedPath, `SELECT _task_id, datetime FROM events_serp WHERE list_contains(['${firstIds.join("','")}'], _task_id) ORDER BY _task_id`);
+    expect(after).toHaveLength(before.length); // replaced, not added
+    const changed = after.filter((row, i) => String(row.datetime) !== String(before[i].datetime)).map((r) => String(r._task_id));
+    expect(changed.sort()).toEqual([...reparsed].sort());
+  }, 60_000);
+});
