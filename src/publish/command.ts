@@ -91,7 +91,8 @@ function byReadingOrder(a: { name: string }, b: { name: string }): number {
 const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 export function formatListing(l: PublishedListing, cwd = process.cwd()): string {
-  const shown = path.relative(cwd, l.warehouse) || l.warehouse;
+  const rel = path.relative(cwd, l.warehouse);
+  const shown = rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : l.warehouse;
   if (!l.published) {
     return [
       `no published warehouse yet: ${shown} does not exist.`,
