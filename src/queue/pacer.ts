@@ -20,7 +20,7 @@
  *     Slots follow the schedule rather than the previous actual start, because timers fire late (a 10 ms sleep
  *     takes 11-12 ms) and a stalled event loop, or a slow call rule 2 had to hold back, would otherwise shift the
  *     schedule for good and lose that time from the allowance. Lateness is repaid, at most at twice the nominal
- *     rate (starts never closer than half a spacing) and only up to `catchUpMs` of it (default a tenth of the
+ *     rate (starts never closer than half a spacing) and only up to `catchUpMs` of it (default a quarter of the
  *     window); beyond that it is forgiven. So the traffic is never more than twice as dense as the even share for
  *     a moment, and never a burst of the window's allowance.
  */
@@ -32,7 +32,7 @@ export interface PacerOptions {
   clock: Clock;
   /** Granularity of the clocks that stamp a call on either side, ms (see rule 2). */
   clockTickMs?: number;
-  /** Most lateness behind the schedule that is caught up rather than forgiven, ms; default windowMs / 10. */
+  /** Most lateness behind the schedule that is caught up rather than forgiven, ms; default windowMs / 4. */
   catchUpMs?: number;
 }
 
@@ -86,7 +86,7 @@ export class SlidingPacer {
     this.windowMs = opts.windowMs;
     this.clock = opts.clock;
     this.tick = opts.clockTickMs ?? 1;
-    this.catchUpMs = opts.catchUpMs ?? opts.windowMs / 10;
+    this.catchUpMs = opts.catchUpMs ?? opts.windowMs / 4;
     this.margin = this.tick;
   }
 
