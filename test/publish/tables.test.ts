@@ -6,7 +6,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { publishWarehouse } from '../../src/publish/index.js';
-import { curatedViews, VIEWS } from '../../src/publish/views.js';
+import { curatedViews, missingTablesSql, VIEWS } from '../../src/publish/views.js';
 import { tablesCommand, listPublished } from '../../src/publish/command.js';
 import { TABLES } from '../../src/normalize/catalog.js';
 import { EXIT, exitCodeOf, describeError } from '../../src/exit.js';
@@ -32,7 +32,7 @@ async function publishSmall(dataDir: string): Promise<string> {
   await import('node:fs').then((fs) => fs.mkdirSync(path.dirname(work), { recursive: true }));
   const i = await DuckDBInstance.create(work);
   const c = await i.connect();
-  for (const s of curatedViews()) if (!/^(CREATE OR REPLACE VIEW|COMMENT)/.test(s)) await c.run(s);
+  await c.run(missingTablesSql());
   await c.run(`INSERT INTO keyword_data (_id, keyword) SELECT 'k:' || range, 'kw' || range FROM range(3)`);
   await c.run(`INSERT INTO _runs (run_id, pipeline, run_date, status, attempts, started_at, updated_at) VALUES ('nightly-2025-01-02', 'nightly', '2025-01-02', 'completed', 1, now()::TIMESTAMP, now()::TIMESTAMP)`);
   await c.run('CHECKPOINT');
