@@ -74,3 +74,18 @@ export function externalTableDdl(engine: Engine, tableName: string, opts: DdlOpt
       ].join('\n');
   }
 }
+
+/** The type table of docs/parquet.md: catalog type, Parquet type, and the type each engine declares. */
+export function renderTypeTable(): string {
+  const rows = (Object.keys(PARQUET_TYPES) as DuckType[]).map((t) => {
+    const m = PARQUET_TYPES[t];
+    return `| ${t} | ${m.parquet} | ${m.spark} | ${m.trino} | ${m.bigquery} |`;
+  });
+  return ['| catalog (DuckDB) | Parquet | Spark | Trino (Hive) | BigQuery |', '|---|---|---|---|---|', ...rows].join('\n');
+}
+
+/** Where the examples in docs/parquet.md point; the test renders the DDL with these. */
+export const DOC_EXAMPLE = {
+  table: 'keyword_data__monthly_searches',
+  locations: { spark: 's3://my-bucket/seo-etl/parquet', trino: 's3://my-bucket/seo-etl/parquet', bigquery: 'gs://my-bucket/seo-etl/parquet' } as Record<Engine, string>,
+};

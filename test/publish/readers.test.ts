@@ -206,6 +206,13 @@ describe('the Parquet export across two runs', () => {
       expect(fromFiles.map((r) => r.d), t).toEqual([DAY1, DAY2]);
     }
   });
+  test('the DuckDB snippet of docs/parquet.md runs as written on the export: one row per snapshot day', async () => {
+    const doc = readFileSync(path.join(ROOT, 'docs', 'parquet.md'), 'utf8');
+    const sql = /```sql\n(SELECT snapshot_date[\s\S]+?)```/.exec(doc)![1].replace('data/parquet', dir());
+    const rows = await q(sql);
+    expect(rows.map((r) => String(r.snapshot_date))).toHaveLength(2);
+    expect(rows.every((r) => Number(r.keywords) > 0)).toBe(true);
+  });
 });
 
 describe('what analysts run', () => {
