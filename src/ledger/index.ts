@@ -149,22 +149,31 @@ async function rows(conn: DuckDBConnection, sql: string, values: DuckDBValue[] =
 
 const strings = (xs: readonly string[]) => listValue([...xs]);
 
+/** Task keys as the planner makes them (24 hex characters); anything else is taken for a service id too. */
+const KEY_FORMAT = /^[0-9a-f]{24}$/;
+
 /**
  * Moves tasks (matched by key or service id within a run) from one of `from` to `to`, setting `<to>_at`.
  * No BEGIN/COMMIT: it joins whatever transaction the connection is in. Returns the keys that moved.
+ * The keys are selected first and updated by a join: an UPDATE with RETURNING costs several times more.
  */
 async function move(conn: DuckDBConnection, runId: string, refs: readonly TaskRef[], from: readonly TaskState[], to: TaskState, now: Date, extra = ''): Promise<string[]> {
   if (refs.length === 0) return [];
-  const at = `${to}_at`;
-  const r = await rows(
-    conn,
-    `UPDATE _tasks SET state = ?, ${at} = ?::TIMESTAMP, updated_at = ?::TIMESTAMP${extra}
-     WHERE run_id = ? AND (list_contains(?::VARCHAR[], task_key) OR list_contains(?::VARCHAR[], service_id))
-       AND list_contains(?::VARCHAR[], state)
-     RETURNING task_key`,
-    [to, ts(now), ts(now), runId, strings(refs), strings(refs), strings(from)],
+  // Keys and service ids look different; matching only the column the refs can be is several times faster.
+  const allKeys = refs.every((r) => KEY_FORMAT.test(r));
+  const match = allKeys
+    ? 'task_key IN (SELECT unnest($3::VARCHAR[]))'
+    : 'task_key IN (SELECT unnest($3::VARCHAR[])) OR service_id IN (SELECT unnest($3::VARCHAR[]))';
+  const selected = await rows(conn, `SELECT task_key FROM _tasks WHERE run_id = $1 AND list_contains($2::VARCHAR[], state) AND (${match})`, [runId, strings(from), strings(refs)]);
+  const keys = selected.map((x) => String(x.task_key));
+  if (keys.length === 0) return [];
+  await conn.run(
+    `UPDATE _tasks SET state = $1, ${to}_at = $2::TIMESTAMP, updated_at = $2::TIMESTAMP${extra}
+     FROM (SELECT unnest($5::VARCHAR[]) AS k) v
+     WHERE _tasks.run_id = $3 AND _tasks.task_key = v.k AND list_contains($4::VARCHAR[], _tasks.state)`,
+    [to, ts(now), runId, strings(from), strings(keys)],
   );
-  return r.map((x) => String(x.task_key));
+  return keys;
 }
 
 /** Completed and waiting to be fetched (listed by tasks_ready, or announced by a pingback). In-transaction safe. */
@@ -197,12 +206,14 @@ export async function markFailed(conn: DuckDBConnection, runId: string, failures
   const groups = new Map<string, Failure[]>();
   for (const f of failures) {
     const k = `${f.code}\u0000${f.message}`;
-    groups.set(k, [...(groups.get(k) ?? []), f]);
+    const g = groups.get(k);
+    if (g) g.push(f);
+    else groups.set(k, [f]);
   }
   for (const group of groups.values()) {
     const { code, message } = group[0];
     const extra = `, error_code = ${code === null ? 'NULL' : Math.trunc(code)}, error_message = '${message.replace(/'/g, "''")}'`;
-    moved.push(...(await move(conn, runId, group.map((f) => f.ref), ['planned', 'posting', 'posted', 'ready', 'collected'], 'failed', now, extra)));
+    for (const k of await move(conn, runId, group.map((f) => f.ref), ['planned', 'posting', 'posted', 'ready', 'collected'], 'failed', now, extra)) moved.push(k);
   }
   return moved;
 }
@@ -292,32 +303,48 @@ export class Ledger {
     const now = ts(this.now());
     let inserted = 0;
     const byRun = new Map<string, PlannedTask[]>();
-    for (const t of tasks) byRun.set(t.runId, [...(byRun.get(t.runId) ?? []), t]);
-    for (const [runId, list] of byRun) {
-      const [{ next }] = await rows(this.conn, `SELECT coalesce(max(seq), -1)::INTEGER + 1 AS next FROM _tasks WHERE run_id = ?`, [runId]);
-      const base = Number(next);
-      for (let i = 0; i < list.length; i += 5000) {
-        const part = list.slice(i, i + 5000);
-        const col = <T extends DuckDBValue>(f: (t: PlannedTask, j: number) => T) => listValue(part.map((t, j) => f(t, j)));
-        const r = await rows(
-          this.conn,
+    for (const t of tasks) {
+      const list = byRun.get(t.runId);
+      if (list) list.push(t);
+      else byRun.set(t.runId, [t]);
+    }
+    // Staged through the appender: binding long lists as parameters is far slower at this size.
+    const staging = `_plan_${randomUUID().replace(/-/g, '')}`;
+    await this.conn.run(`CREATE TEMP TABLE ${staging} (k VARCHAR, s INTEGER, st VARCHAR, si INTEGER, e VARCHAR, c VARCHAR, p VARCHAR, pg VARCHAR, tg VARCHAR, ut VARCHAR, pr DOUBLE)`);
+    try {
+      for (const [runId, list] of byRun) {
+        const [{ next }] = await rows(this.conn, `SELECT coalesce(max(seq), -1)::INTEGER + 1 AS next FROM _tasks WHERE run_id = ?`, [runId]);
+        const appender = await this.conn.createAppender(staging, 'main', 'temp');
+        list.forEach((t, i) => {
+          appender.appendVarchar(t.key);
+          appender.appendInteger(Number(next) + i);
+          appender.appendVarchar(t.step);
+          appender.appendInteger(t.stepIndex);
+          appender.appendVarchar(t.endpointId);
+          appender.appendVarchar(t.collect);
+          appender.appendVarchar(JSON.stringify(t.params));
+          if (t.paging) appender.appendVarchar(JSON.stringify(t.paging));
+          else appender.appendNull();
+          if (typeof t.params.tag === 'string') appender.appendVarchar(t.params.tag);
+          else appender.appendNull();
+          if (t.userTag !== undefined) appender.appendVarchar(t.userTag);
+          else appender.appendNull();
+          appender.appendDouble(t.price);
+          appender.endRow();
+        });
+        appender.closeSync();
+        const result = await this.conn.run(
           `INSERT INTO _tasks (run_id, task_key, seq, step, step_index, endpoint_id, collect, params, paging, tag, user_tag, price,
                                state, attempts, pages, planned_at, updated_at)
-           SELECT $1, k, s, st, si, e, c, p, nullif(pg, ''), nullif(tg, ''), CASE WHEN hu THEN ut END, pr, 'planned', 0, 0, $2::TIMESTAMP, $2::TIMESTAMP
-           FROM (SELECT unnest($3::VARCHAR[]) AS k, unnest($4::INTEGER[]) AS s, unnest($5::VARCHAR[]) AS st, unnest($6::INTEGER[]) AS si,
-                        unnest($7::VARCHAR[]) AS e, unnest($8::VARCHAR[]) AS c, unnest($9::VARCHAR[]) AS p, unnest($10::VARCHAR[]) AS pg,
-                        unnest($11::VARCHAR[]) AS tg, unnest($12::BOOLEAN[]) AS hu, unnest($13::VARCHAR[]) AS ut, unnest($14::DOUBLE[]) AS pr)
-           ON CONFLICT DO NOTHING
-           RETURNING task_key`,
-          [
-            runId, now,
-            col((t) => t.key), col((_, j) => base + i + j), col((t) => t.step), col((t) => t.stepIndex),
-            col((t) => t.endpointId), col((t) => t.collect), col((t) => JSON.stringify(t.params)), col((t) => (t.paging ? JSON.stringify(t.paging) : '')),
-            col((t) => (typeof t.params.tag === 'string' ? t.params.tag : '')), col((t) => t.userTag !== undefined), col((t) => t.userTag ?? ''), col((t) => t.price),
-          ],
+           SELECT $1, k, s, st, si, e, c, p, pg, tg, ut, pr, 'planned', 0, 0, $2::TIMESTAMP, $2::TIMESTAMP FROM ${staging}
+           ON CONFLICT DO NOTHING`,
+          [runId, now],
         );
-        inserted += r.length;
+        inserted += Number(result.rowsChanged);
+        await this.conn.run(`DELETE FROM ${staging}`);
       }
+    } finally {
+      await this.conn.run(`DROP TABLE IF EXISTS ${staging}`);
     }
     return { inserted, existing: tasks.length - inserted };
   }
@@ -328,24 +355,44 @@ export class Ledger {
    */
   async beginPost(runId: string, keys: readonly string[]): Promise<{ batchId: string; keys: string[] }> {
     const batchId = randomUUID();
-    const moved = await move(this.conn, runId, keys, ['planned'], 'posting', this.now(), `, batch_id = '${batchId}', attempts = attempts + 1`);
+    const moved = await this.atomically(() => move(this.conn, runId, keys, ['planned'], 'posting', this.now(), `, batch_id = '${batchId}', attempts = attempts + 1`));
     return { batchId, keys: moved };
   }
 
   /** The service accepted these tasks: its id and the cost it reported. Commits before the next batch is sent. */
   async recordPosted(runId: string, posted: readonly { key: string; serviceId: string; cost: number }[]): Promise<string[]> {
     if (posted.length === 0) return [];
-    const now = ts(this.now());
-    const r = await rows(
-      this.conn,
-      `UPDATE _tasks SET state = 'posted', service_id = v.sid, cost = v.c, posted_at = $1::TIMESTAMP, updated_at = $1::TIMESTAMP,
-              error_code = NULL, error_message = NULL
-       FROM (SELECT unnest($2::VARCHAR[]) AS k, unnest($3::VARCHAR[]) AS sid, unnest($4::DOUBLE[]) AS c) v
-       WHERE _tasks.run_id = $5 AND _tasks.task_key = v.k AND _tasks.state = 'posting'
-       RETURNING _tasks.task_key`,
-      [now, strings(posted.map((p) => p.key)), strings(posted.map((p) => p.serviceId)), listValue(posted.map((p) => p.cost)), runId],
-    );
-    return r.map((x) => String(x.task_key));
+    return this.atomically(async () => {
+      const selected = await rows(
+        this.conn,
+        `SELECT task_key FROM _tasks WHERE run_id = $1 AND state = 'posting' AND task_key IN (SELECT unnest($2::VARCHAR[]))`,
+        [runId, strings(posted.map((p) => p.key))],
+      );
+      const moving = new Set(selected.map((x) => String(x.task_key)));
+      const rowsToSet = posted.filter((p) => moving.has(p.key));
+      if (rowsToSet.length === 0) return [];
+      await this.conn.run(
+        `UPDATE _tasks SET state = 'posted', service_id = v.sid, cost = v.c, posted_at = $1::TIMESTAMP, updated_at = $1::TIMESTAMP,
+                error_code = NULL, error_message = NULL
+         FROM (SELECT unnest($2::VARCHAR[]) AS k, unnest($3::VARCHAR[]) AS sid, unnest($4::DOUBLE[]) AS c) v
+         WHERE _tasks.run_id = $5 AND _tasks.task_key = v.k AND _tasks.state = 'posting'`,
+        [ts(this.now()), strings(rowsToSet.map((p) => p.key)), strings(rowsToSet.map((p) => p.serviceId)), listValue(rowsToSet.map((p) => p.cost)), runId],
+      );
+      return rowsToSet.map((p) => p.key);
+    });
+  }
+
+  /** Runs the statements of one ledger write as one transaction, committed before it returns. */
+  private async atomically<T>(fn: () => Promise<T>): Promise<T> {
+    await this.conn.run('BEGIN TRANSACTION');
+    try {
+      const out = await fn();
+      await this.conn.run('COMMIT');
+      return out;
+    } catch (err) {
+      await this.conn.run('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
   }
 
   /**
@@ -353,20 +400,29 @@ export class Ledger {
    * a 5xx-range code) they go back to `planned` with the error kept, to be posted again; otherwise `failed`.
    */
   async recordPostFailed(runId: string, failures: readonly (Failure & { retry?: boolean })[]): Promise<string[]> {
+    return this.atomically(() => this.postFailed(runId, failures));
+  }
+
+  private async postFailed(runId: string, failures: readonly (Failure & { retry?: boolean })[]): Promise<string[]> {
     const moved: string[] = [];
     const now = this.now();
     const retry = failures.filter((f) => f.retry);
     const final = failures.filter((f) => !f.retry);
     for (const f of retry) {
       const extra = `, error_code = ${f.code === null ? 'NULL' : Math.trunc(f.code)}, error_message = '${f.message.replace(/'/g, "''")}', batch_id = NULL`;
-      moved.push(...(await move(this.conn, runId, [f.ref], ['posting'], 'planned', now, extra)));
+      for (const k of await move(this.conn, runId, [f.ref], ['posting'], 'planned', now, extra)) moved.push(k);
     }
     if (final.length) {
       const groups = new Map<string, Failure[]>();
-      for (const f of final) groups.set(`${f.code}\u0000${f.message}`, [...(groups.get(`${f.code}\u0000${f.message}`) ?? []), f]);
+      for (const f of final) {
+        const k = `${f.code}\u0000${f.message}`;
+        const g = groups.get(k);
+        if (g) g.push(f);
+        else groups.set(k, [f]);
+      }
       for (const g of groups.values()) {
         const extra = `, error_code = ${g[0].code === null ? 'NULL' : Math.trunc(g[0].code)}, error_message = '${g[0].message.replace(/'/g, "''")}'`;
-        moved.push(...(await move(this.conn, runId, g.map((f) => f.ref), ['posting'], 'failed', now, extra)));
+        for (const k of await move(this.conn, runId, g.map((f) => f.ref), ['posting'], 'failed', now, extra)) moved.push(k);
       }
     }
     return moved;
@@ -375,7 +431,7 @@ export class Ledger {
   /** A posting batch that certainly never reached the service (refused before sending): back to `planned`. */
   async releasePosting(runId: string, keys: readonly string[], reason?: string): Promise<string[]> {
     const extra = reason ? `, error_message = '${reason.replace(/'/g, "''")}', batch_id = NULL` : ', batch_id = NULL';
-    return move(this.conn, runId, keys, ['posting'], 'planned', this.now(), extra);
+    return this.atomically(() => move(this.conn, runId, keys, ['posting'], 'planned', this.now(), extra));
   }
 
   /** More cost for a task already posted (each further page of a paged live call is billed). */

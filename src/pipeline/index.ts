@@ -60,6 +60,14 @@ export function loadPipeline(file: string, config: Config, opts: LoadOptions = {
         return values ? { ...axis, values } : axis;
       }
       const rows = axis.source.type === 'file' ? readRows(axis.source, axis.columns, ctx, issues) : undefined;
+      if (rows?.length && !axis.columns) {
+        const taken = new Set([...Object.keys(d.params), ...d.axes.flatMap((a) => (a.kind === 'values' ? [a.param] : []))]);
+        const clash = Object.keys(rows[0]).filter((p) => taken.has(p));
+        if (clash.length) {
+          issues.push({ ...axis.at, key: axis.keyPath, rule: `columns ${clash.join(', ')} are also set in params or for_each; set each in one place (or pick columns with columns:)` });
+          return axis;
+        }
+      }
       return rows ? { ...axis, rows } : axis;
     });
     steps.push({
@@ -93,7 +101,7 @@ export function loadPipeline(file: string, config: Config, opts: LoadOptions = {
     const unread = step.axes.some((a) => (a.kind === 'values' ? !a.values : !a.rows));
     if (step.deferred || unread) continue;
     const built = buildTasks(pipeline, step, collectResolved(step), { runId: 'check', now: opts.now });
-    issues.push(...built.issues);
+    for (const i of built.issues) issues.push(i);
   }
   if (issues.length) throw new PipelineError(issues);
   return pipeline;

@@ -52,7 +52,7 @@ export async function planPipeline(pipeline: Pipeline, opts: PlanOptions): Promi
       steps.push({ ...base, tasks: [], duplicates: 0, deferredNote: `reads SQL: expanded at run time (its query cannot run on the warehouse yet: ${built.issues[0]?.rule ?? 'failed'}; not counted)` });
       continue;
     }
-    issues.push(...built.issues);
+    for (const i of built.issues) issues.push(i);
     // A task equal to one of an earlier step is posted once, by that step (the ledger keys tasks by run and key).
     const fresh = built.tasks.filter((t) => !seen.has(t.key));
     for (const t of fresh) seen.add(t.key);

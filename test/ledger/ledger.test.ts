@@ -38,6 +38,8 @@ function task(key: string, over: Partial<PlannedTask> = {}): PlannedTask {
   };
 }
 const keys = (n: number, prefix = 'k') => Array.from({ length: n }, (_, i) => `${prefix}${String(i).padStart(3, '0')}`);
+/** Keys in the planner's format (24 hex characters), which the ledger matches by key alone. */
+const hexKeys = (n: number) => Array.from({ length: n }, (_, i) => i.toString(16).padStart(24, '0'));
 let clockMs = Date.parse('2024-05-01T02:00:00Z');
 const clock = () => new Date((clockMs += 1000));
 
@@ -188,10 +190,10 @@ describe('transactions and resume', () => {
       const { conn } = await warehouse(file);
       const ledger = await Ledger.open(conn, { clock });
       await ledger.openRun({ runId: RUN, pipeline: 'nightly', runDate: '2024-05-01' });
-      await ledger.planTasks(keys(250).map((k) => task(k)));
-      const first = await ledger.beginPost(RUN, keys(100));
+      await ledger.planTasks(hexKeys(250).map((k) => task(k)));
+      const first = await ledger.beginPost(RUN, hexKeys(100));
       await ledger.recordPosted(RUN, first.keys.map((k) => ({ key: k, serviceId: `sid-${k}`, cost: 0.0006 })));
-      await ledger.beginPost(RUN, keys(200).slice(100)); // sent, then the process died before recording
+      await ledger.beginPost(RUN, hexKeys(200).slice(100)); // sent, then the process died before recording
       closeAll();
     }
     const { conn } = await warehouse(file);
@@ -199,11 +201,11 @@ describe('transactions and resume', () => {
     const resumed = await ledger.openRun({ runId: RUN, pipeline: 'nightly', runDate: '2024-05-01' });
     expect(resumed).toMatchObject({ resumed: true, run: { attempts: 2 } });
     // Planning the same tasks again changes nothing.
-    expect(await ledger.planTasks(keys(250).map((k) => task(k)))).toEqual({ inserted: 0, existing: 250 });
-    expect((await ledger.ambiguous()).map((t) => t.key)).toEqual(keys(200).slice(100));
-    expect((await ledger.postedNotCollected(RUN)).map((t) => t.serviceId)).toEqual(keys(100).map((k) => `sid-${k}`));
-    expect((await ledger.tasksToPost(RUN)).map((t) => t.key)).toEqual(keys(250).slice(200));
-    expect((await ledger.beginPost(RUN, keys(250))).keys.sort()).toEqual(keys(250).slice(200));
+    expect(await ledger.planTasks(hexKeys(250).map((k) => task(k)))).toEqual({ inserted: 0, existing: 250 });
+    expect((await ledger.ambiguous()).map((t) => t.key)).toEqual(hexKeys(200).slice(100));
+    expect((await ledger.postedNotCollected(RUN)).map((t) => t.serviceId)).toEqual(hexKeys(100).map((k) => `sid-${k}`));
+    expect((await ledger.tasksToPost(RUN)).map((t) => t.key)).toEqual(hexKeys(250).slice(200));
+    expect((await ledger.beginPost(RUN, hexKeys(250))).keys.sort()).toEqual(hexKeys(250).slice(200));
     expect(await ledger.spentUsd(RUN)).toBe(0.06);
     expect(await ledger.countsByState(RUN)).toEqual({ planned: 0, posting: 150, posted: 100, ready: 0, collected: 0, loaded: 0, failed: 0 });
   });

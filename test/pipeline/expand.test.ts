@@ -144,6 +144,21 @@ steps:
     ]);
   });
 
+  test('a rows column that is also set in params is an error', () => {
+    const { pipeline } = load(
+      `name: demo
+budget_usd: 5
+steps:
+  - name: events
+    endpoint: serp.events.task_post
+    params: { location_code: 2840 }
+    rows: { file: pairs.csv }
+`,
+      { 'pairs.csv': 'keyword,location_code\nconcerts,2826\n' },
+    );
+    expect(pipeline).toThrow(/pipeline\.yaml:7:5: steps\[0\]\.rows: columns location_code are also set in params or for_each/);
+  });
+
   test('a SQL source feeds a step from what an earlier step loaded, expanded at run time', async () => {
     await conn.run(`CREATE OR REPLACE TABLE domains_found (domain VARCHAR, _run_id VARCHAR, domain_rank INTEGER)`);
     await conn.run(`INSERT INTO domains_found VALUES ('shop-a.example', '${RUN}', 10), ('shop-b.example', '${RUN}', 5), ('old.example', 'demo-2024-04-30', 1)`);
