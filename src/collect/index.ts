@@ -2,8 +2,10 @@
  * Collection: turns posted tasks into loaded rows.
  *
  * - tasks_ready mode (the default): poll each family's tasks_ready, then task_get each listed task of ours.
- *   Polls back off while nothing is listed, and a full page (1000) is followed at once by the next poll, so a
- *   night of 10,000 tasks costs about one call per task plus a poll per thousand.
+ *   Polls back off while nothing is listed, and a full page (1000) is followed by the next poll as soon as no
+ *   fetch is left waiting for a slot: the service lists a task until task_get collects it, oldest first, so a
+ *   poll made while the last page is still queued lists those same tasks again and is wasted. A night of
+ *   10,000 tasks costs one call per task plus a poll per thousand or so.
  * - pingback: the receiver's GET names the task; we task_get it.
  * - postback: the receiver's POST carries the result; no API call at all.
  * - Stragglers: a task whose callback never came (or that tasks_ready never listed) is looked up in E13's failed
@@ -62,7 +64,6 @@ export interface CollectorOptions {
   /** Outstanding task_get calls at most (the limiter paces them; this bounds memory). */
   maxInFlight?: number;
   now?: () => number;
-  sleep?: (ms: number) => Promise<void>;
 }
 
 /** A task whose POST got no clear answer: known by its tag until the service shows its id. */
@@ -76,7 +77,6 @@ export interface AmbiguousTask {
 
 const NOT_READY = new Set([40601, 40602]);
 type Pending = TrackedTask & { since: number; fetching: boolean };
-const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export class Collector {
   private readonly pending = new Map<string, Pending>();
@@ -84,16 +84,18 @@ export class Collector {
   private readonly buffer: CollectedResult[] = [];
   private flushing: Promise<void> = Promise.resolve();
   private inFlight = 0;
+  /** Fetches waiting for one of the maxInFlight slots, first come first served. */
+  private readonly slotWaiters: (() => void)[] = [];
+  /** Resolves the drain loop once no fetch waits for a slot (see backlogCleared). */
+  private backlogWaiter: (() => void) | null = null;
   private readonly gets = new Set<Promise<void>>();
   private readonly now: () => number;
-  private readonly sleep: (ms: number) => Promise<void>;
   private wake: (() => void) | null = null;
   private lastError: unknown;
   readonly stats = { polls: 0, taskGets: 0, callbacks: 0, postbacksLoaded: 0, duplicates: 0, foreign: 0, errorsLookups: 0 };
 
   constructor(private readonly o: CollectorOptions) {
     this.now = o.now ?? Date.now;
-    this.sleep = o.sleep ?? defaultSleep;
   }
 
   /** Tasks to collect; a service id already tracked is ignored. */
@@ -162,6 +164,7 @@ export class Collector {
     while (this.outstanding > 0 && this.now() < deadline) {
       if (this.lastError) throw this.lastError;
       let progressed = await this.expireAmbiguous();
+      await this.backlogCleared();
       if (this.hasPolledTasks()) {
         const listed = await this.pollReady();
         progressed = listed > 0;
@@ -273,8 +276,7 @@ export class Collector {
     if (t.fetching) return;
     t.fetching = true;
     const run = (async () => {
-      while (this.inFlight >= (this.o.maxInFlight ?? 64)) await this.sleep(5);
-      this.inFlight++;
+      await this.acquireSlot();
       try {
         this.stats.taskGets++;
         const outcome: TaskOutcome = await this.o.client.taskGet(this.getIdFor(t), t.serviceId);
@@ -282,11 +284,39 @@ export class Collector {
       } catch (err) {
         this.lastError ??= err;
       } finally {
-        this.inFlight--;
+        this.releaseSlot();
       }
     })();
     this.gets.add(run);
     void run.finally(() => this.gets.delete(run));
+  }
+
+  private acquireSlot(): Promise<void> {
+    if (this.inFlight < (this.o.maxInFlight ?? 64)) {
+      this.inFlight++;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) => this.slotWaiters.push(resolve));
+  }
+
+  /** Hands the slot to the next waiting fetch (it stays counted in flight), or frees it. */
+  private releaseSlot(): void {
+    const next = this.slotWaiters.shift();
+    if (next) next();
+    else this.inFlight--;
+    if (this.slotWaiters.length === 0 && this.backlogWaiter) {
+      const w = this.backlogWaiter;
+      this.backlogWaiter = null;
+      w();
+    }
+  }
+
+  /** Waits until no fetch is queued for a slot: before that, a poll would list the queued tasks again. */
+  private backlogCleared(): Promise<void> {
+    if (this.slotWaiters.length === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.backlogWaiter = resolve;
+    });
   }
 
   private async settle(t: Pending, outcome: TaskOutcome): Promise<void> {
