@@ -4,7 +4,7 @@
  * medians, problems counted once per resource, spend and failures per run).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
@@ -168,6 +168,12 @@ describe('docs/analysis.md', () => {
   test('it links the data dictionary and the Parquet layout', () => {
     expect(doc).toContain('(tables.md)');
     expect(doc).toContain('(parquet.md)');
+  });
+
+  test('every example query in docs/queries is listed with a link', () => {
+    const files = readdirSync(path.join(ROOT, 'docs', 'queries')).filter((f) => f.endsWith('.sql'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) expect(doc, f).toContain(`(queries/${f})`);
   });
 
   test('a document without the markers is refused with a message naming them', () => {
