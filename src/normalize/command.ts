@@ -1,6 +1,7 @@
 import { writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { renderTablesDoc } from './docs.js';
+import { writeAnalysisDoc } from '../publish/docs.js';
 
 /** `seo-etl docs`: rewrites docs/tables.md from the catalog. */
 export async function docsCommand(opts: { root: string }): Promise<number> {
@@ -8,5 +9,8 @@ export async function docsCommand(opts: { root: string }): Promise<number> {
   await mkdir(path.dirname(file), { recursive: true });
   await writeFile(file, renderTablesDoc());
   process.stdout.write(`wrote ${path.relative(process.cwd(), file) || file}\n`);
+  // The curated views' section of docs/analysis.md is generated the same way (src/publish/docs.ts).
+  const analysis = await writeAnalysisDoc(opts.root);
+  process.stdout.write(`wrote ${path.relative(process.cwd(), analysis) || analysis} (views section)\n`);
   return 0;
 }
