@@ -239,8 +239,28 @@ export interface ExpandOptions extends BuildOptions {
   runDate?: string;
 }
 
+/** Tasks of steps without SQL as built and checked at load, so plan and run do not build them again. */
+const builtAtLoad = new WeakMap<PipelineStep, BuildResult>();
+
+export function rememberBuilt(step: PipelineStep, built: BuildResult): void {
+  if (built.issues.length === 0) builtAtLoad.set(step, built);
+}
+
+/** A task built at load, for this run and with this run's receiver addresses (neither is part of the key). */
+function retarget(t: PlannedTask, runId: string, callbacks: Callbacks): PlannedTask {
+  const params = { ...t.params };
+  if (t.collect === 'pingback' && callbacks.pingback_url) params.pingback_url = callbacks.pingback_url;
+  if (t.collect === 'postback' && callbacks.postback_url) params.postback_url = callbacks.postback_url;
+  return { ...t, runId, params };
+}
+
 /** Reads the step's SQL sources (list and file sources were read at load) and builds its tasks. */
 export async function resolveAndBuild(pipeline: Pipeline, step: PipelineStep, opts: ExpandOptions): Promise<BuildResult & { queryFailed: boolean }> {
+  const cached = step.deferred || opts.now ? undefined : builtAtLoad.get(step);
+  if (cached) {
+    const callbacks = opts.callbacks ?? {};
+    return { tasks: cached.tasks.map((t) => retarget(t, opts.runId, callbacks)), issues: [], duplicates: cached.duplicates, queryFailed: false };
+  }
   const values = new Map<Axis, EnumeratedValue[]>();
   const rows = new Map<Axis, Record<string, EnumeratedValue>[]>();
   const issues: PositionedIssue[] = [];

@@ -8,7 +8,7 @@ import { endpoint } from '../api/catalog.js';
 import type { Config } from '../config/index.js';
 import { parseYamlDocument, type PositionedIssue } from '../config/yaml.js';
 import { PipelineError } from './errors.js';
-import { buildTasks, fixedParamIssues, resolveAndBuild, type ExpandOptions } from './expand.js';
+import { buildTasks, fixedParamIssues, rememberBuilt, resolveAndBuild, type ExpandOptions } from './expand.js';
 import { SchemaReader, displayPath, readPipelineSchema } from './schema.js';
 import { readRows, readValues } from './sources.js';
 import type { Axis, EnumeratedValue, Pipeline, PipelineStep, PlannedTask } from './types.js';
@@ -102,6 +102,7 @@ export function loadPipeline(file: string, config: Config, opts: LoadOptions = {
     if (step.deferred || unread) continue;
     const built = buildTasks(pipeline, step, collectResolved(step), { runId: 'check', now: opts.now });
     for (const i of built.issues) issues.push(i);
+    rememberBuilt(step, built);
   }
   if (issues.length) throw new PipelineError(issues);
   return pipeline;
