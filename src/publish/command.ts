@@ -10,8 +10,9 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { loadConfig } from '../config/index.js';
 import { TABLES } from '../normalize/catalog.js';
 import { q } from '../load/ddl.js';
-import { EXIT } from '../exit.js';
+import { EXIT, UserError } from '../exit.js';
 import { warehousePaths } from './index.js';
+import { ENGINES, externalTableDdl, type Engine } from './parquet-ddl.js';
 
 export interface PublishedTable { name: string; rows: number; description: string | null }
 export interface PublishedView { name: string; description: string | null }
@@ -137,15 +138,43 @@ function formatBytes(n: number): string {
   return `${v.toFixed(1)} ${units[i]}`;
 }
 
-export async function tablesCommand(opts: { root: string; json?: boolean; env?: NodeJS.ProcessEnv; out?: NodeJS.WritableStream }): Promise<number> {
+export interface TablesCommandOptions {
+  root: string;
+  json?: boolean;
+  /** Print external-table DDL over the Parquet export for this engine instead of the listing. */
+  ddl?: string;
+  location?: string;
+  schema?: string;
+  env?: NodeJS.ProcessEnv;
+  out?: NodeJS.WritableStream;
+}
+
+export async function tablesCommand(opts: TablesCommandOptions): Promise<number> {
   const config = loadConfig({ root: opts.root, env: opts.env ?? process.env });
   const dataDir = path.resolve(opts.root, config.warehouse.dir);
-  const listing = await listPublished(warehousePaths(dataDir).published);
   const out = opts.out ?? process.stdout;
+  if (opts.ddl !== undefined || opts.location !== undefined || opts.schema !== undefined) {
+    out.write(ddlScript(opts, path.join(dataDir, 'parquet')));
+    return EXIT.ok;
+  }
+  const listing = await listPublished(warehousePaths(dataDir).published);
   if (opts.json) {
     out.write(`${JSON.stringify({ ...listing, dictionary: 'docs/tables.md', analysis: 'docs/analysis.md' }, null, 2)}\n`);
   } else {
     out.write(formatListing(listing));
   }
   return EXIT.ok;
+}
+
+/** `tables --ddl <engine>`: one statement per catalog table over the Parquet export (docs/parquet.md). */
+export function ddlScript(opts: Pick<TablesCommandOptions, 'ddl' | 'location' | 'schema'>, localParquet: string): string {
+  if (!opts.ddl) throw new UserError(`--ddl: give the engine (${ENGINES.join(', ')}); --location and --schema go with it`);
+  const engine = opts.ddl.toLowerCase();
+  if (!(ENGINES as readonly string[]).includes(engine)) throw new UserError(`--ddl: must be one of ${ENGINES.join(', ')}, got '${opts.ddl}'`);
+  if (opts.schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/.test(opts.schema)) {
+    throw new UserError(`--schema: letters, digits and '_' (a Trino schema may be written catalog.schema), got '${opts.schema}'`);
+  }
+  const location = opts.location ?? localParquet;
+  const head = `-- External tables over the seo-etl Parquet export at ${location} (${engine}); generated from the table catalog.\n-- Layout and types: docs/parquet.md. Columns: docs/tables.md.\n`;
+  return `${head}\n${TABLES.map((t) => externalTableDdl(engine as Engine, t.name, { location, schema: opts.schema })).join('\n\n')}\n`;
 }

@@ -13,6 +13,7 @@ describe('docs/parquet.md', () => {
     expect(doc).toContain('snapshot_date=YYYY-MM-DD/');
     expect(doc).toContain('part-<run_id>.parquet');
     expect(doc).toContain('(tables.md)');
+    expect(doc).toContain('seo-etl tables --ddl');
   });
 
   test('its type table is the generator\'s, covering every catalog type in use', () => {

@@ -8,6 +8,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { publishWarehouse } from '../../src/publish/index.js';
 import { curatedViews, missingTablesSql, VIEWS } from '../../src/publish/views.js';
 import { tablesCommand, listPublished } from '../../src/publish/command.js';
+import { externalTableDdl } from '../../src/publish/parquet-ddl.js';
 import { TABLES } from '../../src/normalize/catalog.js';
 import { EXIT, exitCodeOf, describeError } from '../../src/exit.js';
 import { ROOT, collectStream } from '../helpers/project.js';
@@ -111,5 +112,30 @@ describe('seo-etl tables', () => {
     }
     const l = await listPublished(file);
     expect(l.tables.find((t) => t.name === 'keyword_data')?.rows).toBe(3);
+  });
+
+  test('--ddl prints every catalog table\'s external-table statement, over the local export unless --location says where', async () => {
+    const d = tmp();
+    const out = collectStream();
+    const code = await tablesCommand({ root: ROOT, ddl: 'Trino', env: { ...process.env, SEO_ETL_WAREHOUSE_DIR: d }, out });
+    expect(code).toBe(EXIT.ok);
+    expect(out.text().match(/^CREATE TABLE IF NOT EXISTS /gm)).toHaveLength(TABLES.length);
+    expect(out.text()).toContain(externalTableDdl('trino', 'keyword_data', { location: path.join(d, 'parquet') }));
+    const remote = collectStream();
+    await tablesCommand({ root: ROOT, ddl: 'bigquery', location: 'gs://b/seo/parquet', schema: 'seo_raw', env: { ...process.env, SEO_ETL_WAREHOUSE_DIR: d }, out: remote });
+    expect(remote.text()).toContain(externalTableDdl('bigquery', 'merchant_shopping__items', { location: 'gs://b/seo/parquet', schema: 'seo_raw' }));
+  });
+
+  test('--ddl refuses an unknown engine, a schema that is not a name, and --location without an engine, naming the flag', async () => {
+    const opts = { root: ROOT, env: { ...process.env, SEO_ETL_WAREHOUSE_DIR: tmp() }, out: collectStream() };
+    for (const [bad, msg] of [
+      [{ ddl: 'hive' }, /--ddl: must be one of spark, trino, bigquery, got 'hive'/],
+      [{ ddl: 'spark', schema: 'a;drop' }, /--schema: letters, digits/],
+      [{ location: 's3://x' }, /--ddl: give the engine/],
+    ] as const) {
+      const err = await tablesCommand({ ...opts, ...bad }).then(() => null, (e: unknown) => e);
+      expect(exitCodeOf(err)).toBe(EXIT.badInput);
+      expect(describeError(err)).toMatch(msg);
+    }
   });
 });
