@@ -218,6 +218,28 @@ export async function markFailed(conn: DuckDBConnection, runId: string, failures
   return moved;
 }
 
+/**
+ * A live call's answer: the service's id and the cost it reported, moved from `posting` to `posted` in the
+ * caller's transaction, so a live call's rows and its posted state commit together (a crash between two
+ * separate commits would leave an answer that was paid for but never loaded). No BEGIN/COMMIT. Returns the keys
+ * that moved.
+ */
+export async function markPosted(conn: DuckDBConnection, runId: string, posted: readonly { key: string; serviceId: string; cost: number }[], opts: { now?: Date } = {}): Promise<string[]> {
+  if (posted.length === 0) return [];
+  const selected = await rows(conn, `SELECT task_key FROM _tasks WHERE run_id = $1 AND state = 'posting' AND task_key IN (SELECT unnest($2::VARCHAR[]))`, [runId, strings(posted.map((p) => p.key))]);
+  const moving = new Set(selected.map((x) => String(x.task_key)));
+  const set = posted.filter((p) => moving.has(p.key));
+  if (set.length === 0) return [];
+  await conn.run(
+    `UPDATE _tasks SET state = 'posted', service_id = v.sid, cost = v.c, posted_at = $1::TIMESTAMP, updated_at = $1::TIMESTAMP,
+            error_code = NULL, error_message = NULL
+     FROM (SELECT unnest($2::VARCHAR[]) AS k, unnest($3::VARCHAR[]) AS sid, unnest($4::DOUBLE[]) AS c) v
+     WHERE _tasks.run_id = $5 AND _tasks.task_key = v.k AND _tasks.state = 'posting'`,
+    [ts(opts.now ?? new Date()), strings(set.map((p) => p.key)), strings(set.map((p) => p.serviceId)), listValue(set.map((p) => p.cost)), runId],
+  );
+  return set.map((p) => p.key);
+}
+
 export interface OpenRunInput {
   runId: string;
   pipeline: string;
@@ -227,6 +249,9 @@ export interface OpenRunInput {
 }
 
 export class Ledger {
+  /** The tail of the ledger's own write transactions (see atomically). */
+  private writing: Promise<unknown> = Promise.resolve();
+
   private constructor(
     readonly conn: DuckDBConnection,
     private readonly clock: Clock,
@@ -384,15 +409,21 @@ export class Ledger {
 
   /** Runs the statements of one ledger write as one transaction, committed before it returns. */
   private async atomically<T>(fn: () => Promise<T>): Promise<T> {
-    await this.conn.run('BEGIN TRANSACTION');
-    try {
-      const out = await fn();
-      await this.conn.run('COMMIT');
-      return out;
-    } catch (err) {
-      await this.conn.run('ROLLBACK').catch(() => undefined);
-      throw err;
-    }
+    // One transaction at a time on the connection: the job calls posting writes from concurrent workers (live
+    // calls, the collector's adoptions), and a second BEGIN inside an open transaction is an error.
+    const turn = this.writing.then(async () => {
+      await this.conn.run('BEGIN TRANSACTION');
+      try {
+        const out = await fn();
+        await this.conn.run('COMMIT');
+        return out;
+      } catch (err) {
+        await this.conn.run('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+    });
+    this.writing = turn.catch(() => undefined);
+    return turn;
   }
 
   /**
