@@ -1,0 +1,75 @@
+/**
+ * Child process of the job benchmarks: runs ONE whole nightly job (runJob, in-process) and nothing else, then
+ * reports its duration and the process's own peak resident memory (getrusage maxRSS), so the memory figure is
+ * that run's alone. Spec (argv[2], JSON): { root, pipelineFile, runDate, configOverrides, resultFile }.
+ */
+import { writeFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
+import { runJob } from '../run/job.js';
+
+export interface JobChildSpec {
+  root: string;
+  pipelineFile: string;
+  runDate: string;
+  configOverrides: Record<string, unknown>;
+  resultFile: string;
+}
+
+export interface JobChildResult {
+  /** runJob's own duration (plan to publish), ms. */
+  durationMs: number;
+  /** Peak resident set of this process, MB (from the kernel's accounting). */
+  maxRssMb: number;
+  /** Peak V8 heap in use and peak memory outside it (RSS - heap total: DuckDB, buffers), MB, sampled every 100 ms. */
+  peakHeapMb: number;
+  peakNativeMb: number;
+  cpuUserMs: number;
+  cpuSystemMs: number;
+  status: string;
+  exitCode: number;
+  tasks: number;
+  loaded: number;
+  notCollected: number;
+  callbacks: number;
+  rows: number;
+  publishedPath: string;
+}
+
+async function main(): Promise<void> {
+  const spec = JSON.parse(process.argv[2] ?? '{}') as JobChildSpec;
+  const discard = new Writable({ write: (_c, _e, cb) => cb() });
+  let peakHeap = 0;
+  let peakNative = 0;
+  const sample = () => {
+    const m = process.memoryUsage();
+    peakHeap = Math.max(peakHeap, m.heapUsed);
+    peakNative = Math.max(peakNative, m.rss - m.heapTotal);
+  };
+  const sampler = setInterval(sample, 100);
+  const r = await runJob({ root: spec.root, pipelineFile: spec.pipelineFile, runDate: spec.runDate, configOverrides: spec.configOverrides, progress: false, out: discard });
+  clearInterval(sampler);
+  sample();
+  const usage = process.resourceUsage();
+  const result: JobChildResult = {
+    durationMs: r.durationMs,
+    maxRssMb: Math.round((usage.maxRSS / 1024) * 10) / 10,
+    peakHeapMb: Math.round(peakHeap / 2 ** 20),
+    peakNativeMb: Math.round(peakNative / 2 ** 20),
+    cpuUserMs: Math.round(usage.userCPUTime / 1000),
+    cpuSystemMs: Math.round(usage.systemCPUTime / 1000),
+    status: r.status,
+    exitCode: r.exitCode,
+    tasks: r.summary?.tasks ?? 0,
+    loaded: r.summary?.byState.loaded ?? 0,
+    notCollected: r.notCollected,
+    callbacks: r.callbacks.received,
+    rows: Object.values(r.load.rows).reduce((a, b) => a + b, 0),
+    publishedPath: r.publishedPath,
+  };
+  writeFileSync(spec.resultFile, JSON.stringify(result));
+}
+
+main().catch((err) => {
+  process.stderr.write(`${(err as Error)?.stack ?? String(err)}\n`);
+  process.exitCode = 1;
+});
