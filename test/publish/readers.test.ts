@@ -5,7 +5,7 @@
  * curated views answer with rows; `seo-etl tables` (the compiled CLI) lists what a new reader sees.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { spawn, execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -115,6 +115,7 @@ afterAll(async () => {
   conn?.closeSync();
   db?.closeSync();
   await p?.close();
+  if (p) rmSync(p.dataDir, { recursive: true, force: true });
 });
 
 describe('a reader holding the published warehouse through a whole run', () => {
