@@ -7,10 +7,34 @@ import { listArchiveFiles } from './reader.js';
 import { ArchiveWriter } from './writer.js';
 import { entryOf, readResponseFile } from './ingest.js';
 import { UserError } from '../exit.js';
+import { acquireRunLock } from '../ledger/lock.js';
+import { publishWarehouse, warehousePaths as publishedPaths } from '../publish/index.js';
+import { curatedViews } from '../publish/views.js';
 
-export function warehousePaths(root: string, config: Config): { warehouse: string; raw: string; parquet: string } {
+export function warehousePaths(root: string, config: Config): { dir: string; warehouse: string; published: string; raw: string; parquet: string } {
   const dir = path.resolve(root, config.warehouse.dir);
-  return { warehouse: path.join(dir, 'work', 'warehouse.duckdb'), raw: path.join(dir, 'raw'), parquet: path.join(dir, 'parquet') };
+  const { work, published } = publishedPaths(dir);
+  return { dir, warehouse: work, published, raw: path.join(dir, 'raw'), parquet: path.join(dir, 'parquet') };
+}
+
+/**
+ * Writes to the working warehouse under the run lock (a run and a reprocess never write at once), then publishes
+ * it so that readers see the result, as a run does.
+ */
+async function writeAndPublish(paths: ReturnType<typeof warehousePaths>, write: (wh: Warehouse) => Promise<void>): Promise<void> {
+  const lock = acquireRunLock(paths.dir);
+  try {
+    const wh = await Warehouse.open(paths.warehouse);
+    try {
+      await write(wh);
+      await wh.connection.run('CHECKPOINT');
+    } finally {
+      wh.close();
+    }
+    await publishWarehouse({ workPath: paths.warehouse, publishedPath: paths.published, statements: curatedViews() });
+  } finally {
+    lock.release();
+  }
 }
 
 export function describeLoad(r: ArchiveLoadResult): string {
@@ -33,15 +57,12 @@ export async function reprocessCommand(opts: { root: string }): Promise<number> 
   const config = loadConfig({ root: opts.root });
   const paths = warehousePaths(opts.root, config);
   const files = listArchiveFiles(paths.raw);
-  const wh = await Warehouse.open(paths.warehouse);
-  try {
+  await writeAndPublish(paths, async (wh) => {
     await wh.resetTables();
     const r = await loadArchiveFiles(wh, files, { engines: config.engines });
-    process.stdout.write(`reprocess: ${describeLoad(r)}\n`);
-    return 0;
-  } finally {
-    wh.close();
-  }
+    process.stdout.write(`reprocess: ${describeLoad(r)}\npublished: ${paths.published}\n`);
+  });
+  return 0;
 }
 
 /** Archives the given response files, then loads them. */
@@ -56,13 +77,10 @@ export async function ingestCommand(opts: { root: string; files: string[] }): Pr
   const writer = new ArchiveWriter({ dir: paths.raw, runId });
   for (const e of entries) await writer.append(e);
   await writer.close();
-  const wh = await Warehouse.open(paths.warehouse);
-  try {
+  await writeAndPublish(paths, async (wh) => {
     await wh.ensureSchema();
     const r = await loadArchiveFiles(wh, writer.closedFiles, { engines: config.engines });
-    process.stdout.write(`ingest: ${entries.length} response(s) archived under ${path.relative(process.cwd(), paths.raw) || paths.raw} as run ${runId}\n${describeLoad(r)}\n`);
-    return 0;
-  } finally {
-    wh.close();
-  }
+    process.stdout.write(`ingest: ${entries.length} response(s) archived under ${path.relative(process.cwd(), paths.raw) || paths.raw} as run ${runId}\n${describeLoad(r)}\npublished: ${paths.published}\n`);
+  });
+  return 0;
 }

@@ -145,5 +145,10 @@ describe('ingest and reprocess', () => {
     expect(await dumpTables(wh)).toEqual(before);
     wh.close();
     expect(existsSync(paths.warehouse) && statSync(paths.warehouse).size > 0).toBe(true);
+    // Readers see it: both commands publish the working warehouse, as a run does.
+    const published = await Warehouse.open(paths.published);
+    expect((await dumpTables(published)).keyword_data).toEqual(before.keyword_data);
+    published.close();
+    expect(existsSync(path.join(root, 'data', 'run.lock'))).toBe(false);
   });
 });
