@@ -21,9 +21,10 @@
  *     A live call billed per request that was lost in transit may be billed again by its retry: the reply is the
  *     product and is otherwise gone, so we re-ask and log it.
  *   - task_post is never re-sent when the service may have accepted it (re-posting would pay twice). It is retried
- *     only on proof that nothing was created: connection refused or unresolvable host (never sent), HTTP 500/503/
- *     408/429 (the service answered that it did not process it), an envelope 40202 or 50000-range status with no
- *     accepted task; and per task, only the tasks answered 40202 or 50000-range at cost 0 are re-posted. A timeout,
+ *     only on proof that nothing was created: connection refused or unresolvable host (never sent), HTTP 5xx other
+ *     than 502/504, 408 and 429 (the service answered that it did not process it), an envelope 40202 or 50000-range
+ *     status with no accepted task; and per task, only the tasks answered 40202 or 50000-range at cost 0 are
+ *     re-posted (the batch's re-posts share its `retries` budget). A timeout,
  *     a dropped connection, HTTP 502/504 (a gateway gave up on an origin that may have finished) or a malformed 2xx
  *     body after the request went out are reported per task as `ambiguous: true`: the caller reconciles them through
  *     tasks_ready and its ledger tags instead of paying twice.
@@ -71,7 +72,8 @@ export interface TaskError {
   attempts?: number;
 }
 
-export type TaskOutcome = { ok: true; task: ApiTask; cost: number } | { ok: false; error: TaskError };
+/** `version` is the answering envelope's `version` (tasks do not carry one), for calls that return a result. */
+export type TaskOutcome = { ok: true; task: ApiTask; cost: number; version?: string } | { ok: false; error: TaskError };
 
 /** An element of a tasks_ready result: the task id and the path(s) its result can be collected from. */
 export interface ReadyItem {
@@ -456,6 +458,7 @@ export class ApiClient {
       return { ok: false, error: { code: f.code, message: f.message, path: segments, data: sent, local: false, transport: f.transport, httpStatus: f.httpStatus, attempts: f.attempts } };
     }
     const outcome = taskOutcome(def, final.envelope.tasks?.[0], sent, segments);
+    if (outcome.ok && typeof final.envelope.version === 'string') outcome.version = final.envelope.version;
     this.logTaskErrors(def, path, [outcome]);
     return outcome;
   }
