@@ -7,7 +7,7 @@
  * Loading the same response twice therefore changes nothing, and a re-collected task (tasks_fixed) replaces
  * its earlier rows.
  */
-import { mkdirSync, renameSync, rmSync, existsSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { TABLES, allColumns, table as tableDef, type TableDef } from '../normalize/catalog.js';
@@ -217,7 +217,7 @@ export class Warehouse {
    * `<dir>/<table>/snapshot_date=<date>/part-<runId>.parquet` with DuckDB's COPY (zstd), under a hidden temporary
    * name first and renamed, so a reader never sees a partial file. Tables without rows get no file.
    */
-  async exportParquet(dir: string, snapshotDate: string, runId: string, opts: { all?: boolean } = {}): Promise<{ table: string; file: string; rows: number }[]> {
+  async exportParquet(dir: string, snapshotDate: string, runId: string, opts: { all?: boolean; beforeRename?: (tmp: string, file: string) => Promise<void> } = {}): Promise<{ table: string; file: string; rows: number }[]> {
     if (!/^\d{4}-\d{2}-\d{2}$/.test(snapshotDate)) throw new Error(`exportParquet: snapshotDate: must be YYYY-MM-DD, got '${snapshotDate}'`);
     if (!/^[A-Za-z0-9._-]+$/.test(runId)) throw new Error(`exportParquet: runId: only letters, digits, '.', '_' and '-' go in a file name, got '${runId}'`);
     const out: { table: string; file: string; rows: number }[] = [];
@@ -230,11 +230,13 @@ export class Warehouse {
       mkdirSync(partDir, { recursive: true });
       const file = path.join(partDir, `part-${runId}.parquet`);
       const tmp = path.join(partDir, `.part-${runId}.parquet.tmp-${process.pid}`);
-      if (existsSync(tmp)) rmSync(tmp);
+      // Temporary files of this run left by a killed process (another pid): one run holds the warehouse at a time.
+      for (const f of readdirSync(partDir)) if (f.startsWith(`.part-${runId}.parquet.tmp-`)) rmSync(path.join(partDir, f), { force: true });
       // Catalog columns in catalog order and type, never `*`: a column added later by schema evolution sits at the
       // end of the DuckDB table, but every file of a table must carry one schema (docs/parquet.md).
       const cols = allColumns(t).map((c) => `CAST(${q(c.name)} AS ${c.type}) AS ${q(c.name)}`).join(', ');
       await this.connection.run(`COPY (SELECT ${cols} FROM ${q(t.name)}${where} ORDER BY _id) TO '${tmp.replace(/'/g, "''")}' (FORMAT parquet, COMPRESSION zstd)`);
+      await opts.beforeRename?.(tmp, file);
       renameSync(tmp, file);
       out.push({ table: t.name, file, rows });
     }

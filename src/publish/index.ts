@@ -19,6 +19,8 @@ export interface PublishOptions {
   publishedPath: string;
   /** SQL statements run in the published copy only (curated views, comments). */
   statements?: readonly string[];
+  /** Called with the finished side file just before it is renamed over the published path (tests pause here). */
+  beforeRename?: (side: string) => Promise<void>;
 }
 
 export interface PublishResult { publishedPath: string; bytes: number; statements: number }
@@ -42,6 +44,7 @@ export async function publishWarehouse(opts: PublishOptions): Promise<PublishRes
       instance.closeSync();
     }
     await rm(`${side}.wal`, { force: true });
+    await opts.beforeRename?.(side);
     await rename(side, opts.publishedPath);
   } catch (err) {
     await rm(side, { force: true });
