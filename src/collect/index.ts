@@ -9,13 +9,18 @@
  * - pingback: the receiver's GET names the task; we task_get it.
  * - postback: the receiver's POST carries the result; no API call at all.
  * - Stragglers: a task whose callback never came (or that tasks_ready never listed) is looked up in E13's failed
- *   deliveries and fetched by id after `stragglerAfterMs`; 40601/40602 (not ready yet) keep it waiting.
+ *   deliveries and fetched by id after `stragglerAfterMs`; 40601/40602 (not ready yet) keep it waiting, and so do
+ *   answers that say nothing about the task (transport failures, rate-limit and 50000-range answers after the
+ *   client's retries): a task paid for is never given up because the service was briefly unwell.
+ * - A callback for a task not known yet (its POST answer is still being recorded) is declined, so the service
+ *   lists the task instead of forgetting it, and remembered, so the task is fetched as soon as it is tracked.
  *
  * Every result goes through `sink` (normalize + load + ledger state in one transaction) in small batches, so a
  * crash loses no more than the batch in flight, which the ledger still shows as posted and a resume collects.
  */
 import { endpoint, findEndpoint, matchPath } from '../api/catalog.js';
-import type { ApiClient, ReadyItem, TaskOutcome } from '../api/client.js';
+import { ApiError, type ApiClient, type ReadyItem, type TaskOutcome } from '../api/client.js';
+import { dispositionOf } from '../api/status.js';
 import type { ApiTask, Envelope } from '../api/envelope.js';
 import type { Engines } from '../config/index.js';
 import type { Logger } from '../api/logger.js';
@@ -76,11 +81,24 @@ export interface AmbiguousTask {
 }
 
 const NOT_READY = new Set([40601, 40602]);
+/** Callbacks remembered for tasks not tracked yet, at most. */
+const EARLY_MAX = 10_000;
+
+/** An answer that says nothing about the task itself: ask again later. */
+function isTransient(code: number, transport: unknown): boolean {
+  if (transport || code === 0 || NOT_READY.has(code)) return true;
+  const d = dispositionOf(code);
+  return d === 'retry' || d === 'slow_down';
+}
 type Pending = TrackedTask & { since: number; fetching: boolean };
 
 export class Collector {
   private readonly pending = new Map<string, Pending>();
   private readonly awaiting = new Map<string, AmbiguousTask & { since: number }>();
+  /** Service ids announced by a callback before they were tracked. */
+  private readonly early = new Set<string>();
+  /** By tasks_ready endpoint: when the last poll that listed everything ready (less than a full page) started. */
+  private readonly lookedAt = new Map<string, number>();
   private readonly buffer: CollectedResult[] = [];
   private flushing: Promise<void> = Promise.resolve();
   private inFlight = 0;
@@ -101,7 +119,11 @@ export class Collector {
   /** Tasks to collect; a service id already tracked is ignored. */
   track(tasks: readonly TrackedTask[]): void {
     for (const t of tasks) {
-      if (!this.pending.has(t.serviceId)) this.pending.set(t.serviceId, { ...t, since: this.now(), fetching: false });
+      if (this.pending.has(t.serviceId)) continue;
+      const p: Pending = { ...t, since: this.now(), fetching: false };
+      this.pending.set(t.serviceId, p);
+      // Its callback came while the POST answer was being recorded: it is complete, fetch it now.
+      if (this.early.delete(t.serviceId)) this.fetch(p);
     }
     this.poke();
   }
@@ -127,25 +149,38 @@ export class Collector {
     return t;
   }
 
-  /** A pingback named a task: fetch it now. Unknown ids (another run's, or forged) are ignored. */
-  async onPingback(id: string, tag?: string | null): Promise<void> {
+  /**
+   * A pingback named a task: fetch it now. Returns false for an id that is not pending (not tracked yet, already
+   * collected, another run's or forged): the receiver then declines it, and the id is remembered in case it is
+   * tracked soon.
+   */
+  async onPingback(id: string, tag?: string | null): Promise<boolean> {
     this.stats.callbacks++;
     const t = this.pending.get(id) ?? (await this.adopt(tag, id));
-    if (!t) return void this.stats.duplicates++;
+    if (!t) {
+      this.stats.duplicates++;
+      this.remember(id);
+      return false;
+    }
     this.o.onReady?.(t);
     this.fetch(t);
+    return true;
   }
 
-  /** A postback carried results: load them without an API call. */
-  async onPostback(envelope: Envelope): Promise<void> {
+  /** A postback carried results: load them without an API call. Returns false when none of its tasks is pending. */
+  async onPostback(envelope: Envelope): Promise<boolean> {
     this.stats.callbacks++;
+    let taken = false;
     for (const task of envelope.tasks ?? []) {
       const tag = (task?.data as { tag?: string } | undefined)?.tag;
       const t = task?.id ? (this.pending.get(task.id) ?? (await this.adopt(tag, task.id))) : undefined;
       if (!t || t.fetching) {
         this.stats.duplicates++;
+        if (t) taken = true; // being fetched already
+        else if (typeof task?.id === 'string') this.remember(task.id);
         continue;
       }
+      taken = true;
       this.o.onReady?.(t);
       if (task.status_code >= 40000 || !Array.isArray(task.result)) {
         // A postback of a failed task, or a truncated one: fetch it by id for the authoritative answer.
@@ -155,6 +190,12 @@ export class Collector {
       this.stats.postbacksLoaded++;
       this.push(t, { endpointId: this.getIdFor(t, task), task, version: envelope.version });
     }
+    return taken;
+  }
+
+  private remember(id: string): void {
+    if (this.early.size >= EARLY_MAX) this.early.delete(this.early.values().next().value!);
+    this.early.add(id);
   }
 
   /** Collects until nothing is pending or `deadline` (epoch ms) passes; returns how many are still pending. */
@@ -190,9 +231,18 @@ export class Collector {
     return false;
   }
 
+  /**
+   * An ambiguous task is given up only once a tasks_ready poll that began `ambiguousGraceMs` after it was sent has
+   * listed everything ready without it: time alone is not proof (the run may have been busy posting other steps
+   * and not looked at all), and giving up means posting it again.
+   */
   private async expireAmbiguous(): Promise<boolean> {
     const grace = this.o.ambiguousGraceMs ?? 600_000;
-    const expired = [...this.awaiting.values()].filter((a) => this.now() - a.since >= grace);
+    const expired = [...this.awaiting.values()].filter((a) => {
+      const ready = endpoint(a.postId).readyId;
+      const looked = ready ? this.lookedAt.get(ready) : this.now();
+      return looked !== undefined && looked - a.since >= grace;
+    });
     if (!expired.length) return false;
     for (const a of expired) this.awaiting.delete(a.tag);
     await this.o.onGiveUp?.(expired);
@@ -214,7 +264,17 @@ export class Collector {
     let listed = 0;
     for (const readyId of families) {
       this.stats.polls++;
-      const items: ReadyItem[] = await this.o.client.tasksReady(readyId);
+      let items: ReadyItem[];
+      const started = this.now();
+      try {
+        items = await this.o.client.tasksReady(readyId);
+      } catch (err) {
+        // The list was unavailable after the client's retries: poll again later. Refusals (auth, payment) stop the run.
+        if (!(err instanceof ApiError) || !isTransient(err.code, err.httpStatus >= 500 || err.httpStatus === 0)) throw err;
+        this.o.logger.warn({ endpoint: readyId, err: err.message }, 'tasks_ready unavailable; polling again later');
+        continue;
+      }
+      if (items.length < 1000) this.lookedAt.set(readyId, started);
       for (const item of items) {
         const t = this.pending.get(item.id) ?? (await this.adopt(item.tag, item.id));
         if (!t) {
@@ -321,12 +381,12 @@ export class Collector {
 
   private async settle(t: Pending, outcome: TaskOutcome): Promise<void> {
     if (outcome.ok) {
-      this.push(t, { endpointId: this.getIdFor(t, outcome.task), task: outcome.task, version: (outcome.task as { version?: string }).version ?? '' });
+      this.push(t, { endpointId: this.getIdFor(t, outcome.task), task: outcome.task, version: outcome.version ?? '' });
       return;
     }
     const { code, message } = outcome.error;
-    if (NOT_READY.has(code) || outcome.error.transport) {
-      // Not finished yet, or the network lost it after retries: keep it pending for a later look.
+    if (isTransient(code, outcome.error.transport)) {
+      // Not finished yet, or no answer about it after the client's retries: keep it pending for a later look.
       t.fetching = false;
       t.since = this.now();
       return;

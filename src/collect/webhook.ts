@@ -5,6 +5,11 @@
  * it is answered 404 and has no effect. Bodies are bounded twice: on the wire (max_body_bytes) and after gunzip
  * (the same bound), so a gzip bomb is cut off after max_body_bytes of output instead of exhausting memory.
  * A malformed body is answered 400 and reported, never thrown into the run.
+ *
+ * The answer waits for the handler: a callback the run did not take (a task it does not know yet, or any more) is
+ * answered 404, so the service counts the delivery as failed and lists the task as ready instead. Answering 200
+ * would make the service forget it: a task whose POST answer was never recorded (a crash) could then not be
+ * found again by its tag, and would be posted twice.
  */
 import http from 'node:http';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
@@ -22,8 +27,9 @@ export interface WebhookReceiverOptions {
   /** Address the service calls; empty means http://host:port as bound. */
   publicUrl?: string;
   maxBodyBytes: number;
-  onPingback?: (e: PingbackEvent) => void | Promise<void>;
-  onPostback?: (e: PostbackEvent) => void | Promise<void>;
+  /** Returns false when the run does not take the callback (answered 404); anything else is a 200. */
+  onPingback?: (e: PingbackEvent) => void | boolean | Promise<void | boolean>;
+  onPostback?: (e: PostbackEvent) => void | boolean | Promise<void | boolean>;
   onRejected?: (e: RejectedEvent) => void;
   /** Fixed secret for tests; a fresh random one per run otherwise. */
   secret?: string;
@@ -34,11 +40,21 @@ export interface WebhookReceiver {
   pingbackUrl: string;
   postbackUrl: string;
   port: number;
-  stats(): { pingbacks: number; postbacks: number; rejected: number };
+  stats(): { pingbacks: number; postbacks: number; rejected: number; unclaimed: number };
   close(): Promise<void>;
 }
 
 class BodyTooLarge extends Error {}
+/** The run's handler failed on a well-formed callback: answered 500, so the service lists the task instead. */
+class HandlerError extends Error {}
+
+async function handled<T>(fn: () => T | Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw new HandlerError((err as Error)?.message ?? String(err));
+  }
+}
 
 function readLimited(stream: NodeJS.ReadableStream, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -77,7 +93,11 @@ function sameSecret(given: string, secret: Buffer): boolean {
 export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promise<WebhookReceiver> {
   const secretText = opts.secret ?? randomBytes(24).toString('hex');
   const secret = Buffer.from(secretText);
-  const counts = { pingbacks: 0, postbacks: 0, rejected: 0 };
+  const counts = { pingbacks: 0, postbacks: 0, rejected: 0, unclaimed: 0 };
+  const unclaimed = (res: http.ServerResponse) => {
+    counts.unclaimed++;
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('unknown task');
+  };
 
   const reject = (res: http.ServerResponse, status: number, reason: string, path: string) => {
     counts.rejected++;
@@ -95,8 +115,8 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promis
       if (kind === 'pingback' && req.method === 'GET') {
         if (!id) return reject(res, 400, 'pingback without id', url.pathname);
         counts.pingbacks++;
+        if ((await handled(() => opts.onPingback?.({ id, tag, receivedAt: new Date() }))) === false) return unclaimed(res);
         res.writeHead(200).end('ok');
-        await opts.onPingback?.({ id, tag, receivedAt: new Date() });
         return;
       }
       if (kind === 'postback' && req.method === 'POST') {
@@ -109,13 +129,14 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promis
         }
         if (!envelope || typeof envelope !== 'object' || !Array.isArray(envelope.tasks)) return reject(res, 400, 'body is not a response envelope (no tasks array)', url.pathname);
         counts.postbacks++;
+        if ((await handled(() => opts.onPostback?.({ id, tag, envelope, body, receivedAt: new Date() }))) === false) return unclaimed(res);
         res.writeHead(200).end('ok');
-        await opts.onPostback?.({ id, tag, envelope, body, receivedAt: new Date() });
         return;
       }
       return reject(res, 405, `method ${req.method} not allowed for ${kind ?? 'this path'}`, url.pathname);
     } catch (err) {
       if (err instanceof BodyTooLarge) return reject(res, 413, err.message, url.pathname);
+      if (!res.headersSent && err instanceof HandlerError) return reject(res, 500, `handler failed: ${err.message}`, url.pathname);
       if (!res.headersSent) return reject(res, 400, `bad body: ${(err as Error).message}`, url.pathname);
       opts.onRejected?.({ reason: `handler failed: ${(err as Error).message}`, status: 200, path: url.pathname });
     }
