@@ -10,7 +10,7 @@
  * clear answer is recognised by its tags before anything of it is posted again.
  */
 import path from 'node:path';
-import { mkdirSync, createWriteStream } from 'node:fs';
+import { mkdirSync, createWriteStream, readdirSync, rmSync } from 'node:fs';
 import pino from 'pino';
 import { endpoint } from '../api/catalog.js';
 import { ApiClient, type TaskOutcome } from '../api/client.js';
@@ -21,7 +21,7 @@ import { ArchiveWriter } from '../archive/writer.js';
 import { Collector, type AmbiguousTask, type CollectedResult, type TrackedTask } from '../collect/index.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../collect/webhook.js';
 import { credentialsFor, loadConfig, type Config } from '../config/index.js';
-import { Ledger, acquireRunLock, markCollected, markFailed, markLoaded, type LedgerTask, type RunSummary } from '../ledger/index.js';
+import { Ledger, acquireRunLock, markCollected, markFailed, markLoaded, markPosted, type LedgerTask, type RunSummary } from '../ledger/index.js';
 import { Warehouse, emptySummary, mergeSummary, type LoadSummary } from '../load/index.js';
 import { budgetAllows, batchCost, expandStep, loadPipeline, runIdFor, tasksPerPost, utcDate, type Pipeline, type PipelineStep } from '../pipeline/index.js';
 import { publishWarehouse, warehousePaths } from '../publish/index.js';
@@ -30,6 +30,7 @@ import { RateLimiter } from '../queue/index.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { EXIT, UserError } from '../exit.js';
 import { Progress } from './progress.js';
+import { pauseAt } from './test-pause.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 
 export interface RunJobOptions {
@@ -56,6 +57,8 @@ export interface RunJobResult {
   load: LoadSummary;
   tableRows: Record<string, number>;
   notCollected: number;
+  /** Planned tasks the service kept refusing with a retryable answer (rate limit, 5xx range): `resume` posts them. */
+  notPosted: number;
   budgetStopped: boolean;
   durationMs: number;
   publishedPath: string;
@@ -79,6 +82,7 @@ interface JobContext {
   /** Serialises loads: one transaction at a time on the warehouse's connection. */
   loading: Promise<void>;
   budgetStopped: boolean;
+  env: NodeJS.ProcessEnv;
 }
 
 const ENGINE_NAMES = (config: Config) => Object.values(config.engines);
@@ -152,7 +156,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
       onResponse: (raw) => archive!.append(raw),
     });
 
-    const ctx = { config, pipeline, runId, runDate, ledger, warehouse, client, archive, receiver: null, logger, progress, load: emptySummary(), loading: Promise.resolve(), budgetStopped: false } as unknown as JobContext;
+    const ctx = { config, pipeline, runId, runDate, ledger, warehouse, client, archive, receiver: null, logger, progress, load: emptySummary(), loading: Promise.resolve(), budgetStopped: false, env } as unknown as JobContext;
     ctx.collector = makeCollector(ctx);
     if (pipeline.steps.some((s) => s.collect === 'pingback' || s.collect === 'postback')) {
       receiver = await startWebhookReceiver({
@@ -163,7 +167,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
         onPingback: (e) => ctx.collector.onPingback(e.id, e.tag),
         onPostback: async (e) => {
           await archive!.append({ endpointId: null, method: 'POST', path: '(postback)', httpStatus: 200, body: e.body, receivedAt: e.receivedAt });
-          await ctx.collector.onPostback(e.envelope);
+          return ctx.collector.onPostback(e.envelope);
         },
         onRejected: (e) => logger.warn(e, 'webhook request rejected'),
       });
@@ -173,8 +177,9 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     await resumeOutstanding(ctx);
     await runSteps(ctx);
     await ctx.collector.drain(Date.now() + config.collect.drain_timeout_ms);
-    // Tasks whose ambiguous POST was never seen by the service went back to planned: post them once more.
-    if (!ctx.budgetStopped && (await ledger.tasksToPost(runId)).length) {
+    // Tasks whose ambiguous POST was never seen by the service, or that it refused with a retryable answer, went
+    // back to planned: post them again, a bounded number of times.
+    for (let pass = 1; pass <= config.api.retries && !ctx.budgetStopped && (await postableLeft(ctx)) > 0; pass++) {
       await runSteps(ctx, { postOnly: true });
       await ctx.collector.drain(Date.now() + config.collect.drain_timeout_ms);
     }
@@ -182,25 +187,30 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     await ctx.loading;
 
     const notCollected = ctx.collector.outstanding;
-    const status = ctx.budgetStopped ? 'stopped_budget' : notCollected ? 'aborted' : 'completed';
-    const note = ctx.budgetStopped ? `stopped posting at the budget of $${pipeline.budgetUsd}` : notCollected ? `${notCollected} posted tasks not collected yet: run seo-etl resume` : undefined;
-    await ledger.finishRun(runId, status, note);
+    const notPosted = ctx.budgetStopped ? 0 : await postableLeft(ctx);
+    const status = ctx.budgetStopped ? 'stopped_budget' : notCollected || notPosted ? 'aborted' : 'completed';
+    const note = ctx.budgetStopped ? `stopped posting at the budget of $${pipeline.budgetUsd}`
+      : notCollected || notPosted ? [notCollected && `${notCollected} posted tasks not collected yet`, notPosted && `${notPosted} tasks refused by the service with a retryable answer`].filter(Boolean).join(', ') + ': run seo-etl resume'
+      : undefined;
     await archive.close();
 
-    await warehouse.exportParquet(path.join(dataDir, 'parquet'), runDate, runId);
+    // Exported before the run is marked finished: a crash during the export leaves the run for `resume`.
+    removeStaleFiles(dataDir, paths.published, logger);
+    await warehouse.exportParquet(path.join(dataDir, 'parquet'), runDate, runId, { beforeRename: () => pauseAt('parquet', env) });
+    await ledger.finishRun(runId, status, note);
     const summary = await ledger.summary(runId);
     const tableRows = await warehouse.tableCounts();
     ledgerConn.closeSync();
     await warehouse.connection.run('CHECKPOINT');
     warehouse.close();
     warehouse = undefined;
-    await publishWarehouse({ workPath: paths.work, publishedPath: paths.published, statements: curatedViews() });
+    await publishWarehouse({ workPath: paths.work, publishedPath: paths.published, statements: curatedViews(), beforeRename: () => pauseAt('publish', env) });
 
     progress.stop();
     const failed = summary?.byState.failed ?? 0;
-    const exitCode = ctx.budgetStopped ? EXIT.budget : failed || notCollected ? EXIT.taskFailures : EXIT.ok;
+    const exitCode = ctx.budgetStopped ? EXIT.budget : failed || notCollected || notPosted ? EXIT.taskFailures : EXIT.ok;
     const result: RunJobResult = {
-      runId, exitCode, status, resumed, summary, load: ctx.load, tableRows, notCollected, budgetStopped: ctx.budgetStopped,
+      runId, exitCode, status, resumed, summary, load: ctx.load, tableRows, notCollected, notPosted, budgetStopped: ctx.budgetStopped,
       durationMs: Date.now() - started, publishedPath: paths.published,
       callbacks: { received: ctx.collector.stats.callbacks, rejected: receiver?.stats().rejected ?? 0 },
     };
@@ -277,6 +287,7 @@ async function postStep(ctx: JobContext, step: PipelineStep): Promise<void> {
     // The receiver's address changes between attempts of a run; the body gets the current one.
     const bodies = send.map((t) => ({ ...t.params, ...(callbacks ?? {}) }));
     const outcomes = await client.postTasks(step.endpointId, bodies);
+    await pauseAt('posted', ctx.env, step.name);
     const posted: { key: string; serviceId: string; cost: number }[] = [];
     const failed: { ref: string; code: number; message: string; retry?: boolean }[] = [];
     const ambiguous: AmbiguousTask[] = [];
@@ -287,9 +298,9 @@ async function postStep(ctx: JobContext, step: PipelineStep): Promise<void> {
       else failed.push({ ref: t.key, code: o.error.code, message: o.error.message, retry: isRetryablePostFailure(o) });
     });
     await ledger.recordPosted(runId, posted);
-    await ledger.recordPostFailed(runId, failed.filter((f) => !f.retry));
-    // Retryable refusals (rate limit, 5xx-range at cost 0) the client already retried: give them back to planned.
-    await ledger.releasePosting(runId, failed.filter((f) => f.retry).map((f) => f.ref), 'refused after retries; posted again by the next attempt');
+    // Retryable refusals (rate limit, 5xx-range at cost 0) the client already retried go back to planned with
+    // their code and message, to be posted again by a later pass or `resume`; the others fail.
+    await ledger.recordPostFailed(runId, failed);
     const failedFinal = failed.filter((f) => !f.retry).length;
     ctx.progress.add('posted', posted.length);
     ctx.progress.add('failed', failedFinal);
@@ -303,6 +314,24 @@ async function postStep(ctx: JobContext, step: PipelineStep): Promise<void> {
       const t = send.find((s) => s.key === p.key)!;
       return { key: p.key, serviceId: p.serviceId, postId: step.endpointId, mode: modeOf(step), ...variantOf(t) };
     }));
+  }
+}
+
+/** Planned task_post tasks left (refused with a retryable answer, or an unclear POST the service never showed). */
+async function postableLeft(ctx: JobContext): Promise<number> {
+  return (await ctx.ledger.tasksToPost(ctx.runId)).filter((t) => endpoint(t.endpointId).kind === 'task_post').length;
+}
+
+/**
+ * Files a killed run left beside the published warehouse (its unfinished copy and that copy's WAL). Only one run
+ * holds the data folder at a time (run.lock), so any such file is stale.
+ */
+function removeStaleFiles(dataDir: string, publishedPath: string, logger: Logger): void {
+  const prefix = `${path.basename(publishedPath)}.publishing-`;
+  for (const f of readdirSync(path.dirname(publishedPath))) {
+    if (!f.startsWith(prefix)) continue;
+    rmSync(path.join(path.dirname(publishedPath), f), { force: true });
+    logger.info({ file: path.relative(dataDir, path.join(path.dirname(publishedPath), f)) }, 'removed the unfinished copy of a killed run');
   }
 }
 
@@ -345,7 +374,7 @@ async function callStep(ctx: JobContext, step: PipelineStep): Promise<void> {
       for await (const o of callPages(ctx, step, t)) {
         if (!o.ok) { error = { code: o.error.code, message: o.error.message }; break; }
         cost += o.cost;
-        results.push({ endpointId: step.endpointId, task: o.task, version: (o.task as { version?: string }).version ?? '' });
+        results.push({ endpointId: step.endpointId, task: o.task, version: o.version ?? '' });
       }
       if (!results.length) {
         await ledger.recordPostFailed(runId, [{ ref: t.key, code: error?.code ?? 0, message: error?.message ?? 'no answer' }]);
@@ -353,10 +382,11 @@ async function callStep(ctx: JobContext, step: PipelineStep): Promise<void> {
         continue;
       }
       if (error) logger.warn({ step: step.name, task: t.key, pages: results.length, error }, 'paging stopped early; the pages fetched are kept');
-      await ledger.recordPosted(runId, [{ key: t.key, serviceId: results[0].task.id, cost }]);
+      await pauseAt('live', ctx.env, step.name);
       ctx.progress.add('posted');
       ctx.progress.counts.costUsd += cost;
-      await loadResults(ctx, results, [t.key], results.length);
+      // The answer's id and cost are recorded in the transaction that loads its rows: never one without the other.
+      await loadResults(ctx, results, [t.key], results.length, { key: t.key, serviceId: results[0].task.id, cost });
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, todo.length) }, worker));
@@ -421,7 +451,7 @@ function makeCollector(ctx: JobContext): Collector {
  * Loads results (rows of successful tasks, error rows of failed ones) and moves their ledger state in the same
  * transaction. Loads are serialised: DuckDB runs one transaction per connection.
  */
-function loadResults(ctx: JobContext, results: CollectedResult[], keys?: string[], pages?: number): Promise<void> {
+function loadResults(ctx: JobContext, results: CollectedResult[], keys?: string[], pages?: number, posted?: { key: string; serviceId: string; cost: number }): Promise<void> {
   const run = ctx.loading.then(async () => {
     const ok = results.filter((r) => !isTaskError(r.task.status_code) && Array.isArray(r.task.result));
     const bad = results.filter((r) => !ok.includes(r));
@@ -430,13 +460,15 @@ function loadResults(ctx: JobContext, results: CollectedResult[], keys?: string[
       runId: ctx.runId,
       engines: ENGINE_NAMES(ctx.config),
       inTransaction: async (conn) => {
+        if (posted) await markPosted(conn, ctx.runId, [posted]);
         if (keys && bad.length && !ok.length) {
           await markFailed(conn, ctx.runId, keys.map((k) => ({ ref: k, code: bad[0].task.status_code, message: bad[0].task.status_message })));
-          return;
+        } else {
+          await markCollected(conn, ctx.runId, refsOk, pages !== undefined ? { pages } : {});
+          await markLoaded(conn, ctx.runId, refsOk);
+          if (!keys && bad.length) await markFailed(conn, ctx.runId, bad.map((r) => ({ ref: r.task.id, code: r.task.status_code, message: r.task.status_message })));
         }
-        await markCollected(conn, ctx.runId, refsOk, pages !== undefined ? { pages } : {});
-        await markLoaded(conn, ctx.runId, refsOk);
-        if (!keys && bad.length) await markFailed(conn, ctx.runId, bad.map((r) => ({ ref: r.task.id, code: r.task.status_code, message: r.task.status_message })));
+        await pauseAt('load', ctx.env);
       },
     });
     mergeSummary(ctx.load, summary);
@@ -485,8 +517,12 @@ async function recollectFixed(ctx: JobContext): Promise<void> {
     return;
   }
   const keys = stepTasks.map((t) => t.key);
-  if (keys.length) await ctx.ledger.recordPosted(ctx.runId, keys.map((key) => ({ key, serviceId: listTask.id, cost: 0 })));
-  await loadResults(ctx, [{ endpointId: 'serp.events.tasks_fixed', task: listTask, version: env.version }], keys, 1);
+  // The list is a result of its own only for a tasks_fixed step; otherwise it just names what to fetch again (loading
+  // it would add a row no ledger task owns, once per attempt).
+  if (keys.length) {
+    await ctx.ledger.recordPosted(ctx.runId, keys.map((key) => ({ key, serviceId: listTask.id, cost: 0 })));
+    await loadResults(ctx, [{ endpointId: 'serp.events.tasks_fixed', task: listTask, version: env.version }], keys, 1);
+  }
   const fixed = (listTask.result ?? []) as { id?: string }[];
   const ours: CollectedResult[] = [];
   for (const f of fixed) {
@@ -495,7 +531,7 @@ async function recollectFixed(ctx: JobContext): Promise<void> {
     const t = await ctx.ledger.byServiceId(f.id);
     if (!t) continue;
     const o = await ctx.client.taskGet('serp.events.task_get.advanced', f.id);
-    if (o.ok) ours.push({ endpointId: 'serp.events.task_get.advanced', task: o.task, version: (o.task as { version?: string }).version ?? env.version });
+    if (o.ok) ours.push({ endpointId: 'serp.events.task_get.advanced', task: o.task, version: o.version ?? env.version });
   }
   if (ours.length) {
     ctx.logger.info({ tasks: ours.length }, 're-parsed results collected again; their earlier rows are replaced');
@@ -517,6 +553,7 @@ export function formatSummary(r: RunJobResult, pipeline: Pipeline): string {
   }
   if (r.budgetStopped) lines.push('stopped posting at the budget; everything posted was collected');
   if (r.notCollected) lines.push(`${r.notCollected} posted tasks are not collected yet: run 'seo-etl resume' later (results stay 30 days)`);
+  if (r.notPosted) lines.push(`${r.notPosted} tasks were refused with a retryable answer every time (see the ledger's error codes): run 'seo-etl resume' later to post them`);
   const loaded = Object.entries(r.load.rows).filter(([, n]) => n > 0);
   lines.push(`rows loaded this run: ${loaded.length ? loaded.map(([t, n]) => `${t} ${n}`).join(', ') : 'none'}`);
   if (r.load.unknownFields || r.load.unknownItemTypes) lines.push(`kept but not in the catalog: ${r.load.unknownFields} unknown fields, ${r.load.unknownItemTypes} unknown item types (see the extra columns)`);
