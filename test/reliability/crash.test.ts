@@ -1,0 +1,125 @@
+/**
+ * Crashes: the crash pipeline runs in a child process that is SIGKILLed at a seeded random moment, then run again
+ * (the same pipeline and day resumes), possibly killed again, until a run finishes. After each trial:
+ *   - no tag was accepted twice by the sandbox (nothing posted twice) and every planned task_post task was
+ *     accepted exactly once,
+ *   - every posted task is loaded, and its rows are there exactly once,
+ *   - the tables equal those of an uninterrupted run (ids and clock columns aside),
+ *   - the ledger's cost equals what the sandbox billed.
+ * 20 trials by default, 2 at a time; SEO_ETL_CRASH_TRIALS=200 for more, SEO_ETL_CRASH_SEED to start elsewhere.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import path from 'node:path';
+import { startProject, queryFile, type TestProject } from '../helpers/project.js';
+import { SANDBOX_EXTRA, childEnv, ledgerByKey, runCrashPipeline, seeded, tableSnapshot, tagsPostedTwice } from './helpers.js';
+
+const TRIALS = Number(process.env.SEO_ETL_CRASH_TRIALS ?? 20);
+const FIRST_SEED = Number(process.env.SEO_ETL_CRASH_SEED ?? 1);
+const PARALLEL = 2;
+/** Kills land between this long after spawning and this plus the span (the child needs ~0.5 s to start). */
+const KILL_FROM_MS = 400;
+const KILL_SPAN_MS = 2600;
+
+interface Reference {
+  tables: Record<string, string[]>;
+  ledger: Awaited<ReturnType<typeof ledgerByKey>>;
+  postings: number;
+  billed: number;
+}
+
+let reference: Reference;
+
+beforeAll(async () => {
+  const p = await startProject(SANDBOX_EXTRA);
+  try {
+    const r = await runCrashPipeline({ env: childEnv(p) });
+    expect(r.code, r.stderr.slice(-2000)).toBe(0);
+    const published = path.join(p.dataDir, 'warehouse.duckdb');
+    reference = { tables: await tableSnapshot(published), ledger: await ledgerByKey(published), postings: p.sandbox.controls.postings().length, billed: p.sandbox.controls.billed() };
+  } finally {
+    await p.close();
+  }
+}, 60_000);
+
+interface TrialOutcome {
+  seed: number;
+  kills: number[];
+  attempts: number;
+}
+
+async function trial(seed: number): Promise<TrialOutcome & { p: TestProject }> {
+  const rng = seeded(seed);
+  const p = await startProject(SANDBOX_EXTRA);
+  const env = childEnv(p);
+  const planned = 1 + Math.floor(rng() * 3); // 1 to 3 kills before the run may finish
+  const kills: number[] = [];
+  let attempts = 0;
+  try {
+    for (;;) {
+      attempts++;
+      const killAfterMs = kills.length < planned ? Math.round(KILL_FROM_MS + rng() * KILL_SPAN_MS) : undefined;
+      const r = await runCrashPipeline({ env, killAfterMs });
+      if (r.killed) {
+        kills.push(killAfterMs!);
+        continue;
+      }
+      // Finished before the kill was due: that attempt counts as the last one.
+      expect(r.code, `seed ${seed}, kills at ${kills.join(', ')} ms, attempt ${attempts}:\n${r.stderr.slice(-3000)}`).toBe(0);
+      return { seed, kills, attempts, p };
+    }
+  } catch (err) {
+    await p.close();
+    throw err;
+  }
+}
+
+async function check(o: TrialOutcome & { p: TestProject }): Promise<void> {
+  const { p } = o;
+  const where = `seed ${o.seed} (kills at ${o.kills.join(', ') || 'none'} ms after spawning, ${o.attempts} attempts)`;
+  try {
+    expect(tagsPostedTwice(p), `${where}: tags accepted twice`).toEqual([]);
+    expect(p.sandbox.controls.postings().length, `${where}: postings`).toBe(reference.postings);
+    const published = path.join(p.dataDir, 'warehouse.duckdb');
+    const ledger = await ledgerByKey(published);
+    expect(ledger, `${where}: ledger`).toEqual(reference.ledger);
+    // Every posting is a loaded task of the ledger, with its one row in `tasks`.
+    const ids = p.sandbox.controls.postings().map((x) => x.id);
+    const loaded = await queryFile(published, `SELECT service_id FROM _tasks WHERE state = 'loaded' AND service_id IS NOT NULL`);
+    const loadedIds = new Set(loaded.map((r) => String(r.service_id)));
+    expect(ids.filter((id) => !loadedIds.has(id)), `${where}: posted but not loaded`).toEqual([]);
+    const taskRows = await queryFile(published, `SELECT _task_id AS id, count(*)::INT AS n FROM tasks GROUP BY ALL HAVING count(*) <> 1`);
+    expect(taskRows, `${where}: tasks loaded more than once`).toEqual([]);
+    const tables = await tableSnapshot(published);
+    for (const t of Object.keys(reference.tables)) expect(tables[t], `${where}: table ${t}`).toEqual(reference.tables[t]);
+    expect(Object.keys(tables).sort()).toEqual(Object.keys(reference.tables).sort());
+    expect(p.sandbox.controls.billed(), `${where}: billed`).toBeCloseTo(reference.billed, 6);
+  } finally {
+    await p.close();
+  }
+}
+
+describe(`SIGKILL at seeded random moments (${TRIALS} trials)`, () => {
+  test('the reference run posts every task once and loads them all', () => {
+    expect(reference.postings).toBeGreaterThanOrEqual(20);
+    expect(Object.values(reference.ledger).every((t) => t.state === 'loaded')).toBe(true);
+    expect(reference.tables.keyword_data.length).toBeGreaterThan(0);
+  });
+
+  test('after every crash and resume: nothing posted twice, every result loaded once, tables equal the uninterrupted run', async () => {
+    const seeds = Array.from({ length: TRIALS }, (_, i) => FIRST_SEED + i);
+    const outcomes: TrialOutcome[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < seeds.length) {
+        const seed = seeds[next++];
+        const o = await trial(seed);
+        await check(o);
+        outcomes.push({ seed: o.seed, kills: o.kills, attempts: o.attempts });
+      }
+    };
+    await Promise.all(Array.from({ length: PARALLEL }, worker));
+    expect(outcomes).toHaveLength(TRIALS);
+    // The trials did crash: most attempts before the last were killed.
+    expect(outcomes.reduce((n, o) => n + o.kills.length, 0)).toBeGreaterThanOrEqual(TRIALS);
+  }, 600_000);
+});

@@ -1,0 +1,162 @@
+/**
+ * Shared by the reliability suite: the crash pipeline, a child `seo-etl` process that can be killed at a chosen
+ * moment (or when it prints a marker), the FAST settings as environment variables, and read-outs of a finished
+ * warehouse that do not depend on the service's task ids or the clock (so two runs can be compared).
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { ROOT, queryFile, type TestProject } from '../helpers/project.js';
+
+export const CRASH_PIPELINE = path.join(ROOT, 'test', 'reliability', 'pipelines', 'crash.yaml');
+export const RUN_DATE = '2024-05-01';
+/** The compiled CLI; SEO_ETL_TEST_CLI points at a private build (so another checkout's rebuild cannot race it). */
+export const CLI = process.env.SEO_ETL_TEST_CLI ?? path.join(ROOT, 'bin', 'seo-etl.js');
+
+/** Sandbox settings for the suite: no re-parses (they depend on timing) and no account limit in the way. */
+export const SANDBOX_EXTRA = { sandbox: { reparse_share: 0, rate_limit_calls: 1_000_000 } };
+
+/** FAST (test/helpers/project.ts) for a child process, as SEO_ETL_<SECTION>_<KEY> variables. */
+export function childEnv(p: TestProject, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    ...p.env,
+    SEO_ETL_RATE_LIMIT_CALLS: '1000000',
+    SEO_ETL_COLLECT_POLL_MIN_MS: '20',
+    SEO_ETL_COLLECT_POLL_MAX_MS: '200',
+    SEO_ETL_COLLECT_STRAGGLER_AFTER_MS: '1000',
+    SEO_ETL_COLLECT_AMBIGUOUS_GRACE_MS: '1000',
+    SEO_ETL_COLLECT_DRAIN_TIMEOUT_MS: '60000',
+    SEO_ETL_API_TIMEOUT_MS: '5000',
+    SEO_ETL_API_RETRY_BASE_MS: '20',
+    // Small batches: more POSTs, so more moments between "sent" and "recorded" for a kill to land in.
+    SEO_ETL_API_TASKS_PER_POST: '3',
+    SEO_ETL_LOG_LEVEL: 'info',
+    ...extra,
+  };
+}
+
+export interface ChildResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** Whether this helper killed it. */
+  killed: boolean;
+}
+
+export interface RunCliOptions {
+  env: NodeJS.ProcessEnv;
+  /** SIGKILL this long after spawning (if still running). */
+  killAfterMs?: number;
+  /** SIGKILL as soon as stderr or stdout contains this text (after `beforeKill`, if given). */
+  killOnMarker?: string;
+  beforeKill?: () => Promise<void>;
+  /** A hard limit: the child is killed and the promise rejects. */
+  timeoutMs?: number;
+}
+
+/** Runs `seo-etl <args>` as a child process. */
+export function runCli(args: string[], opts: RunCliOptions): Promise<ChildResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let killed = false;
+    let marked = false;
+    const kill = () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      killed = true;
+      child.kill('SIGKILL');
+    };
+    const watch = (chunk: Buffer, into: 'out' | 'err') => {
+      const text = chunk.toString('utf8');
+      if (into === 'out') stdout += text;
+      else stderr += text;
+      if (opts.killOnMarker && !marked && (stdout + stderr).includes(opts.killOnMarker)) {
+        marked = true;
+        if (opts.beforeKill) opts.beforeKill().then(kill, kill);
+        else kill();
+      }
+    };
+    child.stdout.on('data', (c: Buffer) => watch(c, 'out'));
+    child.stderr.on('data', (c: Buffer) => watch(c, 'err'));
+    const timer = opts.killAfterMs !== undefined ? setTimeout(kill, opts.killAfterMs) : undefined;
+    const hard = setTimeout(() => {
+      kill();
+      reject(new Error(`seo-etl ${args.join(' ')} did not finish within ${opts.timeoutMs ?? 60_000} ms\n${stderr.slice(-3000)}`));
+    }, opts.timeoutMs ?? 60_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      clearTimeout(hard);
+      resolve({ code, signal, stdout, stderr, killed });
+    });
+  });
+}
+
+/** `seo-etl run <crash pipeline> --run-date RUN_DATE --no-progress`. */
+export function runCrashPipeline(opts: RunCliOptions, pipeline = CRASH_PIPELINE): Promise<ChildResult> {
+  return runCli(['run', pipeline, '--run-date', RUN_DATE, '--no-progress'], opts);
+}
+
+/** Columns that differ between two runs of the same tasks: lineage, the service's ids and the clock. */
+const VOLATILE = new Set(['datetime', 'time_seconds', 'path', 'pingback_url', 'postback_url']);
+
+/**
+ * Every result table of a warehouse as a sorted list of rows, each row with its task's key (from the ledger) in
+ * place of the service's task id and without the columns that differ between runs. Two runs of the same
+ * pipeline and day give equal snapshots; a row loaded twice or missing shows as a difference.
+ */
+export async function tableSnapshot(file: string): Promise<Record<string, string[]>> {
+  const cols = await queryFile(file, `SELECT table_name AS t, column_name AS c FROM information_schema.columns
+    WHERE table_schema = 'main' AND table_name IN (SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE')
+      AND table_name NOT LIKE '\\_%' ESCAPE '\\' ORDER BY table_name, ordinal_position`);
+  const byTable = new Map<string, string[]>();
+  for (const r of cols) byTable.set(String(r.t), [...(byTable.get(String(r.t)) ?? []), String(r.c)]);
+  const out: Record<string, string[]> = {};
+  for (const [t, cs] of byTable) {
+    const kept = cs.filter((c) => !c.startsWith('_') && !VOLATILE.has(c)).map((c) => `, CAST(x."${c}" AS VARCHAR) AS "${c}"`);
+    const idx = cs.includes('_list_idx') ? ', x._list_idx AS list_idx' : '';
+    const rows = await queryFile(file, `SELECT k.task_key AS task${idx}${kept.join('')}
+      FROM "${t}" x LEFT JOIN (SELECT DISTINCT service_id, task_key FROM _tasks WHERE service_id IS NOT NULL) k ON k.service_id = x._task_id`);
+    out[t] = rows.map((r) => JSON.stringify(r)).sort();
+  }
+  return out;
+}
+
+/** The ledger's tasks by key: what a finished run must agree on whatever happened during it. */
+export async function ledgerByKey(file: string): Promise<Record<string, { step: string; state: string; cost: number | null; error_code: number | null }>> {
+  const rows = await queryFile(file, `SELECT task_key, step, state, cost, error_code FROM _tasks ORDER BY task_key`);
+  return Object.fromEntries(rows.map((r) => [String(r.task_key), { step: String(r.step), state: String(r.state), cost: r.cost === null ? null : Number(r.cost), error_code: r.error_code === null ? null : Number(r.error_code) }]));
+}
+
+/** Tags accepted more than once by the sandbox: must be empty (a tag names one planned task). */
+export function tagsPostedTwice(p: TestProject): string[] {
+  const seen = new Map<string, number>();
+  for (const x of p.sandbox.controls.postings()) if (x.tag) seen.set(x.tag, (seen.get(x.tag) ?? 0) + 1);
+  return [...seen].filter(([, n]) => n > 1).map(([t]) => t);
+}
+
+/** A small seeded generator for the crash moments (mulberry32). */
+export function seeded(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(s ^ (s >>> 15), s | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Log lines of a child (pino JSON on stderr), parsed; other lines are skipped. */
+export function logLines(stderr: string): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const line of stderr.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      out.push(JSON.parse(line));
+    } catch {
+      /* a torn last line of a killed process */
+    }
+  }
+  return out;
+}

@@ -1,0 +1,181 @@
+/**
+ * Kills at exact moments (SEO_ETL_TEST_PAUSE_AT makes the job print a marker and wait there; src/run/test-pause.ts):
+ *   posted   a POST answered, before the ledger records it (callbacks of those tasks arrive meanwhile), once
+ *            per collection mode
+ *   live     a live call answered, before its rows and state are written
+ *   load     inside a load transaction, before COMMIT
+ *   parquet  a Parquet file written under its temporary name, before the rename
+ *   publish  the published copy written beside the old one, before the rename
+ * After the kill: no partial file is visible under a final name, the working warehouse opens, the ledger is
+ * consistent with the tables. Then the same run resumes: nothing is posted twice and the tables equal those of an
+ * uninterrupted run.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { startProject, queryFile, type TestProject } from '../helpers/project.js';
+import { PAUSE_MARKER } from '../../src/run/test-pause.js';
+import { SANDBOX_EXTRA, childEnv, ledgerByKey, runCrashPipeline, tableSnapshot, tagsPostedTwice } from './helpers.js';
+
+let reference: { tables: Record<string, string[]>; ledger: Awaited<ReturnType<typeof ledgerByKey>>; postings: number };
+
+beforeAll(async () => {
+  const p = await startProject(SANDBOX_EXTRA);
+  try {
+    const r = await runCrashPipeline({ env: childEnv(p) });
+    expect(r.code, r.stderr.slice(-2000)).toBe(0);
+    const published = path.join(p.dataDir, 'warehouse.duckdb');
+    reference = { tables: await tableSnapshot(published), ledger: await ledgerByKey(published), postings: p.sandbox.controls.postings().length };
+  } finally {
+    await p.close();
+  }
+}, 60_000);
+
+/** Every file under `dir` (recursively), relative to it. */
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const f of readdirSync(d)) {
+      const full = path.join(d, f);
+      if (statSync(full).isDirectory()) walk(full);
+      else out.push(path.relative(dir, full));
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** Parquet files a reader would pick up (final names), each read in full by DuckDB. */
+async function readParquet(dataDir: string): Promise<number> {
+  const files = filesUnder(path.join(dataDir, 'parquet')).filter((f) => f.endsWith('.parquet') && !path.basename(f).startsWith('.'));
+  const db = await DuckDBInstance.create(':memory:');
+  const conn = await db.connect();
+  try {
+    for (const f of files) {
+      const reader = await conn.runAndReadAll(`SELECT count(*)::INT AS n FROM read_parquet('${path.join(dataDir, 'parquet', f).replace(/'/g, "''")}')`);
+      expect(Number(reader.getRows()[0][0]), f).toBeGreaterThan(0);
+    }
+  } finally {
+    conn.closeSync();
+    db.closeSync();
+  }
+  return files.length;
+}
+
+/** The ledger agrees with the tables: a task's rows exist exactly when it is loaded; nothing is half-way. */
+async function ledgerConsistent(file: string): Promise<void> {
+  const states = await queryFile(file, `SELECT state, count(*)::INT AS n FROM _tasks GROUP BY ALL`);
+  expect(states.filter((s) => s.state === 'collected' || s.state === 'ready')).toEqual([]);
+  const rowsWithoutLoaded = await queryFile(file, `SELECT t._task_id, t.endpoint_id FROM tasks t WHERE t.endpoint_id <> 'serp.events.tasks_fixed' AND NOT EXISTS (SELECT 1 FROM _tasks l WHERE l.service_id = t._task_id AND l.state IN ('loaded', 'failed'))`);
+  expect(rowsWithoutLoaded, 'rows of a task the ledger does not show as loaded').toEqual([]);
+  const loadedWithoutRows = await queryFile(file, `SELECT task_key FROM _tasks l WHERE state = 'loaded' AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t._task_id = l.service_id)`);
+  expect(loadedWithoutRows, 'tasks loaded in the ledger without rows').toEqual([]);
+}
+
+async function killAt(point: string): Promise<{ p: TestProject; stderr: string }> {
+  const p = await startProject(SANDBOX_EXTRA);
+  const env = childEnv(p, { SEO_ETL_TEST_PAUSE_AT: point });
+  // While paused, the tasks complete and the sandbox delivers their callbacks to the (live) receiver.
+  const beforeKill = async () => {
+    await new Promise((r) => setTimeout(r, 300));
+    await p.sandbox.controls.settle();
+  };
+  const r = await runCrashPipeline({ env, killOnMarker: `${PAUSE_MARKER} ${point}`, beforeKill });
+  expect(r.killed, `never reached ${point}:\n${r.stderr.slice(-3000)}`).toBe(true);
+  return { p, stderr: r.stderr };
+}
+
+async function resumeAndCompare(p: TestProject, point: string): Promise<void> {
+  const r = await runCrashPipeline({ env: childEnv(p) });
+  expect(r.code, `resume after a kill at ${point}:\n${r.stderr.slice(-3000)}`).toBe(0);
+  expect(tagsPostedTwice(p), 'tags accepted twice').toEqual([]);
+  expect(p.sandbox.controls.postings().length).toBe(reference.postings);
+  const published = path.join(p.dataDir, 'warehouse.duckdb');
+  expect(await ledgerByKey(published)).toEqual(reference.ledger);
+  const tables = await tableSnapshot(published);
+  for (const t of Object.keys(reference.tables)) expect(tables[t], `table ${t}`).toEqual(reference.tables[t]);
+  const leftovers = filesUnder(p.dataDir).filter((f) => /\.tmp-|\.publishing-|\.partial$/.test(f) && !f.startsWith('raw'));
+  expect(leftovers, 'temporary files left after the resumed run').toEqual([]);
+  await readParquet(p.dataDir);
+}
+
+describe('a kill at an exact moment, then resume', () => {
+  const opened: TestProject[] = [];
+  afterAll(async () => {
+    for (const p of opened) await p.close();
+  });
+
+  // One batch of each collection mode is killed between its answer and its record. For the callback modes, the
+  // sandbox calls the receiver while the answer is unrecorded: a receiver that took the callback (HTTP 200)
+  // made the service forget the task, the resumed run never found it by its tag and posted it again.
+  for (const [step, mode] of [['sites', 'tasks_ready'], ['ideas', 'pingback'], ['products', 'postback']]) {
+    test(`posted@${step} (${mode}): a POST answered but not recorded is found by its tags, nothing is posted twice`, async () => {
+      const { p } = await killAt(`posted@${step}`);
+      opened.push(p);
+      const work = path.join(p.dataDir, 'work', 'warehouse.duckdb');
+      const posting = await queryFile(work, `SELECT count(*)::INT AS n FROM _tasks WHERE state = 'posting' AND step = '${step}'`);
+      expect(posting[0].n, 'the killed batch is left ambiguous').toBeGreaterThan(0);
+      await ledgerConsistent(work);
+      await resumeAndCompare(p, `posted@${step}`);
+    }, 60_000);
+  }
+
+  test('live: a live answer is recorded with its rows or not at all', async () => {
+    const { p } = await killAt('live@paraphrases');
+    opened.push(p);
+    const work = path.join(p.dataDir, 'work', 'warehouse.duckdb');
+    const live = await queryFile(work, `SELECT state, count(*)::INT AS n FROM _tasks WHERE step = 'paraphrases' GROUP BY ALL`);
+    expect(live.find((s) => s.state === 'posted'), 'a live task posted but not loaded').toBeUndefined();
+    await ledgerConsistent(work);
+    await resumeAndCompare(p, 'live');
+  }, 60_000);
+
+  test('load: a load killed before COMMIT leaves neither its rows nor its ledger moves', async () => {
+    const { p } = await killAt('load');
+    opened.push(p);
+    const work = path.join(p.dataDir, 'work', 'warehouse.duckdb');
+    await ledgerConsistent(work);
+    const [{ n }] = await queryFile(work, `SELECT count(*)::INT AS n FROM _tasks WHERE state = 'loaded'`);
+    expect(n, 'the first load was not committed').toBe(0);
+    await resumeAndCompare(p, 'load');
+  }, 60_000);
+
+  test('parquet: no partial Parquet file under a final name, the warehouse opens, the run is left to resume', async () => {
+    const { p } = await killAt('parquet');
+    opened.push(p);
+    const parquet = filesUnder(path.join(p.dataDir, 'parquet'));
+    expect(parquet.some((f) => path.basename(f).startsWith('.part-')), 'the file being written is there under its temporary name').toBe(true);
+    expect(await readParquet(p.dataDir)).toBe(parquet.filter((f) => f.endsWith('.parquet')).length);
+    const work = path.join(p.dataDir, 'work', 'warehouse.duckdb');
+    await ledgerConsistent(work);
+    const [run] = await queryFile(work, `SELECT status FROM _runs`);
+    expect(run.status, 'a run killed while exporting is not marked finished').toBe('running');
+    expect(existsSync(path.join(p.dataDir, 'warehouse.duckdb')), 'nothing published yet').toBe(false);
+    await resumeAndCompare(p, 'parquet');
+  }, 60_000);
+
+  test('publish: readers keep the previous snapshot; the unfinished copy is never under the published name', async () => {
+    // A complete run publishes; the same run started again (it resumes, finds everything loaded, exports and
+    // publishes again) is killed while publishing.
+    const p = await startProject(SANDBOX_EXTRA);
+    opened.push(p);
+    const first = await runCrashPipeline({ env: childEnv(p) });
+    expect(first.code, first.stderr.slice(-2000)).toBe(0);
+    const published = path.join(p.dataDir, 'warehouse.duckdb');
+    const before = await queryFile(published, `SELECT run_id, status FROM _runs`);
+    const r = await runCrashPipeline({ env: childEnv(p, { SEO_ETL_TEST_PAUSE_AT: 'publish' }), killOnMarker: `${PAUSE_MARKER} publish` });
+    expect(r.killed, r.stderr.slice(-2000)).toBe(true);
+    expect(readdirSync(p.dataDir).some((f) => f.startsWith('warehouse.duckdb.publishing-')), 'the unfinished copy is beside it').toBe(true);
+    expect(await queryFile(published, `SELECT run_id, status FROM _runs`), 'the published snapshot is the previous one').toEqual(before);
+    await ledgerConsistent(path.join(p.dataDir, 'work', 'warehouse.duckdb'));
+    // The next run publishes and removes the unfinished copy.
+    const again = await runCrashPipeline({ env: childEnv(p) });
+    expect(again.code, again.stderr.slice(-2000)).toBe(0);
+    expect(readdirSync(p.dataDir).filter((f) => f.includes('.publishing-'))).toEqual([]);
+    expect(tagsPostedTwice(p)).toEqual([]);
+    const tables = await tableSnapshot(published);
+    for (const t of Object.keys(reference.tables)) expect(tables[t], `table ${t}`).toEqual(reference.tables[t]);
+  }, 60_000);
+});
