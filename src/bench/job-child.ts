@@ -23,6 +23,8 @@ export interface JobChildResult {
   /** Peak V8 heap in use and peak memory outside it (RSS - heap total: DuckDB, buffers), MB, sampled every 100 ms. */
   peakHeapMb: number;
   peakNativeMb: number;
+  /** [epoch ms, CPU ms used so far (user + system)] every 100 ms: what the run spent in a span of the parent's. */
+  cpuTimeline: [number, number][];
   cpuUserMs: number;
   cpuSystemMs: number;
   status: string;
@@ -40,7 +42,10 @@ async function main(): Promise<void> {
   const discard = new Writable({ write: (_c, _e, cb) => cb() });
   let peakHeap = 0;
   let peakNative = 0;
+  const cpuTimeline: [number, number][] = [];
   const sample = () => {
+    const c = process.cpuUsage();
+    cpuTimeline.push([Date.now(), Math.round((c.user + c.system) / 1000)]);
     const m = process.memoryUsage();
     peakHeap = Math.max(peakHeap, m.heapUsed);
     peakNative = Math.max(peakNative, m.rss - m.heapTotal);
@@ -55,6 +60,7 @@ async function main(): Promise<void> {
     maxRssMb: Math.round((usage.maxRSS / 1024) * 10) / 10,
     peakHeapMb: Math.round(peakHeap / 2 ** 20),
     peakNativeMb: Math.round(peakNative / 2 ** 20),
+    cpuTimeline,
     cpuUserMs: Math.round(usage.userCPUTime / 1000),
     cpuSystemMs: Math.round(usage.systemCPUTime / 1000),
     status: r.status,

@@ -1,0 +1,61 @@
+/**
+ * BENCH_QUICK=1 mode, so the benchmark code cannot rot: every figure of the issue comes out with a finite value,
+ * a unit, a goal and how it was measured, in the printed table and in the results file. Goals are not asserted:
+ * the benchmark reports, it does not judge (and quick sizes run all sections at once on a shared machine).
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { runBench, type BenchResult } from '../../src/bench/command.js';
+import { REQUIRED_FIGURES, figureProblems } from '../../src/bench/figures.js';
+import { ROOT, collectStream } from '../helpers/project.js';
+
+let dir: string;
+let r: BenchResult;
+let printed: ReturnType<typeof collectStream>;
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-bench-test-'));
+  printed = collectStream();
+  r = await runBench({ root: ROOT, quick: true, resultsFile: path.join(dir, 'results.json'), out: printed });
+}, 120_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('seo-etl bench, quick mode', () => {
+  test('every section ran', () => {
+    expect(r.errors).toEqual([]);
+  });
+
+  test.each(REQUIRED_FIGURES.map((n) => [n]))('%s has a finite value, a unit, a goal and how', (name) => {
+    expect(figureProblems(name, r.figures[name])).toEqual([]);
+  });
+
+  test('every figure, the informational ones too, is well formed', () => {
+    const problems = Object.entries(r.figures).flatMap(([n, f]) => figureProblems(n, f));
+    expect(problems).toEqual([]);
+    expect(Object.keys(r.figures).length).toBeGreaterThan(REQUIRED_FIGURES.length);
+  });
+
+  test('the results file holds the same figures, as { name: { value, unit, goal, how } }', () => {
+    const file = JSON.parse(readFileSync(r.resultsFile, 'utf8'));
+    expect(file).toEqual(r.figures);
+    for (const f of Object.values(file) as Record<string, unknown>[]) expect(Object.keys(f).sort()).toEqual(['goal', 'how', 'unit', 'value']);
+  });
+
+  test('the printed table has a row per figure with its value and unit', () => {
+    const lines = printed.text().split('\n');
+    for (const [name, f] of Object.entries(r.figures)) {
+      const row = lines.find((l) => l.startsWith(`${name} `));
+      expect(row, name).toBeDefined();
+      expect(row).toContain(f.unit);
+    }
+    expect(printed.text()).toContain(`machine: ${r.machine}`);
+  });
+
+  test('API calls are counted from the sandbox: the POSTs show in postback runs, a task_get per task in polling runs', () => {
+    // Definitional bounds, not goals: a postback run still posts, and a polled task cannot be fetched in less than one call.
+    expect(r.figures.calls_per_task_postback.value).toBeGreaterThan(0);
+    expect(r.figures.calls_per_task_polling.value).toBeGreaterThanOrEqual(1);
+  });
+});
