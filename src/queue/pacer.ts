@@ -68,6 +68,8 @@ export class SlidingPacer {
   private lastStart = -Infinity;
   /** The slot the caller at the head of the line is using (rule 1 and pauses, not rule 2). */
   private headSlot = -Infinity;
+  /** Callers in line (reserved or waiting, not yet started). */
+  private waiting = 0;
   private durations: number[] = [];
   private durationAt = 0;
   private margin: number;
@@ -124,8 +126,11 @@ export class SlidingPacer {
 
   /** Waits in line until this caller may start; the line stays closed until the slot is started or cancelled. */
   async reserve(): Promise<Slot> {
-    // A caller that asks after its slot has passed (the line was idle) is on time, not late.
-    const wantedSince = this.clock.now();
+    // Lateness is only real while there is demand: a caller that finds the line empty (no one waiting, so the
+    // schedule was idle, or demand-limited) is on time even if the slot has passed; behind others it is late.
+    const arrived = this.clock.now();
+    const toEmptyLine = this.waiting === 0;
+    this.waiting++;
     let open!: () => void;
     const previous = this.line;
     this.line = new Promise<void>((r) => { open = r; });
@@ -139,16 +144,18 @@ export class SlidingPacer {
         else await this.clock.sleep(wait);
       }
     } catch (err) {
+      this.waiting--;
       open();
       throw err;
     }
-    this.headSlot = Math.max(this.nextSlot, this.pausedUntil, wantedSince);
+    this.headSlot = Math.max(this.nextSlot, this.pausedUntil, toEmptyLine ? arrived : -Infinity);
     let state: 'reserved' | 'started' | 'done' = 'reserved';
     let entry: Entry | undefined;
     return {
       start: (at) => {
         if (state !== 'reserved') return;
         state = 'started';
+        this.waiting--;
         const now = at ?? this.clock.now();
         // The next slot is one spacing after this call's slot; lateness beyond catchUpMs is forgiven.
         if (now - this.catchUpMs > this.headSlot) this._forgivenMs += now - this.catchUpMs - this.headSlot;
@@ -170,6 +177,7 @@ export class SlidingPacer {
       cancel: () => {
         if (state !== 'reserved') return;
         state = 'done';
+        this.waiting--;
         open();
       },
     };
