@@ -17,6 +17,7 @@ export class Progress {
   private readonly startedAt = Date.now();
   private timer: NodeJS.Timeout | undefined;
   private lastLine = '';
+  private stopped = false;
 
   constructor(private readonly stream: NodeJS.WriteStream | null) {
     if (stream?.isTTY) this.timer = setInterval(() => this.draw(), 200).unref();
@@ -51,7 +52,10 @@ export class Progress {
     this.stream.write(`\r\x1b[2K${line}`);
   }
 
+  /** Draws the final line once; later calls (the job's `finally`) do nothing. */
   stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     if (this.stream?.isTTY && this.lastLine) this.stream.write(`\r\x1b[2K${this.line()}\n`);
     this.timer = undefined;
