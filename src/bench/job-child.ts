@@ -23,8 +23,11 @@ export interface JobChildResult {
   /** Peak V8 heap in use and peak memory outside it (RSS - heap total: DuckDB, buffers), MB, sampled every 100 ms. */
   peakHeapMb: number;
   peakNativeMb: number;
-  /** [epoch ms, CPU ms used so far (user + system)] every 100 ms: what the run spent in a span of the parent's. */
-  cpuTimeline: [number, number][];
+  /**
+   * Every 100 ms: [epoch ms, CPU ms used so far (user + system), V8 heap used MB, RSS MB]; what the run spent in
+   * a span of the parent's, and when its memory peaked.
+   */
+  timeline: [number, number, number, number][];
   cpuUserMs: number;
   cpuSystemMs: number;
   status: string;
@@ -42,11 +45,11 @@ async function main(): Promise<void> {
   const discard = new Writable({ write: (_c, _e, cb) => cb() });
   let peakHeap = 0;
   let peakNative = 0;
-  const cpuTimeline: [number, number][] = [];
+  const timeline: [number, number, number, number][] = [];
   const sample = () => {
     const c = process.cpuUsage();
-    cpuTimeline.push([Date.now(), Math.round((c.user + c.system) / 1000)]);
     const m = process.memoryUsage();
+    timeline.push([Date.now(), Math.round((c.user + c.system) / 1000), Math.round(m.heapUsed / 2 ** 20), Math.round(m.rss / 2 ** 20)]);
     peakHeap = Math.max(peakHeap, m.heapUsed);
     peakNative = Math.max(peakNative, m.rss - m.heapTotal);
   };
@@ -60,7 +63,7 @@ async function main(): Promise<void> {
     maxRssMb: Math.round((usage.maxRSS / 1024) * 10) / 10,
     peakHeapMb: Math.round(peakHeap / 2 ** 20),
     peakNativeMb: Math.round(peakNative / 2 ** 20),
-    cpuTimeline,
+    timeline,
     cpuUserMs: Math.round(usage.userCPUTime / 1000),
     cpuSystemMs: Math.round(usage.systemCPUTime / 1000),
     status: r.status,

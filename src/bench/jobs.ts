@@ -188,7 +188,7 @@ export async function measureJobRun(o: JobBenchOptions, name: string, n: number,
 }
 
 /** CPU ms the child used between two epoch times, from its timeline (nearest samples). */
-export function cpuBetween(timeline: [number, number][], from: number, to: number): number {
+export function cpuBetween(timeline: readonly (readonly number[])[], from: number, to: number): number {
   const at = (t: number) => {
     let v = timeline[0]?.[1] ?? 0;
     for (const [ts, cpu] of timeline) {
@@ -216,7 +216,7 @@ export async function benchJobs(o: JobBenchOptions): Promise<Figures> {
   const ratio = large.child.maxRssMb / small.child.maxRssMb;
   const scale = sizes.large / sizes.small;
   const burstMs = postback.lastLoadedAt! - postback.burstAt!;
-  const receiverCpuMs = cpuBetween(postback.child.cpuTimeline, postback.burstAt!, postback.lastLoadedAt!);
+  const receiverCpuMs = cpuBetween(postback.child.timeline, postback.burstAt!, postback.lastLoadedAt!);
   const deliveredMs = (postback.deliveredAt ?? postback.lastLoadedAt!) - postback.burstAt!;
   return {
     calls_per_task_polling: {
