@@ -47,6 +47,8 @@ export async function loadArchiveFiles(wh: Warehouse, files: readonly string[], 
   const batchSize = opts.batchTasks ?? 2000;
   let batch: CollectedTask[] = [];
   const jsTaskIds = new Set<string>();
+  /** Tasks of staged lines DuckDB refused, loaded by the JS extractor instead. */
+  let fallbackTasks = 0;
   const tasksOfLine = (line: Buffer): CollectedTask[] | null => {
     let parsed: unknown;
     try {
@@ -72,12 +74,9 @@ export async function loadArchiveFiles(wh: Warehouse, files: readonly string[], 
     fallback: async (lines) => {
       const tasks = lines.flatMap((l) => tasksOfLine(l) ?? []);
       const s = await loadJs(tasks);
-      s.tasks = 0; // counted as JS tasks by the caller below
       result.jsTasks += tasks.length;
-      const counted = emptySummary();
-      mergeSummary(counted, s);
-      counted.tasks = tasks.length;
-      return counted;
+      fallbackTasks += s.tasks;
+      return s;
     },
   });
 
@@ -90,10 +89,10 @@ export async function loadArchiveFiles(wh: Warehouse, files: readonly string[], 
   };
   const flushSql = async () => {
     if (!sql || !sql.pending) return;
-    const before = result.jsTasks;
+    const before = fallbackTasks;
     const summary = await sql.flush();
     mergeSummary(result, summary);
-    if (result.jsTasks === before) result.sqlTasks += summary.tasks;
+    result.sqlTasks += summary.tasks - (fallbackTasks - before);
   };
 
   try {
@@ -105,7 +104,7 @@ export async function loadArchiveFiles(wh: Warehouse, files: readonly string[], 
           const routed = sql.offer(line);
           if (routed) {
             // Order matters only for the same task: if the JS batch holds it, load that batch first.
-            if (jsTaskIds.has(routed)) await flushJs();
+            if (routed.some((id) => jsTaskIds.has(id))) await flushJs();
             if (sql.full) await flushSql();
             continue;
           }

@@ -4,6 +4,14 @@
  * If yes, DuckDB's typed read (which silently ignores unknown keys and casts loosely) gives exactly the rows the JS
  * extractor would; if no, the line goes to the JS extractor, which keeps unknown fields in `extra`.
  *
+ * Beyond plain objects it knows the irregular parts of the catalog, each narrowed to what SQL reproduces exactly:
+ * maps with dynamic keys (DuckDB MAP keeps the line's key order; keys made only of digits are refused because
+ * JavaScript puts them first, duplicate keys because JSON.parse keeps the last and DuckDB refuses them), typed
+ * items whose allowed fields depend on their `type` (the variant is chosen by the type's engine-neutral name),
+ * and timestamps in the service's `yyyy-mm-dd hh:mm:ss +00:00` form with a real calendar date (JavaScript
+ * rolls 02-30 over to March, DuckDB refuses it). A key given twice in an object is refused too: JSON.parse keeps
+ * the last value, DuckDB's reader the first.
+ *
  * Measured on 72 MB of keyword responses: about 4x cheaper than JSON.parse, since strings are skipped with a
  * native indexOf and keys are matched by a hash computed in the same pass.
  */
@@ -13,33 +21,56 @@ export type Shape =
   | { t: 'obj'; fields: Map<string, Shape>; rest?: 'reject' | 'skip' }
   | { t: 'open' }
   | { t: 'arr'; item: Shape }
-  /** A string; `strict` refuses null too. */
-  | { t: 'str'; strict?: boolean }
-  /** An integer token of at most `digits` digits (no fraction or exponent). */
+  /** A string; `strict` refuses null too; `capture` collects its value (task ids). */
+  | { t: 'str'; strict?: boolean; capture?: boolean }
+  /** An integer token of at most `digits` digits (no fraction or exponent), or such a number as a string. */
   | { t: 'int'; digits: number }
+  /** A number, or a string holding a plain decimal (`"4.5"`): DuckDB casts it to DOUBLE as Number() does. */
   | { t: 'num' }
   | { t: 'bool' }
+  /** A `yyyy-mm-dd hh:mm:ss +00:00` string naming a real instant. */
+  | { t: 'ts' }
+  /** An object with any keys (not all digits, none twice), every value of shape `value`. */
+  | { t: 'map'; value: Shape }
+  /**
+   * An object whose fields depend on its item type: the string at `key` is classified (null: refuse the line)
+   * and the object must then have the variant's shape; without a type (absent or null) it must have `untyped`.
+   */
+  | { t: 'typed'; key: string; classify: (raw: string) => string | null; variants: ReadonlyMap<string, Shape>; untyped: Shape }
   /** Only null (or absent) is accepted: the SQL path does not handle this field. */
   | { t: 'null' };
 
-const K_OBJ = 0, K_OPEN = 1, K_ARR = 2, K_STR = 3, K_INT = 4, K_NUM = 5, K_BOOL = 6, K_NULL = 7;
-const KIND: Record<Shape['t'], number> = { obj: K_OBJ, open: K_OPEN, arr: K_ARR, str: K_STR, int: K_INT, num: K_NUM, bool: K_BOOL, null: K_NULL };
+const K_OBJ = 0, K_OPEN = 1, K_ARR = 2, K_STR = 3, K_INT = 4, K_NUM = 5, K_BOOL = 6, K_NULL = 7, K_TS = 8, K_MAP = 9, K_TYPED = 10;
+const KIND: Record<Shape['t'], number> = { obj: K_OBJ, open: K_OPEN, arr: K_ARR, str: K_STR, int: K_INT, num: K_NUM, bool: K_BOOL, null: K_NULL, ts: K_TS, map: K_MAP, typed: K_TYPED };
 
 interface Field { quoted: Uint8Array; shape: Compiled }
 interface Compiled {
   k: number;
   digits: number;
   strict: boolean;
+  capture: boolean;
   skipRest: boolean;
+  /** Array items and map values. */
   item: Compiled | null;
   /** Fields in declared order: keys usually come in that order, so the next one is tried first, byte by byte. */
   fields: Field[];
   /** Fallback lookup: hash of the key bytes -> field index. */
   byHash: Map<number, number[]> | null;
+  /** Per field, the visit that last saw it (a key seen twice in one visit refuses the line). */
+  seen: Int32Array | null;
+  /** Typed objects: the quoted type key, the classifier (memoised) and the compiled variants. */
+  typeKey: Uint8Array | null;
+  classify: ((raw: string) => string | null) | null;
+  classified: Map<string, Compiled | null> | null;
+  variants: Map<string, Compiled> | null;
+  untyped: Compiled | null;
 }
 
 export function compileShape(s: Shape): Compiled {
-  const c: Compiled = { k: KIND[s.t], digits: 0, strict: false, skipRest: false, item: null, fields: [], byHash: null };
+  const c: Compiled = {
+    k: KIND[s.t], digits: 0, strict: false, capture: false, skipRest: false, item: null, fields: [], byHash: null, seen: null,
+    typeKey: null, classify: null, classified: null, variants: null, untyped: null,
+  };
   switch (s.t) {
     case 'obj': {
       c.byHash = new Map();
@@ -52,11 +83,20 @@ export function compileShape(s: Shape): Compiled {
         c.byHash.set(h, list);
         c.fields.push({ quoted, shape: compileShape(v) });
       }
+      c.seen = new Int32Array(c.fields.length);
       break;
     }
     case 'arr': c.item = compileShape(s.item); break;
+    case 'map': c.item = compileShape(s.value); break;
+    case 'typed':
+      c.typeKey = Buffer.from(JSON.stringify(s.key), 'utf8');
+      c.classify = s.classify;
+      c.classified = new Map();
+      c.variants = new Map([...s.variants].map(([k, v]) => [k, compileShape(v)]));
+      c.untyped = compileShape(s.untyped);
+      break;
     case 'int': c.digits = s.digits; break;
-    case 'str': c.strict = Boolean(s.strict); break;
+    case 'str': c.strict = Boolean(s.strict); c.capture = Boolean(s.capture); break;
     default: break;
   }
   return c;
@@ -72,6 +112,11 @@ const Q = 0x22, BS = 0x5c, LB = 0x7b, RB = 0x7d, LS = 0x5b, RS = 0x5d, COMMA = 0
 
 class Reject extends Error {}
 const REJECT = new Reject();
+
+/** Visits of objects, numbering each so that a key seen twice in one object is noticed. */
+let visits = 0;
+/** Strings of `capture` shapes met by the current check. */
+let captured: string[] = [];
 
 function ws(b: Uint8Array, i: number): number {
   while (i < b.length) {
@@ -119,6 +164,11 @@ function skipValue(buf: Buffer, i: number): number {
   return i;
 }
 
+function hasBackslash(buf: Buffer, from: number, to: number): boolean {
+  for (let x = from; x < to; x++) if (buf[x] === BS) return true;
+  return false;
+}
+
 function isNullAt(buf: Buffer, i: number): boolean {
   return buf[i] === 0x6e && buf[i + 1] === 0x75 && buf[i + 2] === 0x6c && buf[i + 3] === 0x6c;
 }
@@ -132,6 +182,7 @@ function checkValue(buf: Buffer, i: number, s: Compiled): number {
   }
   switch (s.k) {
     case K_INT: {
+      if (c === Q) return plainNumberString(buf, i, s.digits, false);
       let j = i;
       if (c === 0x2d) j++;
       const start = j;
@@ -158,16 +209,34 @@ function checkValue(buf: Buffer, i: number, s: Compiled): number {
         throw REJECT;
       }
     }
-    case K_STR:
+    case K_STR: {
       if (c !== Q) throw REJECT;
-      return endOfString(buf, i);
+      const end = endOfString(buf, i);
+      if (s.capture) {
+        if (hasBackslash(buf, i + 1, end - 1)) throw REJECT;
+        captured.push(buf.toString('utf8', i + 1, end - 1));
+      }
+      return end;
+    }
     case K_NUM: {
+      if (c === Q) return plainNumberString(buf, i, 300, true);
       let j = i;
       if (c === 0x2d) j++;
       const start = j;
       let d = buf[j];
-      while ((d >= 0x30 && d <= 0x39) || d === 0x2e || d === 0x65 || d === 0x45 || d === 0x2b || d === 0x2d) d = buf[++j];
+      let nonZero = false, exp = false;
+      while ((d >= 0x30 && d <= 0x39) || d === 0x2e || d === 0x65 || d === 0x45 || d === 0x2b || d === 0x2d) {
+        if (d === 0x65 || d === 0x45) exp = true;
+        else if (!exp && d > 0x30 && d <= 0x39) nonZero = true;
+        d = buf[++j];
+      }
       if (j === start) throw REJECT;
+      // -0 and values beyond a double's range: JSON.parse and DuckDB disagree (sign of zero, Infinity).
+      if (c === 0x2d && !nonZero) throw REJECT;
+      if (exp || j - start > 300) {
+        const n = Number(buf.toString('latin1', i, j));
+        if (!Number.isFinite(n)) throw REJECT;
+      }
       return j;
     }
     case K_BOOL:
@@ -176,9 +245,140 @@ function checkValue(buf: Buffer, i: number, s: Compiled): number {
       throw REJECT;
     case K_OPEN:
       return skipValue(buf, i);
+    case K_TS:
+      return timestampString(buf, i);
+    case K_MAP:
+      return checkMap(buf, i, s);
+    case K_TYPED:
+      return checkTyped(buf, i, s);
     default:
       throw REJECT;
   }
+}
+
+/**
+ * A number written as a string (`"53"`, `"-4.5"`), in the one form DuckDB's JSON reader casts as Number() reads
+ * it: no leading zeros, a fraction only when `fraction`, at most `digits` integer digits, never negative zero.
+ */
+function plainNumberString(buf: Buffer, i: number, digits: number, fraction: boolean): number {
+  let j = i + 1;
+  const neg = buf[j] === 0x2d;
+  if (neg) j++;
+  const start = j;
+  let nonZero = false;
+  while (buf[j] >= 0x30 && buf[j] <= 0x39) { if (buf[j] !== 0x30) nonZero = true; j++; }
+  if (j === start || j - start > digits || (buf[start] === 0x30 && j - start > 1)) throw REJECT;
+  if (buf[j] === 0x2e) {
+    if (!fraction) throw REJECT;
+    const f = ++j;
+    while (buf[j] >= 0x30 && buf[j] <= 0x39) { if (buf[j] !== 0x30) nonZero = true; j++; }
+    if (j === f) throw REJECT;
+  }
+  if (buf[j] !== Q || (neg && !nonZero)) throw REJECT;
+  return j + 1;
+}
+
+const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const TS_TAIL = Buffer.from(' +00:00"');
+
+/** `"2025-12-26 15:00:00 +00:00"` with a real date and time. */
+function timestampString(buf: Buffer, i: number): number {
+  if (buf[i] !== Q) throw REJECT;
+  const d = (k: number) => {
+    const x = buf[i + 1 + k] - 0x30;
+    if (x < 0 || x > 9) throw REJECT;
+    return x;
+  };
+  if (buf[i + 5] !== 0x2d || buf[i + 8] !== 0x2d || buf[i + 11] !== 0x20 || buf[i + 14] !== COLON || buf[i + 17] !== COLON) throw REJECT;
+  for (let k = 0; k < TS_TAIL.length; k++) if (buf[i + 20 + k] !== TS_TAIL[k]) throw REJECT;
+  const year = d(0) * 1000 + d(1) * 100 + d(2) * 10 + d(3);
+  const month = d(5) * 10 + d(6);
+  const day = d(8) * 10 + d(9);
+  const hour = d(11) * 10 + d(12);
+  const minute = d(14) * 10 + d(15);
+  const second = d(17) * 10 + d(18);
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  if (year < 1 || month < 1 || month > 12 || day < 1 || day > (month === 2 && leap ? 29 : DAYS[month - 1])) throw REJECT;
+  if (hour > 23 || minute > 59 || second > 59) throw REJECT;
+  return i + 20 + TS_TAIL.length;
+}
+
+/** An object with dynamic keys: none made only of digits, none twice, each value of the item shape. */
+function checkMap(buf: Buffer, i: number, s: Compiled): number {
+  if (buf[i] !== LB) throw REJECT;
+  i = ws(buf, i + 1);
+  if (buf[i] === RB) return i + 1;
+  let keys: Set<string> | null = null;
+  let first = '';
+  let n = 0;
+  for (;;) {
+    if (buf[i] !== Q) throw REJECT;
+    const end = endOfString(buf, i);
+    let digits = true;
+    for (let x = i + 1; x < end - 1; x++) {
+      const b = buf[x];
+      // Keys are compared as written: an escaped spelling of the same key is refused rather than decoded.
+      if (b === BS) throw REJECT;
+      if (b < 0x30 || b > 0x39) digits = false;
+    }
+    if (digits) throw REJECT;
+    const key = buf.toString('latin1', i + 1, end - 1);
+    if (n === 0) first = key;
+    else {
+      if (n === 1) { keys = new Set([first]); }
+      if (keys!.has(key)) throw REJECT;
+      keys!.add(key);
+    }
+    n++;
+    i = end;
+    if (buf[i] !== COLON) { i = ws(buf, i); if (buf[i] !== COLON) throw REJECT; }
+    i = checkValue(buf, i + 1, s.item!);
+    let c = buf[i];
+    if (c !== COMMA && c !== RB) { i = ws(buf, i); c = buf[i]; }
+    if (c === COMMA) { i = ws(buf, i + 1); continue; }
+    if (c === RB) return i + 1;
+    throw REJECT;
+  }
+}
+
+/** The string value of `key` at the top level of the object at `i`: null when absent or null; refuses others. */
+function typeOf(buf: Buffer, i: number, key: Uint8Array): string | null {
+  i = ws(buf, i + 1);
+  if (buf[i] === RB) return null;
+  for (;;) {
+    if (buf[i] !== Q) throw REJECT;
+    const end = endOfString(buf, i);
+    let same = end - i === key.length;
+    for (let x = 0; same && x < key.length; x++) same = buf[i + x] === key[x];
+    i = ws(buf, end);
+    if (buf[i] !== COLON) throw REJECT;
+    i = ws(buf, i + 1);
+    if (same) {
+      if (isNullAt(buf, i)) return null;
+      if (buf[i] !== Q) throw REJECT;
+      const vEnd = endOfString(buf, i);
+      if (hasBackslash(buf, i + 1, vEnd - 1)) throw REJECT;
+      return buf.toString('utf8', i + 1, vEnd - 1);
+    }
+    i = ws(buf, skipValue(buf, i));
+    if (buf[i] === COMMA) { i = ws(buf, i + 1); continue; }
+    if (buf[i] === RB) return null;
+    throw REJECT;
+  }
+}
+
+function checkTyped(buf: Buffer, i: number, s: Compiled): number {
+  if (buf[i] !== LB) throw REJECT;
+  const raw = typeOf(buf, i, s.typeKey!);
+  if (raw === null) return checkObject(buf, i, s.untyped!);
+  let variant = s.classified!.get(raw);
+  if (variant === undefined) {
+    const name = s.classify!(raw);
+    variant = name === null ? null : s.variants!.get(name) ?? null;
+    s.classified!.set(raw, variant);
+  }
+  if (variant === null) throw REJECT;
+  return checkObject(buf, i, variant);
 }
 
 function checkObject(buf: Buffer, i: number, s: Compiled): number {
@@ -186,6 +386,8 @@ function checkObject(buf: Buffer, i: number, s: Compiled): number {
   i = ws(buf, i + 1);
   if (buf[i] === RB) return i + 1;
   const fields = s.fields;
+  const seen = s.seen!;
+  const visit = ++visits;
   let next = 0;
   for (;;) {
     if (buf[i] !== Q) throw REJECT;
@@ -196,7 +398,11 @@ function checkObject(buf: Buffer, i: number, s: Compiled): number {
       let x = 0;
       const n = q.length;
       while (x < n && q[x] === buf[i + x]) x++;
-      if (x === n) { shape = fields[next].shape; i += n; next++; }
+      if (x === n) {
+        if (seen[next] === visit) throw REJECT;
+        seen[next] = visit;
+        shape = fields[next].shape; i += n; next++;
+      }
     }
     if (shape === null) {
       const end = endOfString(buf, i);
@@ -207,7 +413,11 @@ function checkObject(buf: Buffer, i: number, s: Compiled): number {
           if (q.length !== end - i) continue;
           let x = 0;
           while (x < q.length && q[x] === buf[i + x]) x++;
-          if (x === q.length) { shape = fields[idx].shape; next = idx + 1; break; }
+          if (x === q.length) {
+            if (seen[idx] === visit) throw REJECT;
+            seen[idx] = visit;
+            shape = fields[idx].shape; next = idx + 1; break;
+          }
         }
       }
       if (shape === null && !s.skipRest) throw REJECT;
@@ -223,14 +433,35 @@ function checkObject(buf: Buffer, i: number, s: Compiled): number {
   }
 }
 
-/** Index just past the JSON value starting at `start` if it has the shape, else -1. */
-export function shapeEnd(buf: Buffer, start: number, shape: Compiled): number {
+/**
+ * Index just past the JSON value starting at `start` if it has the shape, else -1. The values of `capture`
+ * strings are pushed to `captures` when given (and only when the whole value has the shape).
+ */
+export function shapeEnd(buf: Buffer, start: number, shape: Compiled, captures?: string[]): number {
+  captured = [];
+  if (visits > 0x3fffffff) {
+    visits = 0;
+    resetSeen(shape, new Set());
+  }
   try {
-    return ws(buf, checkValue(buf, start, shape));
+    const end = ws(buf, checkValue(buf, start, shape));
+    if (captures) for (const c of captured) captures.push(c);
+    return end;
   } catch (err) {
     if (err instanceof Reject) return -1;
     throw err;
   }
+}
+
+function resetSeen(c: Compiled, done: Set<Compiled>): void {
+  if (done.has(c)) return;
+  done.add(c);
+  c.seen?.fill(0);
+  if (c.item) resetSeen(c.item, done);
+  for (const f of c.fields) resetSeen(f.shape, done);
+  if (c.untyped) resetSeen(c.untyped, done);
+  for (const v of c.variants?.values() ?? []) resetSeen(v, done);
+  for (const v of c.classified?.values() ?? []) if (v) resetSeen(v, done);
 }
 
 /** Whether the whole buffer from `start` is one JSON value of the shape. */

@@ -7,7 +7,7 @@ import { TABLES } from './catalog.js';
 import { ENGINE_TOKENS } from '../config/index.js';
 
 /** Every neutral type the catalog knows, longest first so that `..._carousel_element` wins over `..._carousel`. */
-const KNOWN: readonly string[] = [...new Set([
+export const KNOWN_ITEM_TYPES: readonly string[] = [...new Set([
   ...TABLES.flatMap((t) => t.knownItemTypes ?? []),
   ...TABLES.flatMap((t) => t.onlyForItemTypes ?? []),
   'shopping_sponsored_carousel_element',
@@ -19,11 +19,21 @@ const KNOWN: readonly string[] = [...new Set([
  * the task's `data.se`); a type with no recognisable prefix is kept as it is.
  */
 export function neutralItemType(type: string, engines: readonly string[]): string {
-  for (const k of KNOWN) {
-    if (type === k) return k;
-    if (type.length > k.length && type.endsWith(k) && type[type.length - k.length - 1] === '_') return k;
-  }
+  const known = knownItemType(type);
+  if (known !== null) return known;
   const names = [...engines, ...ENGINE_TOKENS].filter((e) => e.length > 0).sort((a, b) => b.length - a.length);
   for (const e of names) if (type.startsWith(`${e}_`) && type.length > e.length + 1) return type.slice(e.length + 1);
   return type;
+}
+
+/**
+ * The catalog type a type names by its suffix (`<anything>_shopping_serp` or `shopping_serp` itself), whatever the
+ * engines; null when it names none. The SQL fast path reproduces this rule in SQL (see sql-path.ts).
+ */
+export function knownItemType(type: string): string | null {
+  for (const k of KNOWN_ITEM_TYPES) {
+    if (type === k) return k;
+    if (type.length > k.length && type.endsWith(k) && type[type.length - k.length - 1] === '_') return k;
+  }
+  return null;
 }
