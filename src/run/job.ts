@@ -59,6 +59,8 @@ export interface RunJobResult {
   notCollected: number;
   /** Planned tasks the service kept refusing with a retryable answer (rate limit, 5xx range): `resume` posts them. */
   notPosted: number;
+  /** Their last answers, grouped: the service's code and message, per step. */
+  notPostedReasons: { code: number | null; message: string | null; step: string; count: number }[];
   budgetStopped: boolean;
   durationMs: number;
   publishedPath: string;
@@ -188,6 +190,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
 
     const notCollected = ctx.collector.outstanding;
     const notPosted = ctx.budgetStopped ? 0 : await postableLeft(ctx);
+    const notPostedReasons = notPosted ? await refusals(ctx) : [];
     const status = ctx.budgetStopped ? 'stopped_budget' : notCollected || notPosted ? 'aborted' : 'completed';
     const note = ctx.budgetStopped ? `stopped posting at the budget of $${pipeline.budgetUsd}`
       : notCollected || notPosted ? [notCollected && `${notCollected} posted tasks not collected yet`, notPosted && `${notPosted} tasks refused by the service with a retryable answer`].filter(Boolean).join(', ') + ': run seo-etl resume'
@@ -210,7 +213,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     const failed = summary?.byState.failed ?? 0;
     const exitCode = ctx.budgetStopped ? EXIT.budget : failed || notCollected || notPosted ? EXIT.taskFailures : EXIT.ok;
     const result: RunJobResult = {
-      runId, exitCode, status, resumed, summary, load: ctx.load, tableRows, notCollected, notPosted, budgetStopped: ctx.budgetStopped,
+      runId, exitCode, status, resumed, summary, load: ctx.load, tableRows, notCollected, notPosted, notPostedReasons, budgetStopped: ctx.budgetStopped,
       durationMs: Date.now() - started, publishedPath: paths.published,
       callbacks: { received: ctx.collector.stats.callbacks, rejected: receiver?.stats().rejected ?? 0 },
     };
@@ -320,6 +323,19 @@ async function postStep(ctx: JobContext, step: PipelineStep): Promise<void> {
 /** Planned task_post tasks left (refused with a retryable answer, or an unclear POST the service never showed). */
 async function postableLeft(ctx: JobContext): Promise<number> {
   return (await ctx.ledger.tasksToPost(ctx.runId)).filter((t) => endpoint(t.endpointId).kind === 'task_post').length;
+}
+
+/** The last answers of the planned task_post tasks left, grouped by code, message and step. */
+async function refusals(ctx: JobContext): Promise<RunJobResult['notPostedReasons']> {
+  const groups = new Map<string, RunJobResult['notPostedReasons'][number]>();
+  for (const t of await ctx.ledger.tasksToPost(ctx.runId)) {
+    if (endpoint(t.endpointId).kind !== 'task_post') continue;
+    const k = `${t.errorCode}\u0000${t.errorMessage}\u0000${t.step}`;
+    const g = groups.get(k) ?? { code: t.errorCode, message: t.errorMessage, step: t.step, count: 0 };
+    g.count++;
+    groups.set(k, g);
+  }
+  return [...groups.values()].sort((a, b) => b.count - a.count);
 }
 
 /**
@@ -553,7 +569,8 @@ export function formatSummary(r: RunJobResult, pipeline: Pipeline): string {
   }
   if (r.budgetStopped) lines.push('stopped posting at the budget; everything posted was collected');
   if (r.notCollected) lines.push(`${r.notCollected} posted tasks are not collected yet: run 'seo-etl resume' later (results stay 30 days)`);
-  if (r.notPosted) lines.push(`${r.notPosted} tasks were refused with a retryable answer every time (see the ledger's error codes): run 'seo-etl resume' later to post them`);
+  if (r.notPosted) lines.push(`${r.notPosted} tasks were refused with a retryable answer every time: run 'seo-etl resume' later to post them`);
+  for (const f of r.notPostedReasons) lines.push(`not posted: ${f.count} x ${f.code ?? '-'} ${f.message ?? ''} (step ${f.step})`);
   const loaded = Object.entries(r.load.rows).filter(([, n]) => n > 0);
   lines.push(`rows loaded this run: ${loaded.length ? loaded.map(([t, n]) => `${t} ${n}`).join(', ') : 'none'}`);
   if (r.load.unknownFields || r.load.unknownItemTypes) lines.push(`kept but not in the catalog: ${r.load.unknownFields} unknown fields, ${r.load.unknownItemTypes} unknown item types (see the extra columns)`);
