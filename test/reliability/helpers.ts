@@ -5,7 +5,8 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { ROOT, queryFile, type TestProject } from '../helpers/project.js';
+import { ROOT, collectStream, queryFile, startProject, type TestProject } from '../helpers/project.js';
+import { runJob, type RunJobResult } from '../../src/run/job.js';
 
 export const CRASH_PIPELINE = path.join(ROOT, 'test', 'reliability', 'pipelines', 'crash.yaml');
 export const RUN_DATE = '2024-05-01';
@@ -19,7 +20,9 @@ export const SANDBOX_EXTRA = { sandbox: { reparse_share: 0, rate_limit_calls: 1_
 export function childEnv(p: TestProject, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
     ...p.env,
+    // No account limit in the way; a short window, so a rate-limit answer pauses for 100 ms (window / 10).
     SEO_ETL_RATE_LIMIT_CALLS: '1000000',
+    SEO_ETL_RATE_LIMIT_WINDOW_MS: '1000',
     SEO_ETL_COLLECT_POLL_MIN_MS: '20',
     SEO_ETL_COLLECT_POLL_MAX_MS: '200',
     SEO_ETL_COLLECT_STRAGGLER_AFTER_MS: '1000',
@@ -32,6 +35,46 @@ export function childEnv(p: TestProject, extra: Record<string, string> = {}): No
     SEO_ETL_LOG_LEVEL: 'info',
     ...extra,
   };
+}
+
+/** childEnv's settings as runJob overrides, for runs in the test's own process. */
+export function inProcessOverrides(p: TestProject, extra: Record<string, Record<string, unknown>> = {}): Record<string, unknown> {
+  const base: Record<string, Record<string, unknown>> = {
+    ...p.overrides as Record<string, Record<string, unknown>>,
+    rate_limit: { calls: 1_000_000, window_ms: 1000 },
+  };
+  base.collect = { ...base.collect, straggler_after_ms: 1000, ambiguous_grace_ms: 1000 };
+  base.api = { ...base.api, tasks_per_post: 3 };
+  for (const [k, v] of Object.entries(extra)) base[k] = { ...(base[k] ?? {}), ...v };
+  return base;
+}
+
+/** Runs the crash pipeline in this process (quicker than a child where nothing is killed). */
+export async function runInProcess(p: TestProject, extra: Record<string, Record<string, unknown>> = {}, pipeline = CRASH_PIPELINE): Promise<RunJobResult & { out: string; log: string }> {
+  const out = collectStream();
+  const log = collectStream();
+  const r = await runJob({ root: ROOT, pipelineFile: pipeline, runDate: RUN_DATE, env: p.env, configOverrides: inProcessOverrides(p, extra), progress: false, out, logDestination: log });
+  return { ...r, out: out.text(), log: log.text() };
+}
+
+export interface Reference {
+  tables: Record<string, string[]>;
+  ledger: Awaited<ReturnType<typeof ledgerByKey>>;
+  postings: number;
+  billed: number;
+}
+
+/** What an undisturbed run of the crash pipeline loads (in this process, against a fresh sandbox). */
+export async function referenceRun(extra: Record<string, unknown> = SANDBOX_EXTRA): Promise<Reference> {
+  const p = await startProject(extra);
+  try {
+    const r = await runInProcess(p);
+    if (r.exitCode !== 0) throw new Error(`the reference run failed (exit ${r.exitCode}):\n${r.out}\n${r.log.slice(-3000)}`);
+    const published = path.join(p.dataDir, 'warehouse.duckdb');
+    return { tables: await tableSnapshot(published), ledger: await ledgerByKey(published), postings: p.sandbox.controls.postings().length, billed: p.sandbox.controls.billed() };
+  } finally {
+    await p.close();
+  }
 }
 
 export interface ChildResult {

@@ -16,20 +16,12 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { startProject, queryFile, type TestProject } from '../helpers/project.js';
 import { PAUSE_MARKER } from '../../src/run/test-pause.js';
-import { SANDBOX_EXTRA, childEnv, ledgerByKey, runCrashPipeline, tableSnapshot, tagsPostedTwice } from './helpers.js';
+import { SANDBOX_EXTRA, childEnv, ledgerByKey, referenceRun, runCrashPipeline, tableSnapshot, tagsPostedTwice, type Reference } from './helpers.js';
 
-let reference: { tables: Record<string, string[]>; ledger: Awaited<ReturnType<typeof ledgerByKey>>; postings: number };
+let reference: Reference;
 
 beforeAll(async () => {
-  const p = await startProject(SANDBOX_EXTRA);
-  try {
-    const r = await runCrashPipeline({ env: childEnv(p) });
-    expect(r.code, r.stderr.slice(-2000)).toBe(0);
-    const published = path.join(p.dataDir, 'warehouse.duckdb');
-    reference = { tables: await tableSnapshot(published), ledger: await ledgerByKey(published), postings: p.sandbox.controls.postings().length };
-  } finally {
-    await p.close();
-  }
+  reference = await referenceRun();
 }, 60_000);
 
 /** Every file under `dir` (recursively), relative to it. */
