@@ -11,6 +11,7 @@ import { findEndpoint, resolvePath, type EndpointDef } from '../api/catalog.js';
 import { UserError } from '../exit.js';
 import { isArchiveRecord, isEnvelope, resolveEndpoint, type ArchiveRecord } from './records.js';
 import type { ArchiveEntry } from './writer.js';
+import { jsonText } from '../normalize/json-text.js';
 import type { ApiTask } from '../api/envelope.js';
 
 /** The JSON documents of one file, each with where it came from (for error messages). */
@@ -52,7 +53,7 @@ export function readResponseFile(file: string): { doc: unknown; where: string }[
 export function entryOf(doc: unknown, where: string, engines: Engines): ArchiveEntry {
   if (isArchiveRecord(doc)) {
     const rec = doc as ArchiveRecord;
-    const body = rec.response !== undefined ? JSON.stringify(rec.response) : rec.response_text ?? '';
+    const body = rec.response !== undefined ? jsonText(rec.response) : rec.response_text ?? '';
     return { endpointId: rec.endpoint_id ?? null, method: rec.method ?? 'GET', path: rec.path ?? '', httpStatus: rec.http_status ?? 200, body, receivedAt: rec.received_at ? new Date(rec.received_at) : undefined };
   }
   if (!isEnvelope(doc)) throw new UserError(`${where}: tasks: required (an API response envelope has a "tasks" array)`);
@@ -70,5 +71,5 @@ export function entryOf(doc: unknown, where: string, engines: Engines): ArchiveE
   const taskPath = first && Array.isArray(first.path) ? `/${first.path.join('/')}` : '';
   let pathText = taskPath;
   if (single && !taskPath) pathText = resolvePath(single, engines, { id: first?.id ?? 'unknown' });
-  return { endpointId: single ? single.id : null, method: single ? single.method : 'GET', path: pathText, httpStatus: 200, body: JSON.stringify(doc) };
+  return { endpointId: single ? single.id : null, method: single ? single.method : 'GET', path: pathText, httpStatus: 200, body: jsonText(doc) };
 }

@@ -15,6 +15,7 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { constants as zc, createGzip, type Gzip } from 'node:zlib';
+import { jsonText } from '../normalize/json-text.js';
 
 export interface ArchiveEntry {
   endpointId: string | null;
@@ -51,7 +52,7 @@ export function archiveLine(runId: string, seq: number, e: ArchiveEntry, receive
   }
   if (!ok) return `${head},"response_text":${JSON.stringify(body)}}`;
   const single = body.indexOf('\n') < 0 && body.indexOf('\r') < 0 && body.indexOf('\u2028') < 0 && body.indexOf('\u2029') < 0;
-  return `${head},"response":${single ? body.trim() : JSON.stringify(parsed)}}`;
+  return `${head},"response":${single ? body.trim() : jsonText(parsed)}}`;
 }
 
 export class ArchiveWriter {

@@ -12,6 +12,7 @@ import {
   TABLES, TABLE_BY_NAME, childrenOf, rootTableFor, EXTRA_COLUMN, type ColumnDef, type TableDef, type DuckType,
 } from './catalog.js';
 import { neutralItemType } from './item-type.js';
+import { jsonText } from './json-text.js';
 
 export interface CollectedTask {
   /** Catalog endpoint id; an id the catalog does not know sends the results to `unknown_results`. */
@@ -179,7 +180,7 @@ export function coerce(value: unknown, type: DuckType, convert?: ColumnDef['conv
     case 'timestamp': { const d = parseTimestamp(value); return d ?? NO_VALUE; }
     case 'seconds': { const s = parseSeconds(value); return s ?? NO_VALUE; }
     case 'item_type': return typeof value === 'string' ? neutralItemType(value, engines ?? []) : NO_VALUE;
-    case 'json': return JSON.stringify(value);
+    case 'json': return jsonText(value);
     case 'join_path': return Array.isArray(value) ? value.map(String).join('/') : typeof value === 'string' ? value : NO_VALUE;
     default: break;
   }
@@ -203,14 +204,14 @@ export function coerce(value: unknown, type: DuckType, convert?: ColumnDef['conv
       return typeof value === 'boolean' ? value : NO_VALUE;
     case 'TIMESTAMPTZ': { const d = parseTimestamp(value); return d ?? NO_VALUE; }
     case 'JSON':
-      return JSON.stringify(value);
+      return jsonText(value);
   }
 }
 
 /** A value for a text column that takes anything: strings as they are, everything else as JSON text. */
 function anyAsText(value: unknown): string | null {
   if (value === null || value === undefined) return null;
-  return typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value);
+  return typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : jsonText(value);
 }
 
 // ---- extraction ---------------------------------------------------------------------------------------------
@@ -304,7 +305,7 @@ function objectRow(scope: TaskScope, plan: TablePlan, src: unknown, id: string, 
       }
     }
   }
-  if (t.extra) row[EXTRA_COLUMN] = extra ? JSON.stringify(extra) : null;
+  if (t.extra) row[EXTRA_COLUMN] = extra ? jsonText(extra) : null;
   push(scope, t.name, row);
 }
 
@@ -375,7 +376,7 @@ function scalarRow(scope: TaskScope, plan: TablePlan, value: unknown, id: string
     const v = coerce(value, col.type, col.convert);
     row[col.name] = v === NO_VALUE ? null : v;
     if (v === NO_VALUE) NormalizeStats.bump(scope.stats.badValues, `${t.name}.${col.name}`);
-    row[EXTRA_COLUMN] = v === NO_VALUE ? JSON.stringify({ _value: value }) : null;
+    row[EXTRA_COLUMN] = v === NO_VALUE ? jsonText({ _value: value }) : null;
   }
   push(scope, t.name, row);
 }
@@ -428,7 +429,7 @@ export function normalizeTask(collected: CollectedTask, ctx: NormalizeContext, s
     for (let i = 0; i < result.length; i++) {
       const row = lineage(scope, `${task.id}:${i}`, null, i, plan.table);
       row.path = scope.special.$path;
-      row.result = JSON.stringify(result[i] ?? null);
+      row.result = jsonText(result[i] ?? null);
       push(scope, plan.table.name, row);
     }
   } else {
