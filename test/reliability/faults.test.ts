@@ -108,6 +108,27 @@ describe('a run under injected faults', () => {
   });
 });
 
+describe('a refused account', () => {
+  test('wrong credentials: exit 5, the error says why, and neither the password nor its token appear anywhere', async () => {
+    const q = await startProject(CREDENTIALS);
+    try {
+      const wrong = 'wrong-pw-Zq81mX';
+      const r = await runCrashPipeline({ env: { ...faultEnv(q), SEO_ETL_PASSWORD: wrong } });
+      expect(r.code, r.stderr.slice(-2000)).toBe(5);
+      expect(r.stderr).toMatch(/40100|401/);
+      const token = Buffer.from(`${LOGIN}:${wrong}`).toString('base64');
+      const texts = [r.stderr, r.stdout, ...files(q.dataDir).map((f) => readFileSync(f).toString('latin1'))];
+      for (const t of texts) {
+        expect(t.includes(wrong)).toBe(false);
+        expect(t.includes(token)).toBe(false);
+      }
+      expect(q.sandbox.controls.postings()).toEqual([]);
+    } finally {
+      await q.close();
+    }
+  }, 60_000);
+});
+
 describe('faults that never stop', () => {
   const opened: TestProject[] = [];
   afterAll(async () => {
