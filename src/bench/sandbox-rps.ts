@@ -30,7 +30,7 @@ export async function benchSandboxRps(o: { root: string; quick: boolean; dir: st
       ids.push(...env.tasks.map((t) => t.id));
     }
     const getDef = endpoint('keywords_for_site.task_get');
-    const durationMs = o.quick ? 1000 : 5000;
+    const durationMs = o.quick ? 1000 : 3000;
     const spec: RpsChildSpec = {
       url: sandbox.url,
       authorization,
