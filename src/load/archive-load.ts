@@ -26,6 +26,8 @@ export interface ArchiveLoadOptions {
   batchTasks?: number;
   /** Run id for lines that carry none (bare envelopes). */
   runId?: string;
+  /** Bytes of fast-path lines staged before DuckDB loads them (default 32 MiB); smaller keeps memory lower. */
+  stageBytes?: number;
 }
 
 export interface ArchiveLoadResult extends LoadSummary {
@@ -60,39 +62,57 @@ export async function loadArchiveFiles(wh: Warehouse, files: readonly string[], 
       ? tasksOfRecord(parsed, engines)
       : isEnvelope(parsed) ? tasksOfEnvelope(parsed, { runId: opts.runId }, engines) : null;
   };
-  const loadJs = async (tasks: CollectedTask[]): Promise<LoadSummary> => {
+  /** Normalizes in JS now; the returned function loads the rows (later, in DuckDB's turn). */
+  const stageJs = (tasks: CollectedTask[]): { summary: LoadSummary; apply: () => Promise<void> } => {
     const stats = new NormalizeStats();
     const staged = stageTasks(tasks, { runId: opts.runId ?? 'archive', loadedAt, engines: engineNames }, stats);
     const summary = emptySummary();
     addStats(summary, stats);
     for (const [name, rows] of staged.rows) summary.rows[name] = rows.length;
-    await wh.applyStaged(staged);
-    return summary;
+    return { summary, apply: () => wh.applyStaged(staged) };
   };
   const sql = opts.sqlPath === false ? null : new SqlRoute(wh, {
-    loadedAt, runId: opts.runId,
+    loadedAt, runId: opts.runId, maxBytes: opts.stageBytes,
     fallback: async (lines) => {
       const tasks = lines.flatMap((l) => tasksOfLine(l) ?? []);
-      const s = await loadJs(tasks);
+      const js = stageJs(tasks);
+      await js.apply();
       result.jsTasks += tasks.length;
-      fallbackTasks += s.tasks;
-      return s;
+      fallbackTasks += js.summary.tasks;
+      return js.summary;
     },
   });
 
+  // DuckDB loads one batch while JS reads, checks and stages the next: every load goes through this chain, in
+  // the order the batches were closed, so the order between copies of one task is kept. One load at a time may
+  // be running while the next batch fills; closing another waits for it, which bounds memory and disk.
+  let running: Promise<void> = Promise.resolve();
+  let failure: unknown = null;
+  const enqueue = async (load: () => Promise<void>) => {
+    await running;
+    if (failure) throw failure;
+    running = load().catch((err) => { failure = err; });
+  };
   const flushJs = async () => {
     if (!batch.length) return;
-    mergeSummary(result, await loadJs(batch));
-    result.jsTasks += batch.length;
+    const tasks = batch;
     batch = [];
     jsTaskIds.clear();
+    const js = stageJs(tasks);
+    await enqueue(async () => {
+      await js.apply();
+      mergeSummary(result, js.summary);
+      result.jsTasks += tasks.length;
+    });
   };
   const flushSql = async () => {
     if (!sql || !sql.pending) return;
-    const before = fallbackTasks;
-    const summary = await sql.flush();
-    mergeSummary(result, summary);
-    result.sqlTasks += summary.tasks - (fallbackTasks - before);
+    await enqueue(async () => {
+      const before = fallbackTasks;
+      const summary = await sql.flush();
+      mergeSummary(result, summary);
+      result.sqlTasks += summary.tasks - (fallbackTasks - before);
+    });
   };
 
   try {
@@ -127,7 +147,10 @@ export async function loadArchiveFiles(wh: Warehouse, files: readonly string[], 
     // after the SQL one is safe because a task in both was flushed when the second copy arrived.
     await flushSql();
     await flushJs();
+    await running;
+    if (failure) throw failure;
   } finally {
+    await running;
     await sql?.dispose();
   }
   return result;

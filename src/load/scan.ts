@@ -129,6 +129,13 @@ function ws(b: Uint8Array, i: number): number {
 
 /** Index just past the closing quote of the string starting at `i` (b[i] is the opening quote). */
 function endOfString(buf: Buffer, i: number): number {
+  // Most strings are short: a plain loop beats a native indexOf call for them.
+  const stop = Math.min(buf.length, i + 48);
+  for (let x = i + 1; x < stop; x++) {
+    const b = buf[x];
+    if (b === Q) return x + 1;
+    if (b === BS) break;
+  }
   let j = i + 1;
   for (;;) {
     const q = buf.indexOf(Q, j);

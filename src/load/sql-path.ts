@@ -428,7 +428,7 @@ export class SqlRoute {
    * (a value the shape check let through but the typed read cannot cast), so a load never fails on data.
    */
   constructor(private readonly wh: Warehouse, private readonly opts: { loadedAt: Date; runId?: string; maxBytes?: number; fallback: (lines: Buffer[]) => Promise<LoadSummary> }) {
-    this.maxBytes = opts.maxBytes ?? 256 * 1024 * 1024;
+    this.maxBytes = opts.maxBytes ?? 32 * 1024 * 1024;
   }
 
   get pending(): boolean { return this.stages.size > 0; }
@@ -495,7 +495,7 @@ export class SqlRoute {
     const fam = stage.fam;
     // Deduplication sorts the nested task structs: skip it when no task id came twice in this stage.
     const sql = familySql(fam, stage.file, this.opts.loadedAt.toISOString(), this.opts.runId ?? 'archive', stage.repeated);
-    const trace = process.env.SEO_ETL_TRACE ? (what: string, t0: number) => process.stderr.write(`${fam.root.name} ${what} ${(performance.now() - t0).toFixed(0)} ms\n`) : null;
+    const trace = process.env.SEO_ETL_TRACE ? (what: string, t0: number) => process.stderr.write(`${fam.root.name} ${what} ${(performance.now() - t0).toFixed(0)} ms cpu ${(process.cpuUsage().user / 1000).toFixed(0)}\n`) : null;
     try {
       try {
         for (const s of sql.prepare) {
@@ -513,9 +513,16 @@ export class SqlRoute {
       summary.badValues = Number(counts[2]);
       await conn.run('BEGIN TRANSACTION');
       try {
-        await conn.run(`DELETE FROM tasks WHERE _id IN (SELECT task_row_id FROM _fp_keys)`);
-        for (const t of childrenOf('tasks')) await conn.run(`DELETE FROM ${q(t.name)} WHERE _parent_id IN (SELECT task_row_id FROM _fp_keys)`);
-        for (const t of familyOf(fam.root.name)) await conn.run(`DELETE FROM ${q(t.name)} WHERE _task_id IN (SELECT task_id FROM _fp_keys)`);
+        const t0 = performance.now();
+        // A task's rows in any table were written with its `tasks` row, so a task without one has nothing to
+        // replace: the deletes (each a scan of a whole table) are skipped when no task of the stage was loaded before.
+        const seen = await conn.runAndReadAll(`SELECT count(*) FROM _fp_keys WHERE task_id IN (SELECT _task_id FROM tasks)`);
+        if (Number(seen.getRows()[0][0]) > 0) {
+          await conn.run(`DELETE FROM tasks WHERE _id IN (SELECT task_row_id FROM _fp_keys)`);
+          for (const t of childrenOf('tasks')) await conn.run(`DELETE FROM ${q(t.name)} WHERE _parent_id IN (SELECT task_row_id FROM _fp_keys)`);
+          for (const t of familyOf(fam.root.name)) await conn.run(`DELETE FROM ${q(t.name)} WHERE _task_id IN (SELECT task_id FROM _fp_keys)`);
+        }
+        trace?.('deletes', t0);
         for (const ins of sql.inserts) {
           const t0 = performance.now();
           const r = await conn.run(ins.sql);
@@ -523,13 +530,17 @@ export class SqlRoute {
           const n = Number(r.rowsChanged);
           if (n) summary.rows[ins.table] = (summary.rows[ins.table] ?? 0) + n;
         }
+        const c0 = performance.now();
         await conn.run('COMMIT');
+        trace?.('commit', c0);
       } catch (err) {
         await conn.run('ROLLBACK').catch(() => undefined);
         throw err;
       }
     } finally {
+      const t0 = performance.now();
       for (const t of sql.temps) await conn.run(`DROP TABLE IF EXISTS temp.${t}`).catch(() => undefined);
+      trace?.('drop temps', t0);
     }
     return summary;
   }
