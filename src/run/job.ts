@@ -18,6 +18,8 @@ import { createLogger, secretsOf, type Logger } from '../api/logger.js';
 import { pageHtmlTerms, pageResources, HTML_TERMS_ENDPOINT, RESOURCES_ENDPOINT } from '../api/paging.js';
 import { isTaskError } from '../api/status.js';
 import { ArchiveWriter } from '../archive/writer.js';
+import { listArchiveFiles, readLines } from '../archive/reader.js';
+import type { ApiTask } from '../api/envelope.js';
 import { Collector, type AmbiguousTask, type CollectedResult, type TrackedTask } from '../collect/index.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../collect/webhook.js';
 import { credentialsFor, loadConfig, type Config } from '../config/index.js';
@@ -85,6 +87,8 @@ interface JobContext {
   loading: Promise<void>;
   budgetStopped: boolean;
   env: NodeJS.ProcessEnv;
+  /** The raw archive's root (`<data>/raw`). */
+  rawDir: string;
 }
 
 const ENGINE_NAMES = (config: Config) => Object.values(config.engines);
@@ -158,7 +162,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
       onResponse: (raw) => archive!.append(raw),
     });
 
-    const ctx = { config, pipeline, runId, runDate, ledger, warehouse, client, archive, receiver: null, logger, progress, load: emptySummary(), loading: Promise.resolve(), budgetStopped: false, env } as unknown as JobContext;
+    const ctx = { config, pipeline, runId, runDate, ledger, warehouse, client, archive, receiver: null, logger, progress, load: emptySummary(), loading: Promise.resolve(), budgetStopped: false, env, rawDir: path.join(dataDir, 'raw') } as unknown as JobContext;
     ctx.collector = makeCollector(ctx);
     if (pipeline.steps.some((s) => s.collect === 'pingback' || s.collect === 'postback')) {
       receiver = await startWebhookReceiver({
@@ -511,6 +515,43 @@ async function resumeOutstanding(ctx: JobContext): Promise<void> {
     ctx.logger.warn({ tasks: ambiguous.length }, 'an earlier attempt stopped while posting: looking its tasks up by tag before any re-post');
     ctx.collector.awaitTags(ambiguous.map((t) => ({ key: t.key, tag: t.tag!, postId: t.endpointId, mode: 'tasks_ready' as const, ...variantOf(t) })));
   }
+  await recoverLiveAnswers(ctx);
+}
+
+/**
+ * Live calls an earlier attempt sent but did not record (it stopped between the answer and its load) are billed
+ * already, and their answers are in this run's raw archive, written before they were parsed: load them from there
+ * instead of asking, and paying, again. A task is recognised by the tag it was sent with (single-call tasks of
+ * endpoints that take a tag); any other is asked again by callStep.
+ */
+async function recoverLiveAnswers(ctx: JobContext): Promise<void> {
+  const waiting = (await ctx.ledger.tasks(ctx.runId, { states: ['posting'] }))
+    .filter((t) => endpoint(t.endpointId).kind === 'live' && t.tag && (t.paging?.maxPages ?? 1) === 1);
+  if (!waiting.length) return;
+  const byTag = new Map(waiting.map((t) => [t.tag!, t]));
+  const found = new Map<string, { result: CollectedResult; cost: number }>();
+  const files = listArchiveFiles(ctx.rawDir).filter((f) => path.basename(f).startsWith(`${ctx.runId}-`));
+  for (const file of files) {
+    for await (const buf of readLines(file)) {
+      const line = buf.toString('utf8');
+      if (!waiting.some((t) => line.includes(t.key))) continue; // the tag holds the key; skip other lines unparsed
+      let rec: { endpoint_id?: string; response?: { version?: string; tasks?: ApiTask[] } };
+      try {
+        rec = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      const task = rec.response?.tasks?.[0];
+      const tag = (task?.data as { tag?: unknown } | undefined)?.tag;
+      const t = typeof tag === 'string' ? byTag.get(tag) : undefined;
+      if (!t || !task || rec.endpoint_id !== t.endpointId || isTaskError(task.status_code) || !Array.isArray(task.result)) continue;
+      found.set(t.key, { result: { endpointId: t.endpointId, task, version: rec.response?.version ?? '' }, cost: typeof task.cost === 'number' ? task.cost : 0 });
+    }
+  }
+  for (const [key, { result, cost }] of found) {
+    await loadResults(ctx, [result], [key], 1, { key, serviceId: result.task.id, cost });
+  }
+  if (found.size) ctx.logger.info({ tasks: found.size, asked_again: waiting.length - found.size }, 'live answers an earlier attempt received were loaded from the raw archive, not asked again');
 }
 
 /**
