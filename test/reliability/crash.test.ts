@@ -9,16 +9,21 @@
  * 20 trials by default, 2 at a time; SEO_ETL_CRASH_TRIALS=200 for more, SEO_ETL_CRASH_SEED to start elsewhere.
  */
 import { beforeAll, describe, expect, test } from 'vitest';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { gunzipSync, constants as zc } from 'node:zlib';
 import { startProject, queryFile, type TestProject } from '../helpers/project.js';
-import { SANDBOX_EXTRA, childEnv, ledgerByKey, referenceRun, runCrashPipeline, seeded, tableSnapshot, tagsPostedTwice, type Reference } from './helpers.js';
+import { SANDBOX_EXTRA, childEnv, ledgerByKey, referenceRun, runCrashPipeline, runInProcess, seeded, tableSnapshot, tagsPostedTwice, type Reference } from './helpers.js';
 
 const TRIALS = Number(process.env.SEO_ETL_CRASH_TRIALS ?? 20);
 const FIRST_SEED = Number(process.env.SEO_ETL_CRASH_SEED ?? 1);
 const PARALLEL = 2;
-/** Kills land between this long after spawning and this plus the span (the child needs ~0.5 s to start). */
-const KILL_FROM_MS = 400;
-const KILL_SPAN_MS = 2600;
+/**
+ * Kills land up to this long after the child logs 'starting run' (pipeline checked, lock taken, warehouse open):
+ * an undisturbed run of the crash pipeline posts, collects, loads, exports and publishes in about that time.
+ */
+const KILL_SPAN_MS = 2000;
+const STARTED = '"msg":"starting run"';
 
 let reference: Reference;
 
@@ -26,10 +31,39 @@ beforeAll(async () => {
   reference = await referenceRun();
 }, 60_000);
 
+let inFlightReasks = 0;
+
+/** Task ids of every answer in the raw archive (torn files read up to their last complete line). */
+function archivedTaskIds(dataDir: string): Set<string> {
+  const ids = new Set<string>();
+  const raw = path.join(dataDir, 'raw');
+  if (!existsSync(raw)) return ids;
+  for (const day of readdirSync(raw)) {
+    for (const f of readdirSync(path.join(raw, day))) {
+      let text = '';
+      try {
+        text = gunzipSync(readFileSync(path.join(raw, day, f)), { finishFlush: zc.Z_SYNC_FLUSH }).toString('utf8');
+      } catch {
+        continue; // created by a killed process before its first line
+      }
+      for (const line of text.split('\n')) {
+        try {
+          for (const t of JSON.parse(line).response?.tasks ?? []) if (typeof t?.id === 'string') ids.add(t.id);
+        } catch {
+          /* a torn last line */
+        }
+      }
+    }
+  }
+  return ids;
+}
+
 interface TrialOutcome {
   seed: number;
   kills: number[];
   attempts: number;
+  /** Wall time of each attempt, ms. */
+  times: number[];
 }
 
 async function trial(seed: number): Promise<TrialOutcome & { p: TestProject }> {
@@ -38,20 +72,29 @@ async function trial(seed: number): Promise<TrialOutcome & { p: TestProject }> {
   const env = childEnv(p);
   const planned = rng() < 0.75 ? 1 : 2; // kills before the run may finish
   const kills: number[] = [];
+  const times: number[] = [];
   let attempts = 0;
   try {
-    for (;;) {
+    while (kills.length < planned) {
       attempts++;
-      const killAfterMs = kills.length < planned ? Math.round(KILL_FROM_MS + rng() * KILL_SPAN_MS) : undefined;
-      const r = await runCrashPipeline({ env, killAfterMs });
-      if (r.killed) {
-        kills.push(killAfterMs!);
-        continue;
+      const killAfterMs = Math.round(rng() * KILL_SPAN_MS);
+      const t0 = Date.now();
+      const r = await runCrashPipeline({ env, killAfterMarker: { text: STARTED, ms: killAfterMs } });
+      times.push(Date.now() - t0);
+      if (!r.killed) {
+        // Finished before the kill was due: that attempt is the last one.
+        expect(r.code, `seed ${seed}, kills at ${kills.join(', ')} ms, attempt ${attempts}:\n${r.stderr.slice(-3000)}`).toBe(0);
+        return { seed, kills, attempts, times, p };
       }
-      // Finished before the kill was due: that attempt counts as the last one.
-      expect(r.code, `seed ${seed}, kills at ${kills.join(', ')} ms, attempt ${attempts}:\n${r.stderr.slice(-3000)}`).toBe(0);
-      return { seed, kills, attempts, p };
+      kills.push(killAfterMs);
     }
+    // The resume is not killed: it runs in this process (no process start-up to pay).
+    attempts++;
+    const t0 = Date.now();
+    const r = await runInProcess(p);
+    times.push(Date.now() - t0);
+    expect(r.exitCode, `seed ${seed}, kills at ${kills.join(', ')} ms, resumed:\n${r.out}\n${r.log.slice(-3000)}`).toBe(0);
+    return { seed, kills, attempts, times, p };
   } catch (err) {
     await p.close();
     throw err;
@@ -60,7 +103,7 @@ async function trial(seed: number): Promise<TrialOutcome & { p: TestProject }> {
 
 async function check(o: TrialOutcome & { p: TestProject }): Promise<void> {
   const { p } = o;
-  const where = `seed ${o.seed} (kills at ${o.kills.join(', ') || 'none'} ms after spawning, ${o.attempts} attempts)`;
+  const where = `seed ${o.seed} (kills at ${o.kills.join(', ') || 'none'} ms after 'starting run', ${o.attempts} attempts)`;
   try {
     expect(tagsPostedTwice(p), `${where}: tags accepted twice`).toEqual([]);
     expect(p.sandbox.controls.postings().length, `${where}: postings`).toBe(reference.postings);
@@ -77,7 +120,17 @@ async function check(o: TrialOutcome & { p: TestProject }): Promise<void> {
     const tables = await tableSnapshot(published);
     for (const t of Object.keys(reference.tables)) expect(tables[t], `${where}: table ${t}`).toEqual(reference.tables[t]);
     expect(Object.keys(tables).sort()).toEqual(Object.keys(reference.tables).sort());
-    expect(p.sandbox.controls.billed(), `${where}: billed`).toBeCloseTo(reference.billed, 6);
+    // Paid once for everything received: a charge the ledger does not hold is a live call whose answer never
+    // arrived (the kill came while it was in flight), asked again; an answer that was received is never paid twice.
+    const held = new Set((await queryFile(published, `SELECT service_id FROM _tasks WHERE service_id IS NOT NULL`)).map((r) => String(r.service_id)));
+    const received = archivedTaskIds(p.dataDir);
+    const extra = p.sandbox.controls.charges().filter((c) => !held.has(c.taskId));
+    for (const c of extra) {
+      expect(c.endpointId, `${where}: extra charge`).toBe('content_generation.paraphrase.live');
+      expect(received.has(c.taskId), `${where}: an answer that was received (${c.taskId}) was paid for again`).toBe(false);
+    }
+    expect(p.sandbox.controls.billed() - extra.reduce((s, c) => s + c.cost, 0), `${where}: billed`).toBeCloseTo(reference.billed, 6);
+    inFlightReasks += extra.length;
   } finally {
     await p.close();
   }
@@ -99,12 +152,14 @@ describe(`SIGKILL at seeded random moments (${TRIALS} trials)`, () => {
         const seed = seeds[next++];
         const o = await trial(seed);
         await check(o);
-        outcomes.push({ seed: o.seed, kills: o.kills, attempts: o.attempts });
+        outcomes.push({ seed: o.seed, kills: o.kills, attempts: o.attempts, times: o.times });
       }
     };
     await Promise.all(Array.from({ length: PARALLEL }, worker));
     expect(outcomes).toHaveLength(TRIALS);
     // The trials did crash: most attempts before the last were killed.
     expect(outcomes.reduce((n, o) => n + o.kills.length, 0)).toBeGreaterThanOrEqual(TRIALS);
+    console.log(outcomes.map((o) => `seed ${o.seed}: kills ${o.kills.join('/')} ms, attempts ${o.times.join(' + ')} ms`).join('\n'));
+    console.log(`${TRIALS} trials, ${outcomes.reduce((n, o) => n + o.kills.length, 0)} kills, ${inFlightReasks} live calls asked again after a kill in flight`);
   }, 600_000);
 });

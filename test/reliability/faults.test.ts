@@ -10,7 +10,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync, constants as zc } from 'node:zlib';
 import { startProject, queryFile, type TestProject } from '../helpers/project.js';
-import { SANDBOX_EXTRA, RUN_DATE, childEnv, ledgerByKey, logLines, referenceRun, runCrashPipeline, tableSnapshot, tagsPostedTwice, type ChildResult, type Reference } from './helpers.js';
+import { SANDBOX_EXTRA, RUN_DATE, childEnv, ledgerByKey, logLines, referenceRun, runCrashPipeline, runInProcess, tableSnapshot, tagsPostedTwice, type ChildResult, type Reference } from './helpers.js';
 import { basicAuthHeader } from '../../src/sandbox/index.js';
 
 /** Credentials no other text contains, so any occurrence is a leak. */
@@ -33,7 +33,8 @@ let faulty: ChildResult;
 let faultyMs = 0;
 
 function faultEnv(project: TestProject, retries = RETRIES) {
-  return childEnv(project, { SEO_ETL_API_TIMEOUT_MS: '500', SEO_ETL_API_RETRIES: String(retries) });
+  // Slow answers (900 ms) outlast the timeout (500 ms) and create their tasks late: look for them longer.
+  return childEnv(project, { SEO_ETL_API_TIMEOUT_MS: '500', SEO_ETL_API_RETRIES: String(retries), SEO_ETL_COLLECT_AMBIGUOUS_GRACE_MS: '2000' });
 }
 
 beforeAll(async () => {
@@ -139,8 +140,8 @@ describe('faults that never stop', () => {
     const q = await startProject(CREDENTIALS);
     opened.push(q);
     q.sandbox.controls.setFaults([{ path: '/v3/content_generation/', http500: 1 }]);
-    const r = await runCrashPipeline({ env: faultEnv(q, STUBBORN) });
-    expect(r.code, r.stderr.slice(-3000)).toBe(1);
+    const r = await runInProcess(q, { api: { timeout_ms: 500, retries: STUBBORN } });
+    expect(r.exitCode, r.log.slice(-3000)).toBe(1);
     const live = q.sandbox.controls.calls().filter((c) => c.path.startsWith('/v3/content_generation/'));
     expect(live).toHaveLength(3 * (STUBBORN + 1));
     const published = path.join(q.dataDir, 'warehouse.duckdb');
@@ -151,7 +152,7 @@ describe('faults that never stop', () => {
       expect(f.error_code).toBe(50000);
       expect(String(f.error_message)).toMatch(/HTTP 500/);
     }
-    expect(r.stdout).toMatch(/failed: 3 x 50000 .*HTTP 500.* \(step paraphrases\)/);
+    expect(r.out).toMatch(/failed: 3 x 50000 .*HTTP 500.* \(step paraphrases\)/);
     // Everything else was collected.
     const [{ n }] = await queryFile(published, `SELECT count(*)::INT AS n FROM _tasks WHERE state <> 'loaded' AND step <> 'paraphrases'`);
     expect(n).toBe(0);
@@ -161,8 +162,8 @@ describe('faults that never stop', () => {
     const q = await startProject(CREDENTIALS);
     opened.push(q);
     q.sandbox.controls.setFaults([{ path: '/v3/merchant/', http500: 1 }]);
-    const r = await runCrashPipeline({ env: faultEnv(q, STUBBORN) });
-    expect(r.code, r.stderr.slice(-3000)).toBe(1);
+    const r = await runInProcess(q, { api: { timeout_ms: 500, retries: STUBBORN } });
+    expect(r.exitCode, r.log.slice(-3000)).toBe(1);
     const posts = q.sandbox.controls.calls().filter((c) => c.path.startsWith('/v3/merchant/') && c.method === 'POST');
     // 8 tasks in POSTs of 3: 3 batches; each POST tried retries + 1 times; the run makes retries + 1 passes.
     expect(posts).toHaveLength(3 * (STUBBORN + 1) * (STUBBORN + 1));
@@ -174,12 +175,12 @@ describe('faults that never stop', () => {
       expect(t.error_code).toBe(50000);
       expect(String(t.error_message)).toMatch(/HTTP 500/);
     }
-    expect(r.stdout).toMatch(/run crash-\S+ aborted/);
-    expect(r.stdout).toMatch(/not posted: 8 x 50000 .*HTTP 500.* \(step products\)/);
+    expect(r.out).toMatch(/run crash-\S+ aborted/);
+    expect(r.out).toMatch(/not posted: 8 x 50000 .*HTTP 500.* \(step products\)/);
     // The service is well again: resume posts them, once each.
     q.sandbox.controls.setFaults([]);
-    const again = await runCrashPipeline({ env: faultEnv(q, STUBBORN) });
-    expect(again.code, again.stderr.slice(-3000)).toBe(0);
+    const again = await runInProcess(q, { api: { timeout_ms: 500, retries: STUBBORN } });
+    expect(again.exitCode, again.log.slice(-3000)).toBe(0);
     expect(tagsPostedTwice(q)).toEqual([]);
     const tables = await tableSnapshot(published);
     for (const t of Object.keys(reference.tables)) expect(tables[t], `table ${t}`).toEqual(reference.tables[t]);

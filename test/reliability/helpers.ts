@@ -25,8 +25,8 @@ export function childEnv(p: TestProject, extra: Record<string, string> = {}): No
     SEO_ETL_RATE_LIMIT_WINDOW_MS: '1000',
     SEO_ETL_COLLECT_POLL_MIN_MS: '20',
     SEO_ETL_COLLECT_POLL_MAX_MS: '200',
-    SEO_ETL_COLLECT_STRAGGLER_AFTER_MS: '1000',
-    SEO_ETL_COLLECT_AMBIGUOUS_GRACE_MS: '1000',
+    SEO_ETL_COLLECT_STRAGGLER_AFTER_MS: '500',
+    SEO_ETL_COLLECT_AMBIGUOUS_GRACE_MS: '500',
     SEO_ETL_COLLECT_DRAIN_TIMEOUT_MS: '60000',
     SEO_ETL_API_TIMEOUT_MS: '5000',
     SEO_ETL_API_RETRY_BASE_MS: '20',
@@ -43,7 +43,7 @@ export function inProcessOverrides(p: TestProject, extra: Record<string, Record<
     ...p.overrides as Record<string, Record<string, unknown>>,
     rate_limit: { calls: 1_000_000, window_ms: 1000 },
   };
-  base.collect = { ...base.collect, straggler_after_ms: 1000, ambiguous_grace_ms: 1000 };
+  base.collect = { ...base.collect, straggler_after_ms: 500, ambiguous_grace_ms: 500 };
   base.api = { ...base.api, tasks_per_post: 3 };
   for (const [k, v] of Object.entries(extra)) base[k] = { ...(base[k] ?? {}), ...v };
   return base;
@@ -90,6 +90,8 @@ export interface RunCliOptions {
   env: NodeJS.ProcessEnv;
   /** SIGKILL this long after spawning (if still running). */
   killAfterMs?: number;
+  /** SIGKILL `ms` after the output first contains `text` (if still running). */
+  killAfterMarker?: { text: string; ms: number };
   /** SIGKILL as soon as stderr or stdout contains this text (after `beforeKill`, if given). */
   killOnMarker?: string;
   beforeKill?: () => Promise<void>;
@@ -105,6 +107,7 @@ export function runCli(args: string[], opts: RunCliOptions): Promise<ChildResult
     let stderr = '';
     let killed = false;
     let marked = false;
+    let markerTimer: NodeJS.Timeout | undefined;
     const kill = () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       killed = true;
@@ -114,6 +117,9 @@ export function runCli(args: string[], opts: RunCliOptions): Promise<ChildResult
       const text = chunk.toString('utf8');
       if (into === 'out') stdout += text;
       else stderr += text;
+      if (opts.killAfterMarker && !markerTimer && (stdout + stderr).includes(opts.killAfterMarker.text)) {
+        markerTimer = setTimeout(kill, opts.killAfterMarker.ms);
+      }
       if (opts.killOnMarker && !marked && (stdout + stderr).includes(opts.killOnMarker)) {
         marked = true;
         if (opts.beforeKill) opts.beforeKill().then(kill, kill);
@@ -130,6 +136,7 @@ export function runCli(args: string[], opts: RunCliOptions): Promise<ChildResult
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      clearTimeout(markerTimer);
       clearTimeout(hard);
       resolve({ code, signal, stdout, stderr, killed });
     });

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { startProject, queryFile, type TestProject } from '../helpers/project.js';
 import { PAUSE_MARKER } from '../../src/run/test-pause.js';
-import { SANDBOX_EXTRA, childEnv, ledgerByKey, referenceRun, runCrashPipeline, tableSnapshot, tagsPostedTwice, type Reference } from './helpers.js';
+import { SANDBOX_EXTRA, childEnv, ledgerByKey, referenceRun, runCrashPipeline, runInProcess, tableSnapshot, tagsPostedTwice, type Reference } from './helpers.js';
 
 let reference: Reference;
 
@@ -79,9 +79,11 @@ async function killAt(point: string): Promise<{ p: TestProject; stderr: string }
   return { p, stderr: r.stderr };
 }
 
+/** The resume runs in this process (nothing kills it); it must finish what the killed run left. */
 async function resumeAndCompare(p: TestProject, point: string): Promise<void> {
-  const r = await runCrashPipeline({ env: childEnv(p) });
-  expect(r.code, `resume after a kill at ${point}:\n${r.stderr.slice(-3000)}`).toBe(0);
+  const r = await runInProcess(p);
+  expect(r.exitCode, `resume after a kill at ${point}:\n${r.out}\n${r.log.slice(-3000)}`).toBe(0);
+  expect(r.resumed).toBe(true);
   expect(tagsPostedTwice(p), 'tags accepted twice').toEqual([]);
   expect(p.sandbox.controls.postings().length).toBe(reference.postings);
   const published = path.join(p.dataDir, 'warehouse.duckdb');
@@ -93,7 +95,21 @@ async function resumeAndCompare(p: TestProject, point: string): Promise<void> {
   await readParquet(p.dataDir);
 }
 
-describe('a kill at an exact moment, then resume', () => {
+/** Two scenarios at a time: each is a child process and a resume, mostly waiting on each other. */
+let slots = 2;
+const waiters: (() => void)[] = [];
+async function slot<T>(fn: () => Promise<T>): Promise<T> {
+  while (slots === 0) await new Promise<void>((r) => waiters.push(r));
+  slots--;
+  try {
+    return await fn();
+  } finally {
+    slots++;
+    waiters.shift()?.();
+  }
+}
+
+describe.concurrent('a kill at an exact moment, then resume', () => {
   const opened: TestProject[] = [];
   afterAll(async () => {
     for (const p of opened) await p.close();
@@ -103,7 +119,7 @@ describe('a kill at an exact moment, then resume', () => {
   // sandbox calls the receiver while the answer is unrecorded: a receiver that took the callback (HTTP 200)
   // made the service forget the task, the resumed run never found it by its tag and posted it again.
   for (const [step, mode] of [['sites', 'tasks_ready'], ['ideas', 'pingback'], ['products', 'postback']]) {
-    test(`posted@${step} (${mode}): a POST answered but not recorded is found by its tags, nothing is posted twice`, async () => {
+    test(`posted@${step} (${mode}): a POST answered but not recorded is found by its tags, nothing is posted twice`, () => slot(async () => {
       const { p } = await killAt(`posted@${step}`);
       opened.push(p);
       const work = path.join(p.dataDir, 'work', 'warehouse.duckdb');
@@ -111,20 +127,24 @@ describe('a kill at an exact moment, then resume', () => {
       expect(posting[0].n, 'the killed batch is left ambiguous').toBeGreaterThan(0);
       await ledgerConsistent(work);
       await resumeAndCompare(p, `posted@${step}`);
-    }, 60_000);
+    }), 120_000);
   }
 
-  test('live: a live answer is recorded with its rows or not at all', async () => {
+  test('live: a live answer is recorded with its rows or not at all', () => slot(async () => {
     const { p } = await killAt('live@paraphrases');
     opened.push(p);
     const work = path.join(p.dataDir, 'work', 'warehouse.duckdb');
     const live = await queryFile(work, `SELECT state, count(*)::INT AS n FROM _tasks WHERE step = 'paraphrases' GROUP BY ALL`);
     expect(live.find((s) => s.state === 'posted'), 'a live task posted but not loaded').toBeUndefined();
+    expect(live.find((s) => s.state === 'posting'), 'the answered call is not recorded yet').toBeDefined();
     await ledgerConsistent(work);
     await resumeAndCompare(p, 'live');
-  }, 60_000);
+    // Its answer was archived before the kill: the resumed run loaded it from there and did not pay again.
+    const paid = p.sandbox.controls.charges().filter((c) => c.endpointId === 'content_generation.paraphrase.live');
+    expect(paid).toHaveLength(3);
+  }), 120_000);
 
-  test('load: a load killed before COMMIT leaves neither its rows nor its ledger moves', async () => {
+  test('load: a load killed before COMMIT leaves neither its rows nor its ledger moves', () => slot(async () => {
     const { p } = await killAt('load');
     opened.push(p);
     const work = path.join(p.dataDir, 'work', 'warehouse.duckdb');
@@ -132,9 +152,9 @@ describe('a kill at an exact moment, then resume', () => {
     const [{ n }] = await queryFile(work, `SELECT count(*)::INT AS n FROM _tasks WHERE state = 'loaded'`);
     expect(n, 'the first load was not committed').toBe(0);
     await resumeAndCompare(p, 'load');
-  }, 60_000);
+  }), 120_000);
 
-  test('parquet: no partial Parquet file under a final name, the warehouse opens, the run is left to resume', async () => {
+  test('parquet: no partial Parquet file under a final name, the warehouse opens, the run is left to resume', () => slot(async () => {
     const { p } = await killAt('parquet');
     opened.push(p);
     const parquet = filesUnder(path.join(p.dataDir, 'parquet'));
@@ -146,15 +166,15 @@ describe('a kill at an exact moment, then resume', () => {
     expect(run.status, 'a run killed while exporting is not marked finished').toBe('running');
     expect(existsSync(path.join(p.dataDir, 'warehouse.duckdb')), 'nothing published yet').toBe(false);
     await resumeAndCompare(p, 'parquet');
-  }, 60_000);
+  }), 120_000);
 
-  test('publish: readers keep the previous snapshot; the unfinished copy is never under the published name', async () => {
+  test('publish: readers keep the previous snapshot; the unfinished copy is never under the published name', () => slot(async () => {
     // A complete run publishes; the same run started again (it resumes, finds everything loaded, exports and
     // publishes again) is killed while publishing.
     const p = await startProject(SANDBOX_EXTRA);
     opened.push(p);
-    const first = await runCrashPipeline({ env: childEnv(p) });
-    expect(first.code, first.stderr.slice(-2000)).toBe(0);
+    const first = await runInProcess(p);
+    expect(first.exitCode, first.log.slice(-2000)).toBe(0);
     const published = path.join(p.dataDir, 'warehouse.duckdb');
     const before = await queryFile(published, `SELECT run_id, status FROM _runs`);
     const r = await runCrashPipeline({ env: childEnv(p, { SEO_ETL_TEST_PAUSE_AT: 'publish' }), killOnMarker: `${PAUSE_MARKER} publish` });
@@ -163,11 +183,11 @@ describe('a kill at an exact moment, then resume', () => {
     expect(await queryFile(published, `SELECT run_id, status FROM _runs`), 'the published snapshot is the previous one').toEqual(before);
     await ledgerConsistent(path.join(p.dataDir, 'work', 'warehouse.duckdb'));
     // The next run publishes and removes the unfinished copy.
-    const again = await runCrashPipeline({ env: childEnv(p) });
-    expect(again.code, again.stderr.slice(-2000)).toBe(0);
+    const again = await runInProcess(p);
+    expect(again.exitCode, again.log.slice(-2000)).toBe(0);
     expect(readdirSync(p.dataDir).filter((f) => f.includes('.publishing-'))).toEqual([]);
     expect(tagsPostedTwice(p)).toEqual([]);
     const tables = await tableSnapshot(published);
     for (const t of Object.keys(reference.tables)) expect(tables[t], `table ${t}`).toEqual(reference.tables[t]);
-  }, 60_000);
+  }), 120_000);
 });
