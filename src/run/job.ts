@@ -48,6 +48,8 @@ export interface RunJobOptions {
   out?: NodeJS.WritableStream;
   /** Extra log destination (tests read the log back). */
   logDestination?: NodeJS.WritableStream;
+  /** Log lines also go to stderr when no progress line is drawn (default true; tests that read the log pass false). */
+  stderrLog?: boolean;
 }
 
 export interface RunJobResult {
@@ -136,7 +138,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     mkdirSync(logDir, { recursive: true });
     const streams: pino.StreamEntry[] = [{ stream: createWriteStream(path.join(logDir, `${runId}.log`), { flags: 'a' }) }];
     const showProgress = opts.progress !== false && Boolean((process.stderr as NodeJS.WriteStream).isTTY);
-    if (!showProgress) streams.push({ stream: process.stderr });
+    if (!showProgress && opts.stderrLog !== false) streams.push({ stream: process.stderr });
     if (opts.logDestination) streams.push({ stream: opts.logDestination });
     const logger = createLogger({ destination: pino.multistream(streams), secrets: secretsOf(credentials) }).child({ run_id: runId });
     progress = new Progress(showProgress ? (process.stderr as NodeJS.WriteStream) : null);

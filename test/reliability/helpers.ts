@@ -53,7 +53,7 @@ export function inProcessOverrides(p: TestProject, extra: Record<string, Record<
 export async function runInProcess(p: TestProject, extra: Record<string, Record<string, unknown>> = {}, pipeline = CRASH_PIPELINE): Promise<RunJobResult & { out: string; log: string }> {
   const out = collectStream();
   const log = collectStream();
-  const r = await runJob({ root: ROOT, pipelineFile: pipeline, runDate: RUN_DATE, env: p.env, configOverrides: inProcessOverrides(p, extra), progress: false, out, logDestination: log });
+  const r = await runJob({ root: ROOT, pipelineFile: pipeline, runDate: RUN_DATE, env: p.env, configOverrides: inProcessOverrides(p, extra), progress: false, out, logDestination: log, stderrLog: false });
   return { ...r, out: out.text(), log: log.text() };
 }
 
