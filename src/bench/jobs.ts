@@ -196,6 +196,8 @@ export function cpuBetween(timeline: readonly (readonly number[])[], from: numbe
 const callsHow = (m: RunMeasure) =>
   `${m.calls.total} calls = ${m.calls.posts} POSTs + ${m.calls.polls} tasks_ready polls + ${m.calls.gets} task_gets + ${m.calls.other} other; ${m.calls.rateLimited} rate-limit answers`;
 
+const cpuMs = (m: RunMeasure) => m.child.cpuUserMs + m.child.cpuSystemMs;
+
 const memHow = (m: RunMeasure) =>
   `peak V8 heap used ${m.child.peakHeapMb} MB, peak outside the heap (DuckDB, buffers) ${m.child.peakNativeMb} MB; ${m.child.rows} rows loaded; CPU ${(m.child.cpuUserMs / 1000).toFixed(1)} s user + ${(m.child.cpuSystemMs / 1000).toFixed(1)} s system`;
 
@@ -253,7 +255,7 @@ export async function benchJobs(o: JobBenchOptions): Promise<Figures> {
       value: round(large.child.durationMs / small.child.durationMs, 2),
       unit: 'ratio',
       goal: `close to ${scale} (linear)`,
-      how: `runJob time of ${sizes.large} tasks (${(large.child.durationMs / 1000).toFixed(1)} s, ${Math.round(sizes.large / (large.child.durationMs / 1000))} tasks/s) / of ${sizes.small} tasks (${(small.child.durationMs / 1000).toFixed(1)} s, ${Math.round(sizes.small / (small.child.durationMs / 1000))} tasks/s); large run ${callsHow(large)}`,
+      how: `runJob time of ${sizes.large} tasks (${(large.child.durationMs / 1000).toFixed(1)} s, ${Math.round(sizes.large / (large.child.durationMs / 1000))} tasks/s) / of ${sizes.small} tasks (${(small.child.durationMs / 1000).toFixed(1)} s, ${Math.round(sizes.small / (small.child.durationMs / 1000))} tasks/s); CPU of the runs ${(cpuMs(large) / 1000).toFixed(1)} s / ${(cpuMs(small) / 1000).toFixed(1)} s = ${(cpuMs(large) / cpuMs(small)).toFixed(2)} (${(cpuMs(small) / sizes.small).toFixed(2)} and ${(cpuMs(large) / sizes.large).toFixed(2)} ms per task; CPU does not depend on what else the machine runs); large run ${callsHow(large)}`,
     },
   };
 }
