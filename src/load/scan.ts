@@ -43,7 +43,8 @@ export type Shape =
 const K_OBJ = 0, K_OPEN = 1, K_ARR = 2, K_STR = 3, K_INT = 4, K_NUM = 5, K_BOOL = 6, K_NULL = 7, K_TS = 8, K_MAP = 9, K_TYPED = 10;
 const KIND: Record<Shape['t'], number> = { obj: K_OBJ, open: K_OPEN, arr: K_ARR, str: K_STR, int: K_INT, num: K_NUM, bool: K_BOOL, null: K_NULL, ts: K_TS, map: K_MAP, typed: K_TYPED };
 
-interface Field { quoted: Uint8Array; shape: Compiled }
+/** A field with its key as written (with quotes), and that key as little-endian 32-bit words (last one padded). */
+interface Field { quoted: Uint8Array; words: Uint32Array; shape: Compiled }
 interface Compiled {
   k: number;
   digits: number;
@@ -52,8 +53,13 @@ interface Compiled {
   skipRest: boolean;
   /** Array items and map values. */
   item: Compiled | null;
-  /** Fields in declared order: keys usually come in that order, so the next one is tried first, byte by byte. */
+  /** Fields in declared order. */
   fields: Field[];
+  /**
+   * The field that followed each field (slot 0: the first key) the last time this object was checked: objects
+   * of one kind come with their keys in one order, so that field is tried first, byte by byte.
+   */
+  after: Int32Array | null;
   /** Fallback lookup: hash of the key bytes -> field index. */
   byHash: Map<number, number[]> | null;
   /** Per field, the visit that last saw it (a key seen twice in one visit refuses the line). */
@@ -68,7 +74,7 @@ interface Compiled {
 
 export function compileShape(s: Shape): Compiled {
   const c: Compiled = {
-    k: KIND[s.t], digits: 0, strict: false, capture: false, skipRest: false, item: null, fields: [], byHash: null, seen: null,
+    k: KIND[s.t], digits: 0, strict: false, capture: false, skipRest: false, item: null, fields: [], after: null, byHash: null, seen: null,
     typeKey: null, classify: null, classified: null, variants: null, untyped: null,
   };
   switch (s.t) {
@@ -81,9 +87,16 @@ export function compileShape(s: Shape): Compiled {
         const list = c.byHash.get(h) ?? [];
         list.push(c.fields.length);
         c.byHash.set(h, list);
-        c.fields.push({ quoted, shape: compileShape(v) });
+        const words = new Uint32Array(Math.ceil(quoted.length / 4));
+        for (let w = 0; w < words.length; w++) {
+          let x = 0;
+          for (let b = 3; b >= 0; b--) x = (x << 8) | (quoted[w * 4 + b] ?? 0);
+          words[w] = x >>> 0;
+        }
+        c.fields.push({ quoted, words, shape: compileShape(v) });
       }
       c.seen = new Int32Array(c.fields.length);
+      c.after = Int32Array.from({ length: c.fields.length + 1 }, (_, k) => k);
       break;
     }
     case 'arr': c.item = compileShape(s.item); break;
@@ -117,6 +130,8 @@ const REJECT = new Reject();
 let visits = 0;
 /** Strings of `capture` shapes met by the current check. */
 let captured: string[] = [];
+/** The buffer being checked, for reading four bytes at a time. */
+let view: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
 
 function ws(b: Uint8Array, i: number): number {
   while (i < b.length) {
@@ -388,27 +403,42 @@ function checkTyped(buf: Buffer, i: number, s: Compiled): number {
   return checkObject(buf, i, variant);
 }
 
+/** Whether the `n` bytes at `i` are the key whose words are given (four bytes compared at a time). */
+function sameKey(buf: Buffer, i: number, words: Uint32Array, n: number): boolean {
+  if (i + n > buf.length) return false;
+  const full = n >> 2;
+  for (let w = 0; w < full; w++) if (view.getUint32(i + w * 4, true) !== words[w]) return false;
+  const rest = n & 3;
+  if (rest) {
+    const last = words[full];
+    const o = i + full * 4;
+    for (let b = 0; b < rest; b++) if (buf[o + b] !== ((last >>> (b * 8)) & 0xff)) return false;
+  }
+  return true;
+}
+
 function checkObject(buf: Buffer, i: number, s: Compiled): number {
   if (buf[i] !== LB) throw REJECT;
   i = ws(buf, i + 1);
   if (buf[i] === RB) return i + 1;
   const fields = s.fields;
   const seen = s.seen!;
+  const after = s.after!;
   const visit = ++visits;
-  let next = 0;
+  // Slot in `after` of the key just matched (0: none yet).
+  let prev = 0;
   for (;;) {
     if (buf[i] !== Q) throw REJECT;
     let shape: Compiled | null = null;
-    // Fast path: the expected next key, compared with its quotes.
-    if (next < fields.length) {
-      const q = fields[next].quoted;
-      let x = 0;
-      const n = q.length;
-      while (x < n && q[x] === buf[i + x]) x++;
-      if (x === n) {
-        if (seen[next] === visit) throw REJECT;
-        seen[next] = visit;
-        shape = fields[next].shape; i += n; next++;
+    // Fast path: the key that followed last time, compared with its quotes.
+    const guess = after[prev];
+    if (guess < fields.length) {
+      const f = fields[guess];
+      const n = f.quoted.length;
+      if (sameKey(buf, i, f.words, n)) {
+        if (seen[guess] === visit) throw REJECT;
+        seen[guess] = visit;
+        shape = fields[guess].shape; i += n; prev = guess + 1;
       }
     }
     if (shape === null) {
@@ -423,7 +453,8 @@ function checkObject(buf: Buffer, i: number, s: Compiled): number {
           if (x === q.length) {
             if (seen[idx] === visit) throw REJECT;
             seen[idx] = visit;
-            shape = fields[idx].shape; next = idx + 1; break;
+            after[prev] = idx;
+            shape = fields[idx].shape; prev = idx + 1; break;
           }
         }
       }
@@ -431,8 +462,17 @@ function checkObject(buf: Buffer, i: number, s: Compiled): number {
       i = end;
     }
     if (buf[i] !== COLON) { i = ws(buf, i); if (buf[i] !== COLON) throw REJECT; }
-    i = shape ? checkValue(buf, i + 1, shape) : skipValue(buf, i + 1);
+    i++;
     let c = buf[i];
+    if (shape !== null && shape.k === K_INT && c >= 0x30 && c <= 0x39) {
+      // The commonest value, inline: a non-negative integer token.
+      const start = i;
+      do c = buf[++i]; while (c >= 0x30 && c <= 0x39);
+      if (i - start > shape.digits || c === 0x2e || c === 0x65 || c === 0x45) throw REJECT;
+    } else {
+      i = shape ? checkValue(buf, i, shape) : skipValue(buf, i);
+      c = buf[i];
+    }
     if (c !== COMMA && c !== RB) { i = ws(buf, i); c = buf[i]; }
     if (c === COMMA) { i = ws(buf, i + 1); continue; }
     if (c === RB) return i + 1;
@@ -446,6 +486,7 @@ function checkObject(buf: Buffer, i: number, s: Compiled): number {
  */
 export function shapeEnd(buf: Buffer, start: number, shape: Compiled, captures?: string[]): number {
   captured = [];
+  view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   if (visits > 0x3fffffff) {
     visits = 0;
     resetSeen(shape, new Set());

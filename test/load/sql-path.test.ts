@@ -182,6 +182,12 @@ describe('shape check', () => {
     expect(check(base({ keyword: null, monthly_searches: null }))).toBe(true);
     expect(check(base({ search_volume: '5', competition: '-0.25', cpc: '12' }))).toBe(true);
   });
+  it('accepts keys in any order, whatever order the previous objects had', () => {
+    const a = { keyword: 'k', search_volume: 5, monthly_searches: [{ year: 2025, month: 1, search_volume: 3 }, { search_volume: 4, month: 2, year: 2025 }] };
+    const b = { monthly_searches: [{ month: 3, year: 2025 }], search_volume: 6, keyword: 'j' };
+    expect(check({ ...base(a), tasks: [...base(a).tasks, ...base(b).tasks, ...base(a).tasks] })).toBe(true);
+    expect(check(base({ ...b, monthly_searches: [{ month: 3, year: 2025, week: 1 }] }))).toBe(false);
+  });
   it('refuses a key given twice (JSON.parse keeps the last value, DuckDB the first)', () => {
     const text = JSON.stringify(base({ keyword: 'a', cpc: 1 })).replace('"keyword":"a"', '"keyword":"a","keyword":"b"');
     expect(matchesShape(Buffer.from(text), 0, shape)).toBe(false);
