@@ -130,7 +130,7 @@ describe('a refused account', () => {
   }, 60_000);
 });
 
-describe('faults that never stop', () => {
+describe.concurrent('faults that never stop', () => {
   const opened: TestProject[] = [];
   afterAll(async () => {
     for (const x of opened) await x.close();

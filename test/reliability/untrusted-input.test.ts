@@ -184,10 +184,12 @@ describe('a run whose tags and texts look like paths and SQL', () => {
   afterAll(async () => p?.close());
 
   test('loads the values verbatim and writes only inside the data folder', async () => {
-    const before = new Set(readdirSync(path.dirname(p.dataDir)));
-    const r = await runInProcess(p, {}, pipeline);
+    // A data folder inside a folder of its own: anything written beside it would show.
+    const parent = mkdtempSync(path.join(tmpdir(), 'seo-etl-names-root-'));
+    const dataDir = path.join(parent, 'data');
+    const r = await runInProcess({ ...p, env: { ...p.env, SEO_ETL_WAREHOUSE_DIR: dataDir } }, { warehouse: { dir: dataDir } }, pipeline);
     expect(r.exitCode, r.out + r.log.slice(-3000)).toBe(0);
-    const published = path.join(p.dataDir, 'warehouse.duckdb');
+    const published = path.join(dataDir, 'warehouse.duckdb');
     const tags = await queryFile(published, `SELECT DISTINCT user_tag FROM _tasks`);
     expect(tags).toEqual([{ user_tag: ESCAPE_TAG }]);
     const keywords = (await queryFile(published, `SELECT keyword FROM tasks__keywords ORDER BY 1`)).map((x) => x.keyword);
@@ -196,11 +198,12 @@ describe('a run whose tags and texts look like paths and SQL', () => {
     expect(texts).toEqual([INJECT_SQ, INJECT].sort());
     const [{ n }] = await queryFile(published, `SELECT count(*)::INT AS n FROM keyword_data`);
     expect(n).toBeGreaterThan(0);
-    // Nothing new beside the data folder, and inside it only the known layout.
-    expect(readdirSync(path.dirname(p.dataDir)).filter((f) => !before.has(f))).toEqual([]);
-    const top = readdirSync(p.dataDir).sort();
-    for (const f of top) expect(['logs', 'parquet', 'raw', 'warehouse.duckdb', 'work']).toContain(f);
-    for (const f of tree(p.dataDir)) expect(f.split(path.sep)).not.toContain('..');
-    expect(tree(p.dataDir).some((f) => f.includes('etc'))).toBe(false);
+    // Nothing beside the data folder, and inside it only the known layout.
+    expect(readdirSync(parent)).toEqual(['data']);
+    for (const f of readdirSync(dataDir)) expect(['logs', 'parquet', 'raw', 'warehouse.duckdb', 'work']).toContain(f);
+    for (const f of tree(parent)) {
+      expect(f.split(path.sep)).not.toContain('..');
+      expect(f).not.toMatch(/etc|passwd/);
+    }
   }, 60_000);
 });
