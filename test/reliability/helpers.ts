@@ -229,6 +229,12 @@ export async function ledgerByKey(file: string): Promise<Record<string, { step: 
   return Object.fromEntries(rows.map((r) => [String(r.task_key), { step: String(r.step), state: String(r.state), cost: r.cost === null ? null : Number(r.cost), error_code: r.error_code === null ? null : Number(r.error_code) }]));
 }
 
+/** Keys whose ledger entry differs between two read-outs, with both sides: empty when they agree. */
+export function ledgerDiff(got: Awaited<ReturnType<typeof ledgerByKey>>, want: Awaited<ReturnType<typeof ledgerByKey>>): string[] {
+  const keys = new Set([...Object.keys(got), ...Object.keys(want)]);
+  return [...keys].filter((k) => JSON.stringify(got[k]) !== JSON.stringify(want[k])).map((k) => `${k}: got ${JSON.stringify(got[k])}, want ${JSON.stringify(want[k])}`);
+}
+
 /** Tags accepted more than once by the sandbox: must be empty (a tag names one planned task). */
 export function tagsPostedTwice(p: TestProject): string[] {
   const seen = new Map<string, number>();

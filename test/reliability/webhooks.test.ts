@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { startProject, type TestProject } from '../helpers/project.js';
-import { SANDBOX_EXTRA, ledgerByKey, referenceRun, runInProcess, tableSnapshot, tagsPostedTwice, type Reference } from './helpers.js';
+import { SANDBOX_EXTRA, ledgerByKey, ledgerDiff, referenceRun, runInProcess, tableSnapshot, tagsPostedTwice, type Reference } from './helpers.js';
 
 let reference: Reference;
 const opened: TestProject[] = [];
@@ -95,7 +95,7 @@ describe('callbacks that never come, come twice, or come truncated', () => {
     expect(tagsPostedTwice(p)).toEqual([]);
     expect(p.sandbox.controls.postings()).toHaveLength(reference.postings);
     const published = path.join(p.dataDir, 'warehouse.duckdb');
-    expect(await ledgerByKey(published)).toEqual(reference.ledger);
+    expect(ledgerDiff(await ledgerByKey(published), reference.ledger)).toEqual([]);
     const tables = await tableSnapshot(published);
     for (const t of Object.keys(reference.tables)) expect(tables[t], `table ${t}`).toEqual(reference.tables[t]);
   }, 60_000);
@@ -124,7 +124,7 @@ describe('forged and malformed callbacks during a run', () => {
       for (const a of attacks) expect([400, 404, 405, 413], `${a.what}: HTTP ${a.status}`).toContain(a.status);
       expect(r.callbacks.rejected).toBeGreaterThanOrEqual(attacks.length);
       const published = path.join(p.dataDir, 'warehouse.duckdb');
-      expect(await ledgerByKey(published)).toEqual(reference.ledger);
+      expect(ledgerDiff(await ledgerByKey(published), reference.ledger)).toEqual([]);
       const tables = await tableSnapshot(published);
       for (const t of Object.keys(reference.tables)) expect(tables[t], `table ${t}`).toEqual(reference.tables[t]);
       expect(JSON.stringify(tables)).not.toContain('FORGED');
