@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { startProject, type TestProject } from '../helpers/project.js';
+import { startWebhookReceiver } from '../../src/collect/webhook.js';
 import { SANDBOX_EXTRA, ledgerByKey, ledgerDiff, referenceRun, runInProcess, tableSnapshot, tagsPostedTwice, type Reference } from './helpers.js';
 
 let reference: Reference;
@@ -132,6 +133,30 @@ describe('forged and malformed callbacks during a run', () => {
       clearInterval(watch);
     }
   }, 60_000);
+});
+
+describe('the receiver answers after the run has looked at a callback', () => {
+  test('taken: 200; not taken (unknown task): 404, so the service lists it; the handler failed: 500', async () => {
+    const verdicts: (boolean | Error)[] = [true, false, new Error('disk full')];
+    let i = 0;
+    const rx = await startWebhookReceiver({
+      host: '127.0.0.1', port: 0, maxBodyBytes: 1024, secret: 'a-test-secret-a-test-secret',
+      onPingback: () => {
+        const v = verdicts[i++];
+        if (v instanceof Error) throw v;
+        return v;
+      },
+    });
+    try {
+      const url = rx.pingbackUrl.replace('$id', 'abc').replace('$tag', 't');
+      const statuses = [];
+      for (let k = 0; k < verdicts.length; k++) statuses.push((await fetch(url)).status);
+      expect(statuses).toEqual([200, 404, 500]);
+      expect(rx.stats()).toMatchObject({ pingbacks: 3, unclaimed: 1, rejected: 1 });
+    } finally {
+      await rx.close();
+    }
+  });
 });
 
 /** Sends bad callbacks to the run's receiver; records what each got. */
