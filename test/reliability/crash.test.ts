@@ -159,7 +159,8 @@ describe(`SIGKILL at seeded random moments (${TRIALS} trials)`, () => {
     expect(outcomes).toHaveLength(TRIALS);
     // The trials did crash: most attempts before the last were killed.
     expect(outcomes.reduce((n, o) => n + o.kills.length, 0)).toBeGreaterThanOrEqual(TRIALS);
-    console.log(outcomes.map((o) => `seed ${o.seed}: kills ${o.kills.join('/')} ms, attempts ${o.times.join(' + ')} ms`).join('\n'));
-    console.log(`${TRIALS} trials, ${outcomes.reduce((n, o) => n + o.kills.length, 0)} kills, ${inFlightReasks} live calls asked again after a kill in flight`);
+    const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length));
+    console.log(`${TRIALS} trials, ${outcomes.reduce((n, o) => n + o.kills.length, 0)} kills, ${inFlightReasks} live calls asked again after a kill in flight; `
+      + `killed attempt ${mean(outcomes.flatMap((o) => o.times.slice(0, -1)))} ms, resume ${mean(outcomes.map((o) => o.times.at(-1)!))} ms on average`);
   }, 600_000);
 });
