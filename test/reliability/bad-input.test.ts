@@ -4,11 +4,11 @@
  * nothing reaches the API (the sandbox saw no call at all, so nothing was posted or billed).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT, startProject, type TestProject } from '../helpers/project.js';
-import { SANDBOX_EXTRA, childEnv, runCli, type ChildResult } from './helpers.js';
+import { SANDBOX_EXTRA, childEnv, runCli, type ChildResult, closeProject } from './helpers.js';
 
 let p: TestProject;
 let dir: string;
@@ -16,7 +16,10 @@ beforeAll(async () => {
   p = await startProject(SANDBOX_EXTRA);
   dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-bad-'));
 });
-afterAll(async () => p?.close());
+afterAll(async () => {
+  await closeProject(p);
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const HEAD = 'name: bad\nbudget_usd: 1\nsteps:\n';
 const EVENTS = (params: string) => `${HEAD}  - name: ev\n    endpoint: serp.events.task_post\n    params:\n${params}`;

@@ -13,7 +13,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync, constants as zc } from 'node:zlib';
 import { startProject, queryFile, type TestProject } from '../helpers/project.js';
-import { SANDBOX_EXTRA, childEnv, ledgerByKey, ledgerDiff, referenceRun, runCrashPipeline, runInProcess, seeded, tableSnapshot, tagsPostedTwice, type Reference } from './helpers.js';
+import { SANDBOX_EXTRA, childEnv, ledgerByKey, ledgerDiff, referenceRun, runCrashPipeline, runInProcess, seeded, tableSnapshot, tagsPostedTwice, type Reference, closeProject } from './helpers.js';
 
 const TRIALS = Number(process.env.SEO_ETL_CRASH_TRIALS ?? 20);
 const FIRST_SEED = Number(process.env.SEO_ETL_CRASH_SEED ?? 1);
@@ -96,7 +96,7 @@ async function trial(seed: number): Promise<TrialOutcome & { p: TestProject }> {
     expect(r.exitCode, `seed ${seed}, kills at ${kills.join(', ')} ms, resumed:\n${r.out}\n${r.log.slice(-3000)}`).toBe(0);
     return { seed, kills, attempts, times, p };
   } catch (err) {
-    await p.close();
+    await closeProject(p);
     throw err;
   }
 }
@@ -132,7 +132,7 @@ async function check(o: TrialOutcome & { p: TestProject }): Promise<void> {
     expect(p.sandbox.controls.billed() - extra.reduce((s, c) => s + c.cost, 0), `${where}: billed`).toBeCloseTo(reference.billed, 6);
     inFlightReasks += extra.length;
   } finally {
-    await p.close();
+    await closeProject(p);
   }
 }
 

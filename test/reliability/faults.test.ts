@@ -10,7 +10,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync, constants as zc } from 'node:zlib';
 import { startProject, queryFile, type TestProject } from '../helpers/project.js';
-import { SANDBOX_EXTRA, RUN_DATE, childEnv, ledgerByKey, ledgerDiff, logLines, referenceRun, runCrashPipeline, runInProcess, tableSnapshot, tagsPostedTwice, type ChildResult, type Reference } from './helpers.js';
+import { SANDBOX_EXTRA, RUN_DATE, childEnv, ledgerByKey, ledgerDiff, logLines, referenceRun, runCrashPipeline, runInProcess, tableSnapshot, tagsPostedTwice, type ChildResult, type Reference, closeProject } from './helpers.js';
 import { basicAuthHeader } from '../../src/sandbox/index.js';
 
 /** Credentials no other text contains, so any occurrence is a leak. */
@@ -47,7 +47,7 @@ beforeAll(async () => {
   faultyMs = Date.now() - started;
   p.sandbox.controls.setFaults([]);
 }, 150_000);
-afterAll(async () => p?.close());
+afterAll(async () => closeProject(p));
 
 /** Every file under a folder, recursively. */
 function files(dir: string): string[] {
@@ -126,7 +126,7 @@ describe('a refused account', () => {
       }
       expect(q.sandbox.controls.postings()).toEqual([]);
     } finally {
-      await q.close();
+      await closeProject(q);
     }
   }, 60_000);
 });
@@ -134,7 +134,7 @@ describe('a refused account', () => {
 describe.concurrent('faults that never stop', () => {
   const opened: TestProject[] = [];
   afterAll(async () => {
-    for (const x of opened) await x.close();
+    for (const x of opened) await closeProject(x);
   });
 
   test('a live endpoint that always fails: each task is tried retries + 1 times, then failed with its code and message', async () => {

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -40,6 +40,13 @@ export function childEnv(p: TestProject, extra: Record<string, string> = {}): No
     SEO_ETL_LOG_LEVEL: 'info',
     ...extra,
   };
+}
+
+/** Closes a project's sandbox and removes its data folder. */
+export async function closeProject(p: TestProject | undefined): Promise<void> {
+  if (!p) return;
+  await p.close();
+  rmSync(p.dataDir, { recursive: true, force: true });
 }
 
 /** childEnv's settings as runJob overrides, for runs in the test's own process. */
@@ -105,7 +112,7 @@ async function computeReference(): Promise<Reference> {
     const published = path.join(p.dataDir, 'warehouse.duckdb');
     return { tables: await tableSnapshot(published), ledger: await ledgerByKey(published), postings: p.sandbox.controls.postings().length, billed: p.sandbox.controls.billed() };
   } finally {
-    await p.close();
+    await closeProject(p);
   }
 }
 

@@ -8,13 +8,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startProject, type TestProject } from '../helpers/project.js';
 import { PAUSE_MARKER } from '../../src/run/test-pause.js';
-import { SANDBOX_EXTRA, childEnv, logLines, runCrashPipeline, tagsPostedTwice, type ChildResult } from './helpers.js';
+import { SANDBOX_EXTRA, childEnv, logLines, runCrashPipeline, tagsPostedTwice, type ChildResult, closeProject } from './helpers.js';
 
 let p: TestProject;
 beforeAll(async () => {
   p = await startProject(SANDBOX_EXTRA);
 });
-afterAll(async () => p?.close());
+afterAll(async () => closeProject(p));
 
 describe('the run lock', () => {
   test('a second run is refused while one runs; a killed run\'s lock is recovered', async () => {

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { startProject, queryFile, type TestProject } from '../helpers/project.js';
 import { PAUSE_MARKER } from '../../src/run/test-pause.js';
-import { SANDBOX_EXTRA, childEnv, ledgerByKey, ledgerDiff, referenceRun, runCrashPipeline, runInProcess, tableSnapshot, tagsPostedTwice, type Reference } from './helpers.js';
+import { SANDBOX_EXTRA, childEnv, ledgerByKey, ledgerDiff, referenceRun, runCrashPipeline, runInProcess, tableSnapshot, tagsPostedTwice, type Reference, closeProject } from './helpers.js';
 
 let reference: Reference;
 
@@ -112,7 +112,7 @@ async function slot<T>(fn: () => Promise<T>): Promise<T> {
 describe.concurrent('a kill at an exact moment, then resume', () => {
   const opened: TestProject[] = [];
   afterAll(async () => {
-    for (const p of opened) await p.close();
+    for (const p of opened) await closeProject(p);
   });
 
   // One batch of each collection mode is killed between its answer and its record. For the callback modes, the

@@ -7,14 +7,14 @@
  *   file outside the data folder.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { normalizeTask, NormalizeStats } from '../../src/normalize/index.js';
 import { jsonText } from '../../src/normalize/json-text.js';
 import { queryFile, startProject, type TestProject } from '../helpers/project.js';
-import { SANDBOX_EXTRA, childEnv, runCli, runInProcess } from './helpers.js';
+import { SANDBOX_EXTRA, childEnv, runCli, runInProcess, closeProject } from './helpers.js';
 
 const INJECT = 'x"; DROP TABLE keyword_data; --';
 const INJECT_SQ = "x'); DROP TABLE keyword_data; --";
@@ -120,7 +120,10 @@ describe('seo-etl ingest of crafted answers', () => {
     writeFileSync(path.join(dir, 'merchant.ndjson'), `${JSON.stringify(oddMerchantEnvelope())}\n`);
     r = await runCli(['ingest', path.join(dir, 'keywords.json.gz'), path.join(dir, 'merchant.ndjson')], { env: childEnv(p) });
   }, 60_000);
-  afterAll(async () => p?.close());
+  afterAll(async () => {
+    await closeProject(p);
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   test('loads them, reports what it kept, exit 0', () => {
     expect(r.code, r.stderr.slice(-3000)).toBe(0);
@@ -161,10 +164,11 @@ function tree(dir: string): string[] {
 describe('a run whose tags and texts look like paths and SQL', () => {
   let p: TestProject;
   let pipeline: string;
+  let pipelineDir: string;
   beforeAll(async () => {
     p = await startProject(SANDBOX_EXTRA);
-    const dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-names-'));
-    pipeline = path.join(dir, 'names.yaml');
+    pipelineDir = mkdtempSync(path.join(tmpdir(), 'seo-etl-names-'));
+    pipeline = path.join(pipelineDir, 'names.yaml');
     writeFileSync(pipeline, [
       'name: names',
       'budget_usd: 1',
@@ -181,7 +185,10 @@ describe('a run whose tags and texts look like paths and SQL', () => {
       '',
     ].join('\n'));
   });
-  afterAll(async () => p?.close());
+  afterAll(async () => {
+    await closeProject(p);
+    rmSync(pipelineDir, { recursive: true, force: true });
+  });
 
   test('loads the values verbatim and writes only inside the data folder', async () => {
     // A data folder inside a folder of its own: anything written beside it would show.
@@ -205,5 +212,6 @@ describe('a run whose tags and texts look like paths and SQL', () => {
       expect(f.split(path.sep)).not.toContain('..');
       expect(f).not.toMatch(/etc|passwd/);
     }
+    rmSync(parent, { recursive: true, force: true });
   }, 60_000);
 });

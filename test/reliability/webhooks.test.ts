@@ -13,7 +13,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { startProject, type TestProject } from '../helpers/project.js';
 import { startWebhookReceiver } from '../../src/collect/webhook.js';
-import { SANDBOX_EXTRA, ledgerByKey, ledgerDiff, referenceRun, runInProcess, tableSnapshot, tagsPostedTwice, type Reference } from './helpers.js';
+import { SANDBOX_EXTRA, ledgerByKey, ledgerDiff, referenceRun, runInProcess, tableSnapshot, tagsPostedTwice, type Reference, closeProject } from './helpers.js';
 
 let reference: Reference;
 const opened: TestProject[] = [];
@@ -24,7 +24,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   for (const s of servers) await new Promise((r) => s.close(r));
-  for (const p of opened) await p.close();
+  for (const p of opened) await closeProject(p);
 });
 
 async function freePort(): Promise<number> {
