@@ -6,7 +6,13 @@
  * Two baselines are measured: `read_json` as one would first write it (schema auto-detected, which costs DuckDB a
  * sampling pass over the lines) and `read_json` with the explicit schema our fast path derives from the catalog
  * (the strictest comparison: DuckDB doing only the typed parse + unnest). The goal figure `load_vs_duckdb` is
- * against the auto-detecting one; `load_vs_duckdb_explicit` is reported beside it.
+ * against the auto-detecting one; `load_vs_duckdb_explicit` is reported beside it. Both baselines read every
+ * archive file (merchant and technology lines included) and keep the keyword lines; ours loads every table.
+ *
+ * The three runs alternate, round after round, so that a busy machine slows them alike; the figure is best
+ * against best, and the ratio of each round is listed beside it. Both sides write a fresh DuckDB file and stop
+ * the clock when their last statement returns. DuckDB runs with its default threads in the baselines; our loader
+ * gives DuckDB the cores less one (its JS stage takes the last; see ArchiveLoadOptions.threads).
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -93,7 +99,8 @@ async function baseline(dir: string, files: string[], explicit: boolean) {
   const inst = await DuckDBInstance.create(file);
   const c = await inst.connect();
   const list = `[${files.map((f) => `'${f.replace(/'/g, "''")}'`).join(', ')}]`;
-  const src = explicit ? `read_json(${list}, format = 'newline_delimited', columns = ${fastLineColumns()}, maximum_object_size = 1073741824)` : `read_json(${list}, maximum_object_size = 1073741824)`;
+  // DuckDB's defaults otherwise (every line is far below the default 16 MB maximum object size).
+  const src = explicit ? `read_json(${list}, format = 'newline_delimited', columns = ${fastLineColumns()})` : `read_json(${list})`;
   try {
     return await measured(async () => {
       await c.run(`CREATE TEMP TABLE kd_raw AS
@@ -127,10 +134,11 @@ export async function benchLoad(opts: { quick: boolean; dir: string }): Promise<
   const tech = opts.quick ? 20 : 200;
   const files = await generateArchive(path.join(dir, 'raw'), kw, merchant, tech);
   const half = files.slice(0, Math.max(1, Math.floor(files.length / 2)));
-  const rounds = opts.quick ? 1 : 2;
+  const rounds = opts.quick ? 1 : 3;
   let best = Infinity, bestAuto = Infinity, bestExplicit = Infinity, peak = 0;
   let result: Awaited<ReturnType<typeof ours>>['value'] | undefined;
   let baseRows = 0;
+  const perRound: string[] = [];
   for (let r = 0; r < rounds; r++) {
     const a = await baseline(dir, files, false);
     bestAuto = Math.min(bestAuto, a.ms);
@@ -138,20 +146,22 @@ export async function benchLoad(opts: { quick: boolean; dir: string }): Promise<
     const e = await baseline(dir, files, true);
     bestExplicit = Math.min(bestExplicit, e.ms);
     const o = await ours(dir, files, 'ours');
+    if (o.ms < best) result = o.value;
     best = Math.min(best, o.ms);
     peak = Math.max(peak, o.peakRss);
-    result = o.value;
+    perRound.push(`${(o.ms / a.ms).toFixed(2)} (${(o.ms / 1000).toFixed(1)} s / ${(a.ms / 1000).toFixed(1)} s)`);
   }
   const halfRun = await ours(dir, half, 'ours-half');
+  const t = result!.timings;
   const rows = Object.values(result!.rows).reduce((x, y) => x + y, 0);
   const kwRows = (result!.rows.keyword_data ?? 0) + (result!.rows.keyword_data__monthly_searches ?? 0) + (result!.rows.keyword_data__categories ?? 0);
   if (kwRows !== baseRows) throw new Error(`bench: our keyword tables have ${kwRows} rows, DuckDB's ${baseRows}`);
   const how = `${kw} keyword results (20 per task, 12 monthly_searches each), ${merchant} merchant and ${tech} technology responses in ${files.length} gzip NDJSON archive file(s); best of ${rounds}`;
   const mb = (b: number) => Math.round(b / 1048576);
   return {
-    load_vs_duckdb: { value: round(best / bestAuto), unit: 'ratio', goal: '<= 1.25', how: `our loadArchiveFiles (all tables, ${rows} rows) / DuckDB read_json (auto-detected schema) + unnest building keyword_data, monthly_searches, categories (${baseRows} rows); ${how}` },
+    load_vs_duckdb: { value: round(best / bestAuto), unit: 'ratio', goal: '<= 1.25', how: `our loadArchiveFiles (all tables, ${rows} rows) / DuckDB read_json (auto-detected schema) + unnest building keyword_data, monthly_searches, categories (${baseRows} rows, same columns and ids); ${how}; each round: ${perRound.join(', ')}` },
     load_vs_duckdb_explicit: { value: round(best / bestExplicit), unit: 'ratio', goal: 'informational', how: `same, against read_json with the explicit schema derived from the catalog (no detection pass)` },
-    load_ms: { value: Math.round(best), unit: 'ms', goal: 'informational', how: `our load time; DuckDB auto ${Math.round(bestAuto)} ms, explicit ${Math.round(bestExplicit)} ms` },
+    load_ms: { value: Math.round(best), unit: 'ms', goal: 'informational', how: `our load time; DuckDB auto ${Math.round(bestAuto)} ms, explicit ${Math.round(bestExplicit)} ms; in our best run DuckDB was loading for ${Math.round(t.duckdbMs)} ms and the JS stage (gunzip, shape check, staging) waited ${Math.round(t.waitMs)} ms for it, so it was busy ${Math.round(t.totalMs - t.waitMs)} ms alongside` },
     rows_per_s: { value: Math.round(rows / (best / 1000)), unit: 'rows/s', goal: 'informational', how: `all rows of all tables loaded by loadArchiveFiles per second (${result!.sqlTasks} tasks by the SQL fast path, ${result!.jsTasks} by the JS extractor)` },
     load_peak_rss_mb: { value: mb(peak), unit: 'MB', goal: 'flat as the archive grows', how: `peak RSS of the process while loading the whole archive (${files.length} files); half the archive (${half.length} files): ${mb(halfRun.peakRss)} MB` },
   };

@@ -47,6 +47,11 @@ export interface ArchiveLoadResult extends LoadSummary {
   /** Tasks loaded by the SQL fast path and by the JS extractor. */
   sqlTasks: number;
   jsTasks: number;
+  /**
+   * Where the time went: `duckdbMs` DuckDB loading stages and batches, `waitMs` the JS stage (reading, checking,
+   * extracting) waiting for it; the JS stage was busy for `totalMs - waitMs`, overlapping DuckDB.
+   */
+  timings: { totalMs: number; duckdbMs: number; waitMs: number };
 }
 
 /** Loads archive (or NDJSON response) files into the warehouse, in order. */
@@ -54,7 +59,8 @@ export async function loadArchiveFiles(wh: Warehouse, files: readonly string[], 
   const loadedAt = opts.loadedAt ?? new Date();
   const engines = opts.engines ?? null;
   const engineNames = engines ? Object.values(engines) : [];
-  const result: ArchiveLoadResult = { ...emptySummary(), files: [], lines: 0, badLines: 0, sqlTasks: 0, jsTasks: 0 };
+  const started = performance.now();
+  const result: ArchiveLoadResult = { ...emptySummary(), files: [], lines: 0, badLines: 0, sqlTasks: 0, jsTasks: 0, timings: { totalMs: 0, duckdbMs: 0, waitMs: 0 } };
   const batchSize = opts.batchTasks ?? 2000;
   let batch: CollectedTask[] = [];
   const jsTaskIds = new Set<string>();
@@ -97,10 +103,16 @@ export async function loadArchiveFiles(wh: Warehouse, files: readonly string[], 
   // be running while the next batch fills; closing another waits for it, which bounds memory and disk.
   let running: Promise<void> = Promise.resolve();
   let failure: unknown = null;
-  const enqueue = async (load: () => Promise<void>) => {
+  const waitForDuckdb = async () => {
+    const t0 = performance.now();
     await running;
+    result.timings.waitMs += performance.now() - t0;
+  };
+  const enqueue = async (load: () => Promise<void>) => {
+    await waitForDuckdb();
     if (failure) throw failure;
-    running = load().catch((err) => { failure = err; });
+    const t0 = performance.now();
+    running = load().catch((err) => { failure = err; }).finally(() => { result.timings.duckdbMs += performance.now() - t0; });
   };
   const flushJs = async () => {
     if (!batch.length) return;
@@ -164,12 +176,13 @@ export async function loadArchiveFiles(wh: Warehouse, files: readonly string[], 
     // after the SQL one is safe because a task in both was flushed when the second copy arrived.
     await flushSql();
     await flushJs();
-    await running;
+    await waitForDuckdb();
     if (failure) throw failure;
   } finally {
     await running;
     await sql?.dispose();
     if (restoreThreads !== null) await wh.connection.run(`SET threads = ${Number(restoreThreads)}`);
   }
+  result.timings.totalMs = performance.now() - started;
   return result;
 }

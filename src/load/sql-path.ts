@@ -303,11 +303,22 @@ export function fastLineColumns(root = 'keyword_data'): string {
  * The statements of the fast path for a staged NDJSON file of `{"o":<ordinal>,"l":<archive line>}` lines of one
  * family. Later lines win for the same (task id, endpoint), as in the JS path.
  */
-export function fastPathSql(file: string, loadedAtIso: string, defaultRunId: string, mayRepeat = true, root = 'keyword_data'): FastPathSql {
-  return familySql(familyNamed(root), file, loadedAtIso, defaultRunId, mayRepeat);
+export function fastPathSql(file: string, loadedAtIso: string, defaultRunId: string, mayRepeat = true, root = 'keyword_data', longestLine = 1 << 30): FastPathSql {
+  return familySql(familyNamed(root), file, loadedAtIso, defaultRunId, mayRepeat, longestLine);
 }
 
-function familySql(fam: Family, file: string, loadedAtIso: string, defaultRunId: string, mayRepeat: boolean): FastPathSql {
+/**
+ * read_json's `maximum_object_size` for a file whose longest line is `longest` bytes: DuckDB sizes its read
+ * buffers from it, and a needlessly large one costs (measured: 1 GiB made the keyword stage's read ~30% slower
+ * than 1 MiB), while a line longer than it is an error.
+ */
+function objectSizeFor(longest: number): number {
+  let size = 1 << 20;
+  while (size < 2 * longest + 1024) size *= 2;
+  return size;
+}
+
+function familySql(fam: Family, file: string, loadedAtIso: string, defaultRunId: string, mayRepeat: boolean, longestLine = 1 << 30): FastPathSql {
   const columns = `{o: 'BIGINT', l: ${lit(`STRUCT(run_id VARCHAR, endpoint_id VARCHAR, response ${fam.responseType})`)}}`;
   const loadedAt = `${lit(loadedAtIso)}::TIMESTAMPTZ`;
   const fnCase = `COALESCE(${access('t', fam.taskType, ['data', 'function'], { k: 'scalar', sql: 'VARCHAR' }) ?? 'NULL'}, CASE endpoint_id ${[...fam.endpoints].map(([e, f]) => `WHEN ${lit(e)} THEN ${lit(f)}`).join(' ')} END)`;
@@ -317,7 +328,7 @@ function familySql(fam: Family, file: string, loadedAtIso: string, defaultRunId:
        SELECT o, ti, CASE WHEN l.run_id IS NULL OR l.run_id = '' THEN ${lit(defaultRunId)} ELSE l.run_id END AS run_id,
               l.endpoint_id AS endpoint_id, COALESCE(l.response.version, '') AS version, t
        FROM (SELECT o, l, unnest(l.response.tasks) AS t, generate_subscripts(l.response.tasks, 1) AS ti
-             FROM read_json(${lit(file)}, format = 'newline_delimited', columns = ${columns}, maximum_object_size = 1073741824))
+             FROM read_json(${lit(file)}, format = 'newline_delimited', columns = ${columns}, maximum_object_size = ${objectSizeFor(longestLine)}))
        WHERE t.id IS NOT NULL
        ${mayRepeat ? 'QUALIFY row_number() OVER (PARTITION BY t.id, endpoint_id ORDER BY o DESC, ti DESC) = 1' : ''}`,
     `CREATE OR REPLACE TEMP TABLE _fp_keys AS SELECT t.id AS task_id, t.id || '@' || endpoint_id AS task_row_id FROM _fp_tasks`,
@@ -415,6 +426,8 @@ interface Stage {
   /** Whether a task id came twice: then the SQL keeps the last of each. */
   repeated: boolean;
   bytes: number;
+  /** The longest staged line, bytes. */
+  longest: number;
   /** Pieces not written yet (written a megabyte at a time: one write call per line costs more than the line). */
   pending: Buffer[];
   pendingBytes: number;
@@ -469,13 +482,14 @@ export class SqlRoute {
     if (!stage) {
       this.dir ??= mkdtempSync(path.join(os.tmpdir(), 'seo-etl-fast-'));
       const file = path.join(this.dir, `${fam.root.name}-${this.files++}.ndjson`);
-      stage = { fam, file, fd: openSync(file, 'w'), ord: 0, ids: new Set(), repeated: false, bytes: 0, pending: [], pendingBytes: 0 };
+      stage = { fam, file, fd: openSync(file, 'w'), ord: 0, ids: new Set(), repeated: false, bytes: 0, longest: 0, pending: [], pendingBytes: 0 };
       this.stages.set(fam, stage);
     }
     const pre = Buffer.from(`{"o":${stage.ord++},"l":`);
     stage.pending.push(pre, line, SUFFIX);
     stage.pendingBytes += line.length + pre.length + 2;
     stage.bytes += line.length + pre.length + 2;
+    stage.longest = Math.max(stage.longest, line.length + pre.length + 2);
     if (stage.pendingBytes >= 1 << 20 || stage.pending.length > 900) writePending(stage);
     for (const id of ids) {
       if (stage.ids.has(id)) stage.repeated = true;
@@ -512,7 +526,7 @@ export class SqlRoute {
     const conn = this.wh.connection;
     const fam = stage.fam;
     // Deduplication sorts the nested task structs: skip it when no task id came twice in this stage.
-    const sql = familySql(fam, stage.file, this.opts.loadedAt.toISOString(), this.opts.runId ?? 'archive', stage.repeated);
+    const sql = familySql(fam, stage.file, this.opts.loadedAt.toISOString(), this.opts.runId ?? 'archive', stage.repeated, stage.longest);
     const trace = process.env.SEO_ETL_TRACE ? (what: string, t0: number) => process.stderr.write(`${fam.root.name} ${what} ${(performance.now() - t0).toFixed(0)} ms cpu ${(process.cpuUsage().user / 1000).toFixed(0)}\n`) : null;
     try {
       try {
