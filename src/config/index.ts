@@ -30,7 +30,10 @@ export const configSchema = z.strictObject({
     concurrency: z.int().positive().max(256),
   }),
   prices: z.record(z.string(), priceSchema),
-  warehouse: z.strictObject({ dir: z.string().min(1) }),
+  warehouse: z.strictObject({
+    dir: z.string().min(1),
+    memory_limit: z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'a size such as 256MB or 2GiB'),
+  }),
   collect: z.strictObject({
     poll_min_ms: z.int().positive(),
     poll_max_ms: z.int().positive(),

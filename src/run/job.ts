@@ -115,7 +115,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
   let archive: ArchiveWriter | undefined;
   let progress: Progress | undefined;
   try {
-    warehouse = await Warehouse.open(paths.work);
+    warehouse = await Warehouse.open(paths.work, { memoryLimit: config.warehouse.memory_limit });
     await warehouse.ensureSchema();
     const ledgerConn = await warehouse.connect();
     const ledger = await Ledger.open(ledgerConn);
