@@ -9,25 +9,13 @@ import { ENDPOINTS, findEndpoint, type EndpointDef, type FieldRule } from '../ap
 import type { Config } from '../config/index.js';
 import type { PositionedIssue } from '../config/yaml.js';
 import { NAME_PATTERN, NAME_RULE } from './key.js';
-import { TASK_COLLECT_MODES, type Axis, type CollectMode, type EnumeratedValue, type Place, type SourceSpec } from './types.js';
+import { TASK_COLLECT_MODES, type Axis, type CollectMode, type EnumeratedValue, type PipelineStep, type Place, type SourceSpec } from './types.js';
 
-/** What the schema walk yields before file sources are read; item places let issues point inside arrays. */
-export interface StepDraft {
-  index: number;
-  name: string;
-  endpointId: string;
-  def?: EndpointDef;
-  collect: CollectMode;
-  params: Record<string, unknown>;
-  paramPlaces: Record<string, Place>;
-  /** For array-valued parameters: where each item is written. */
-  paramItemPlaces: Record<string, Place[]>;
-  /** `steps[i].params` key, or the step itself when it has no params. */
-  paramsPlace: Place;
-  axes: Axis[];
-  paging?: { maxPages?: number; maxItems?: number };
-  at: Place;
-}
+/**
+ * What the schema walk yields before file sources are read: a PipelineStep without what is known only later
+ * (its kind and whether it reads SQL follow from the endpoint and the axes), and the endpoint when it is known.
+ */
+export type StepDraft = Omit<PipelineStep, 'kind' | 'deferred'> & { def?: EndpointDef };
 
 export interface PipelineDraft {
   name: string;
