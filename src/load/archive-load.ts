@@ -11,6 +11,7 @@
  * A test loads the same archive both ways and compares every table.
  */
 import { availableParallelism } from 'node:os';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Engines } from '../config/index.js';
 import { readLines, type ReadReport } from '../archive/reader.js';
 import { isArchiveRecord, isEnvelope, tasksOfEnvelope, tasksOfRecord } from '../archive/records.js';
@@ -37,6 +38,16 @@ export interface ArchiveLoadOptions {
    * took 1.6x the CPU time and 2x the wall time of 1 thread on a 2-core machine under load).
    */
   threads?: number;
+  /** DuckDB connections loading batches side by side (default 2). */
+  lanes?: number;
+}
+
+const NONE: ReadonlySet<string> = new Set();
+
+function overlaps(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  const [small, big] = a.size <= b.size ? [a, b] : [b, a];
+  for (const x of small) if (big.has(x)) return true;
+  return false;
 }
 
 export interface ArchiveLoadResult extends LoadSummary {
@@ -64,8 +75,6 @@ export async function loadArchiveFiles(wh: Warehouse, files: readonly string[], 
   const batchSize = opts.batchTasks ?? 2000;
   let batch: CollectedTask[] = [];
   const jsTaskIds = new Set<string>();
-  /** Tasks of staged lines DuckDB refused, loaded by the JS extractor instead. */
-  let fallbackTasks = 0;
   const tasksOfLine = (line: Buffer): CollectedTask[] | null => {
     let parsed: unknown;
     try {
@@ -78,62 +87,81 @@ export async function loadArchiveFiles(wh: Warehouse, files: readonly string[], 
       : isEnvelope(parsed) ? tasksOfEnvelope(parsed, { runId: opts.runId }, engines) : null;
   };
   /** Normalizes in JS now; the returned function loads the rows (later, in DuckDB's turn). */
-  const stageJs = (tasks: CollectedTask[]): { summary: LoadSummary; apply: () => Promise<void> } => {
+  const stageJs = (tasks: CollectedTask[]): { summary: LoadSummary; apply: (conn: DuckDBConnection) => Promise<void> } => {
     const stats = new NormalizeStats();
     const staged = stageTasks(tasks, { runId: opts.runId ?? 'archive', loadedAt, engines: engineNames }, stats);
     const summary = emptySummary();
     addStats(summary, stats);
     for (const [name, rows] of staged.rows) summary.rows[name] = rows.length;
-    return { summary, apply: () => wh.applyStaged(staged) };
+    return { summary, apply: (conn) => wh.applyStaged(staged, undefined, conn) };
   };
   const sql = opts.sqlPath === false ? null : new SqlRoute(wh, {
     loadedAt, runId: opts.runId, maxBytes: opts.stageBytes,
-    fallback: async (lines) => {
+    fallback: async (lines, conn) => {
       const tasks = lines.flatMap((l) => tasksOfLine(l) ?? []);
       const js = stageJs(tasks);
-      await js.apply();
+      await js.apply(conn);
       result.jsTasks += tasks.length;
-      fallbackTasks += js.summary.tasks;
       return js.summary;
     },
   });
 
-  // DuckDB loads one batch while JS reads, checks and stages the next: every load goes through this chain, in
-  // the order the batches were closed, so the order between copies of one task is kept. One load at a time may
-  // be running while the next batch fills; closing another waits for it, which bounds memory and disk.
-  let running: Promise<void> = Promise.resolve();
+  // DuckDB loads closed batches while JS reads, checks and stages the next, on up to `lanes` connections side by
+  // side. A batch holding a task that a running load holds waits for it, so the copies of one task are applied in
+  // the order they were read; at most `lanes` loads run while the next batch fills, which bounds memory and disk.
+  const laneCount = Math.max(1, opts.lanes ?? 2);
+  const lanes: { conn: DuckDBConnection; running: Promise<void> | null; ids: ReadonlySet<string> }[] = [];
   let failure: unknown = null;
-  const waitForDuckdb = async () => {
+  const enqueue = async (ids: ReadonlySet<string>, load: (conn: DuckDBConnection) => Promise<void>) => {
     const t0 = performance.now();
-    await running;
+    for (;;) {
+      if (failure) break;
+      const holding = lanes.filter((l) => l.running && overlaps(l.ids, ids));
+      if (holding.length) { await Promise.all(holding.map((l) => l.running)); continue; }
+      let lane = lanes.find((l) => !l.running);
+      if (!lane && lanes.length < laneCount) {
+        lane = { conn: lanes.length ? await wh.connect() : wh.connection, running: null, ids: NONE };
+        lanes.push(lane);
+      }
+      if (!lane) { await Promise.race(lanes.map((l) => l.running)); continue; }
+      const chosen = lane;
+      const started = performance.now();
+      chosen.ids = ids;
+      chosen.running = load(chosen.conn)
+        .catch((err) => { failure ??= err; })
+        .finally(() => { chosen.running = null; chosen.ids = NONE; result.timings.duckdbMs += performance.now() - started; });
+      break;
+    }
     result.timings.waitMs += performance.now() - t0;
-  };
-  const enqueue = async (load: () => Promise<void>) => {
-    await waitForDuckdb();
     if (failure) throw failure;
+  };
+  const drain = async () => {
     const t0 = performance.now();
-    running = load().catch((err) => { failure = err; }).finally(() => { result.timings.duckdbMs += performance.now() - t0; });
+    while (lanes.some((l) => l.running)) await Promise.all(lanes.map((l) => l.running));
+    result.timings.waitMs += performance.now() - t0;
   };
   const flushJs = async () => {
     if (!batch.length) return;
     const tasks = batch;
     batch = [];
+    const ids = new Set(jsTaskIds);
     jsTaskIds.clear();
     const js = stageJs(tasks);
-    await enqueue(async () => {
-      await js.apply();
+    await enqueue(ids, async (conn) => {
+      await js.apply(conn);
       mergeSummary(result, js.summary);
       result.jsTasks += tasks.length;
     });
   };
   const flushSql = async (onlyFull = false) => {
     if (!sql || !sql.pending) return;
-    await enqueue(async () => {
-      const before = fallbackTasks;
-      const summary = await sql.flush(onlyFull);
-      mergeSummary(result, summary);
-      result.sqlTasks += summary.tasks - (fallbackTasks - before);
-    });
+    for (const stage of sql.take(onlyFull)) {
+      await enqueue(stage.ids, async (conn) => {
+        const { summary, fallback } = await sql.load(stage, conn);
+        mergeSummary(result, summary);
+        if (!fallback) result.sqlTasks += summary.tasks;
+      });
+    }
   };
 
   const threads = opts.threads ?? Math.max(1, availableParallelism() - 1);
@@ -176,10 +204,11 @@ export async function loadArchiveFiles(wh: Warehouse, files: readonly string[], 
     // after the SQL one is safe because a task in both was flushed when the second copy arrived.
     await flushSql();
     await flushJs();
-    await waitForDuckdb();
+    await drain();
     if (failure) throw failure;
   } finally {
-    await running;
+    await drain();
+    for (const l of lanes) if (l.conn !== wh.connection) l.conn.closeSync();
     await sql?.dispose();
     if (restoreThreads !== null) await wh.connection.run(`SET threads = ${Number(restoreThreads)}`);
   }

@@ -24,6 +24,7 @@ import { TABLES, allColumns, childrenOf, familyOf, lineageColumns, rootTableFor,
 import { KNOWN_ITEM_TYPES, knownItemType } from '../normalize/item-type.js';
 import { compileShape, shapeEnd, type CompiledShape, type Shape } from './scan.js';
 import { q } from './ddl.js';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { emptySummary, mergeSummary, type LoadSummary, type Warehouse } from './warehouse.js';
 
 /** A catalog feature this path cannot reproduce exactly: its family stays with the JS extractor. */
@@ -433,6 +434,12 @@ interface Stage {
   pendingBytes: number;
 }
 
+/** A stage closed for loading: its file and the ids of its tasks. */
+export interface ClosedStage {
+  readonly file: string;
+  readonly ids: ReadonlySet<string>;
+}
+
 function writePending(stage: Stage): void {
   if (stage.pending.length) {
     const n = writevSync(stage.fd, stage.pending);
@@ -452,7 +459,7 @@ export class SqlRoute {
    * `fallback` loads archive lines through the JS extractor; it takes the staged lines if DuckDB refuses them
    * (a value the shape check let through but the typed read cannot cast), so a load never fails on data.
    */
-  constructor(private readonly wh: Warehouse, private readonly opts: { loadedAt: Date; runId?: string; maxBytes?: number; fallback: (lines: Buffer[]) => Promise<LoadSummary> }) {
+  constructor(private readonly wh: Warehouse, private readonly opts: { loadedAt: Date; runId?: string; maxBytes?: number; fallback: (lines: Buffer[], conn: DuckDBConnection) => Promise<LoadSummary> }) {
     this.maxBytes = opts.maxBytes ?? 64 * 1024 * 1024;
   }
 
@@ -498,32 +505,51 @@ export class SqlRoute {
     return ids;
   }
 
+  /**
+   * Closes the stages to load (all, or with `onlyFull` those that reached the size at which they are loaded) and
+   * starts new ones. A family's stage is loaded when it is full, so a small family is loaded once rather than at
+   * every load of a big one (each load has a fixed cost of some twenty statements).
+   */
+  take(onlyFull = false): ClosedStage[] {
+    const stages = [...this.stages.values()].filter((s) => !onlyFull || s.bytes >= this.maxBytes);
+    for (const s of stages) {
+      this.stages.delete(s.fam);
+      try {
+        writePending(s);
+      } finally {
+        closeSync(s.fd);
+        s.fd = -1;
+      }
+    }
+    return stages;
+  }
+
   /** Loads the staged lines (one transaction per family) and starts new stages. */
   async flush(onlyFull = false): Promise<LoadSummary> {
     const summary = emptySummary();
-    // A family's stage is loaded when it is full, so a small family is loaded once rather than at every flush of
-    // a big one (each load has a fixed cost of some twenty statements); `onlyFull` false loads them all.
-    const stages = [...this.stages.values()].filter((s) => !onlyFull || s.bytes >= this.maxBytes);
-    for (const s of stages) this.stages.delete(s.fam);
+    const stages = this.take(onlyFull);
     try {
-      for (const stage of stages) {
-        writePending(stage);
-        closeSync(stage.fd);
-        stage.fd = -1;
-        mergeSummary(summary, await this.load(stage));
-      }
+      for (const stage of stages) mergeSummary(summary, (await this.load(stage)).summary);
     } finally {
-      for (const stage of stages) {
-        if (stage.fd >= 0) closeSync(stage.fd);
-        rmSync(stage.file, { force: true });
-      }
+      for (const stage of stages) rmSync(stage.file, { force: true });
     }
     return summary;
   }
 
-  private async load(stage: Stage): Promise<LoadSummary> {
+  /**
+   * Loads one closed stage in one transaction on `conn` (default: the warehouse's connection), then removes its
+   * file. `fallback` tells whether DuckDB refused the lines and the JS extractor loaded them.
+   */
+  async load(closed: ClosedStage, conn: DuckDBConnection = this.wh.connection): Promise<{ summary: LoadSummary; fallback: boolean }> {
+    try {
+      return await this.loadStage(closed as Stage, conn);
+    } finally {
+      rmSync(closed.file, { force: true });
+    }
+  }
+
+  private async loadStage(stage: Stage, conn: DuckDBConnection): Promise<{ summary: LoadSummary; fallback: boolean }> {
     const summary = emptySummary();
-    const conn = this.wh.connection;
     const fam = stage.fam;
     // Deduplication sorts the nested task structs: skip it when no task id came twice in this stage.
     const sql = familySql(fam, stage.file, this.opts.loadedAt.toISOString(), this.opts.runId ?? 'archive', stage.repeated, stage.longest);
@@ -536,7 +562,7 @@ export class SqlRoute {
           trace?.(`prepare ${s.slice(0, 40).replace(/\s+/g, ' ')}`, t0);
         }
       } catch {
-        return await this.opts.fallback(readStagedLines(stage.file));
+        return { summary: await this.opts.fallback(readStagedLines(stage.file), conn), fallback: true };
       }
       const counts = (await conn.runAndReadAll(`SELECT count(*), count(*) FILTER (WHERE t.status_code IS NULL OR t.status_code >= 40000 OR t.result IS NULL),
         count(*) FILTER (WHERE ${sql.badValue}) FROM _fp_tasks`)).getRows()[0];
@@ -574,7 +600,7 @@ export class SqlRoute {
       for (const t of sql.temps) await conn.run(`DROP TABLE IF EXISTS temp.${t}`).catch(() => undefined);
       trace?.('drop temps', t0);
     }
-    return summary;
+    return { summary, fallback: false };
   }
 
   async dispose(): Promise<void> {

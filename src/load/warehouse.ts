@@ -151,10 +151,10 @@ export class Warehouse {
 
   /**
    * Stages the rows in temp tables (appends run outside the transaction, so a slow append never holds it), then
-   * deletes the replaced tasks' rows, inserts, and runs the callback in one transaction.
+   * deletes the replaced tasks' rows, inserts, and runs the callback in one transaction. `conn` is another
+   * connection from `connect()` when the caller runs loads side by side (the archive loader does).
    */
-  async applyStaged(staged: StagedRows, inTransaction?: (conn: DuckDBConnection) => Promise<void>): Promise<void> {
-    const conn = this.connection;
+  async applyStaged(staged: StagedRows, inTransaction?: (conn: DuckDBConnection) => Promise<void>, conn: DuckDBConnection = this.connection): Promise<void> {
     const stageNames = new Map<string, string>();
     try {
       for (const [name, rows] of staged.rows) {
@@ -174,7 +174,7 @@ export class Warehouse {
       await appendRows(conn, '_stage_keys', ['tbl', 'k'], keyRows);
       await conn.run('BEGIN TRANSACTION');
       try {
-        await this.deleteReplaced(staged);
+        await this.deleteReplaced(staged, conn);
         for (const [name, stage] of stageNames) {
           const cols = allColumns(tableDef(name)).map((c) => q(c.name)).join(', ');
           await conn.run(`INSERT INTO ${q(name)} (${cols}) SELECT ${cols} FROM temp.${q(stage)}`);
@@ -190,8 +190,12 @@ export class Warehouse {
     }
   }
 
-  private async deleteReplaced(staged: StagedRows): Promise<void> {
-    const conn = this.connection;
+  private async deleteReplaced(staged: StagedRows, conn: DuckDBConnection): Promise<void> {
+    // A task's rows in any table were written with its `tasks` row: when no task of the batch has one yet there is
+    // nothing to replace, and the deletes (each a scan of a whole table) are skipped.
+    const seen = await conn.runAndReadAll(`SELECT count(*) FROM tasks WHERE _task_id IN (SELECT k FROM temp._stage_keys WHERE tbl <> 'tasks')
+      OR _id IN (SELECT k FROM temp._stage_keys WHERE tbl = 'tasks')`);
+    if (Number(seen.getRows()[0][0]) === 0) return;
     if (staged.taskRowIds.size) {
       await conn.run(`DELETE FROM tasks WHERE _id IN (SELECT k FROM temp._stage_keys WHERE tbl = 'tasks')`);
       for (const t of TABLES.filter((x) => x.parent === 'tasks')) {
