@@ -4,9 +4,11 @@ STAMP := node_modules/.install-stamp
 
 .PHONY: install build run test bench bench-quick sandbox docs clean
 
-# Installs dependencies only when they are missing or package files changed.
+# Installs dependencies only when they are missing or package files changed. `npm install` follows the lock file;
+# `npm ci` is not used because the npm here writes lock files without entries for other platforms' optional
+# binaries (DuckDB bindings, rollup) and then refuses them in `npm ci` as out of sync.
 $(STAMP): package.json package-lock.json
-	npm ci $(NPM_FLAGS) || npm install $(NPM_FLAGS)
+	npm install $(NPM_FLAGS)
 	@touch $(STAMP)
 
 install: $(STAMP)
