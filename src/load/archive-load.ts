@@ -34,7 +34,11 @@ export interface ArchiveLoadOptions {
   batchTasks?: number;
   /** Run id for lines that carry none (bare envelopes). */
   runId?: string;
-  /** Bytes of one family's fast-path lines staged before DuckDB loads them (default 64 MiB); smaller keeps memory lower. */
+  /**
+   * Bytes of one family's fast-path lines staged before DuckDB loads them, and the most bytes of stages loading
+   * at once (default 64 MiB). The peak memory follows it (DuckDB takes about 5 bytes per staged byte); smaller
+   * stages cost more statements.
+   */
   stageBytes?: number;
   /**
    * DuckDB threads while loading (default: the cores less one, at least one; 0 leaves the setting alone),
@@ -51,6 +55,7 @@ export interface ArchiveLoadOptions {
 }
 
 const NONE: ReadonlySet<string> = new Set();
+const DEFAULT_STAGE_BYTES = 64 * 1024 * 1024;
 
 function overlaps(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
   const [small, big] = a.size <= b.size ? [a, b] : [b, a];
@@ -104,7 +109,7 @@ export async function loadArchiveFiles(wh: Warehouse, files: readonly string[], 
     return { summary, apply: (conn) => wh.applyStaged(staged, undefined, conn) };
   };
   const sql = opts.sqlPath === false ? null : new SqlRoute(wh, {
-    loadedAt, runId: opts.runId, maxBytes: opts.stageBytes,
+    loadedAt, runId: opts.runId, maxBytes: opts.stageBytes ?? DEFAULT_STAGE_BYTES,
     fallback: async (lines, conn) => {
       const tasks = lines.flatMap((l) => tasksOfLine(l) ?? []);
       const js = stageJs(tasks);
@@ -117,27 +122,34 @@ export async function loadArchiveFiles(wh: Warehouse, files: readonly string[], 
   // DuckDB loads closed batches while JS reads, checks and stages the next, on up to `lanes` connections side by
   // side. A batch holding a task that a running load holds waits for it, so the copies of one task are applied in
   // the order they were read; at most `lanes` loads run while the next batch fills, which bounds memory and disk.
+  // DuckDB's memory for a load grows with its stage (about 5 bytes per staged byte here): loads run side by side
+  // only while their stages add up to at most one stage's size, so the peak is that of one full stage however
+  // large the archive is (the tail of small family stages loads in parallel; full stages one at a time).
   const laneCount = Math.max(1, opts.lanes ?? 2);
-  const lanes: { conn: DuckDBConnection; running: Promise<void> | null; ids: ReadonlySet<string> }[] = [];
+  const budget = opts.stageBytes ?? DEFAULT_STAGE_BYTES;
+  const lanes: { conn: DuckDBConnection; running: Promise<void> | null; ids: ReadonlySet<string>; bytes: number }[] = [];
   let failure: unknown = null;
-  const enqueue = async (ids: ReadonlySet<string>, load: (conn: DuckDBConnection) => Promise<void>) => {
+  const enqueue = async (ids: ReadonlySet<string>, bytes: number, load: (conn: DuckDBConnection) => Promise<void>) => {
     const t0 = performance.now();
     for (;;) {
       if (failure) break;
       const holding = lanes.filter((l) => l.running && overlaps(l.ids, ids));
       if (holding.length) { await Promise.all(holding.map((l) => l.running)); continue; }
+      const busy = lanes.filter((l) => l.running);
+      const inFlight = busy.reduce((n, l) => n + l.bytes, 0);
       let lane = lanes.find((l) => !l.running);
       if (!lane && lanes.length < laneCount) {
-        lane = { conn: lanes.length ? await wh.connect() : wh.connection, running: null, ids: NONE };
+        lane = { conn: lanes.length ? await wh.connect() : wh.connection, running: null, ids: NONE, bytes: 0 };
         lanes.push(lane);
       }
-      if (!lane) { await Promise.race(lanes.map((l) => l.running)); continue; }
+      if (!lane || (busy.length > 0 && inFlight + bytes > budget)) { await Promise.race(busy.map((l) => l.running)); continue; }
       const chosen = lane;
       const started = performance.now();
       chosen.ids = ids;
+      chosen.bytes = bytes;
       chosen.running = load(chosen.conn)
         .catch((err) => { failure ??= err; })
-        .finally(() => { chosen.running = null; chosen.ids = NONE; result.timings.duckdbMs += performance.now() - started; });
+        .finally(() => { chosen.running = null; chosen.ids = NONE; chosen.bytes = 0; result.timings.duckdbMs += performance.now() - started; });
       break;
     }
     result.timings.waitMs += performance.now() - t0;
@@ -155,7 +167,7 @@ export async function loadArchiveFiles(wh: Warehouse, files: readonly string[], 
     const ids = new Set(jsTaskIds);
     jsTaskIds.clear();
     const js = stageJs(tasks);
-    await enqueue(ids, async (conn) => {
+    await enqueue(ids, 0, async (conn) => {
       await js.apply(conn);
       mergeSummary(result, js.summary);
       result.jsTasks += tasks.length;
@@ -164,7 +176,7 @@ export async function loadArchiveFiles(wh: Warehouse, files: readonly string[], 
   const flushSql = async (onlyFull = false) => {
     if (!sql || !sql.pending) return;
     for (const stage of sql.take(onlyFull)) {
-      await enqueue(stage.ids, async (conn) => {
+      await enqueue(stage.ids, stage.bytes, async (conn) => {
         const { summary, fallback } = await sql.load(stage, conn);
         mergeSummary(result, summary);
         if (!fallback) result.sqlTasks += summary.tasks;

@@ -434,10 +434,11 @@ interface Stage {
   pendingBytes: number;
 }
 
-/** A stage closed for loading: its file and the ids of its tasks. */
+/** A stage closed for loading: its file, the ids of its tasks and its size. */
 export interface ClosedStage {
   readonly file: string;
   readonly ids: ReadonlySet<string>;
+  readonly bytes: number;
 }
 
 function writePending(stage: Stage): void {
