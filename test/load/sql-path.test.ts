@@ -166,7 +166,10 @@ describe('SQL fast path', () => {
     cleanup.push(() => wh.close());
     await wh.ensureSchema();
     const loadedAt = new Date('2026-01-15T13:00:00Z');
-    await loadArchiveFiles(wh, files, { loadedAt });
+    const threads = async () => String((await wh.connection.runAndReadAll(`SELECT current_setting('threads')`)).getRows()[0][0]);
+    await wh.connection.run('SET threads = 3');
+    await loadArchiveFiles(wh, files, { loadedAt, threads: 1 });
+    expect(await threads()).toBe('3'); // the load's own setting is undone
     const once = await dumpTables(wh, { withLoadedAt: true });
     await loadArchiveFiles(wh, files, { loadedAt });
     expect(await dumpTables(wh, { withLoadedAt: true })).toEqual(once);
