@@ -60,6 +60,8 @@ export class SlidingPacer {
   private readonly catchUpMs: number;
   /** The last `calls` starts (up to twice that), oldest first: enough to apply rule 2 and to count a window. */
   private entries: Entry[] = [];
+  /** Index in `entries` of the oldest start inside the window ending at the latest start (starts are in order). */
+  private windowStart = 0;
   private line: Promise<void> = Promise.resolve();
   private endWaiters: Array<() => void> = [];
   private pausedUntil = 0;
@@ -196,11 +198,18 @@ export class SlidingPacer {
     this.entries.push(entry);
     this._started++;
     this._inFlight++;
-    // The window count is kept as a running proof: starts in (at - windowMs, at], this one included.
-    let inWindow = 0;
-    for (let i = this.entries.length - 1; i >= 0 && this.entries[i].start > at - this.windowMs; i--) inWindow++;
+    // The window count is kept as a running proof: starts in (at - windowMs, at], this one included. Starts come
+    // in order, so the window's first index only moves forward: O(1) per call even when `calls` is huge (a limit
+    // scaled out of the way would otherwise make every start count the whole window, O(n^2) over a night).
+    while (this.windowStart < this.entries.length - 1 && this.entries[this.windowStart].start <= at - this.windowMs) this.windowStart++;
+    const inWindow = this.entries.length - this.windowStart;
     if (inWindow > this._maxInWindow) this._maxInWindow = inWindow;
-    if (this.entries.length > this.calls * 2) this.entries = this.entries.slice(-this.calls);
+    // Rule 2 needs the last `calls` starts and the count needs the window's: drop what neither needs, in bulk.
+    const keepFrom = Math.min(this.entries.length - this.calls, this.windowStart);
+    if (keepFrom > Math.max(this.calls, 1024)) {
+      this.entries = this.entries.slice(keepFrom);
+      this.windowStart -= keepFrom;
+    }
     return entry;
   }
 
