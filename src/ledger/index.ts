@@ -74,6 +74,22 @@ export interface RunSummary {
   failures: { code: number | null; message: string | null; step: string; count: number }[];
 }
 
+/** Which tasks of a run (every one when empty). */
+export interface TaskFilter {
+  states?: readonly TaskState[];
+  step?: string;
+  collect?: readonly CollectMode[];
+}
+
+/** A task's place in planning order: where a page of tasks ends and the next begins. */
+export interface TaskPosition {
+  stepIndex: number;
+  seq: number;
+}
+
+/** Tasks per page when the job walks a run's tasks (Ledger.pages). */
+export const TASK_PAGE = 1000;
+
 /** A task, by its key or by the service's id. */
 export type TaskRef = string;
 
@@ -502,29 +518,73 @@ export class Ledger {
 
   // ---- queries -------------------------------------------------------------------------------------------
 
-  /** Tasks of a run, in planning order, optionally by state, step or collection mode. */
-  async tasks(runId: string, filter: { states?: readonly TaskState[]; step?: string; collect?: readonly CollectMode[]; limit?: number } = {}): Promise<LedgerTask[]> {
+  /**
+   * Tasks of a run, in planning order (step, then seq), optionally by state, step or collection mode. `after`
+   * starts past a task (keyset paging: see pages) and `limit` caps the answer; without a limit every matching
+   * task is read at once, so the job itself pages.
+   */
+  async tasks(runId: string, filter: TaskFilter & { limit?: number; after?: TaskPosition } = {}): Promise<LedgerTask[]> {
     const r = await rows(
       this.conn,
       `SELECT * FROM _tasks WHERE run_id = ?
          AND (? IS NULL OR list_contains(?::VARCHAR[], state))
          AND (? IS NULL OR step = ?)
          AND (? IS NULL OR list_contains(?::VARCHAR[], collect))
+         AND (?::INTEGER IS NULL OR step_index > ?::INTEGER OR (step_index = ?::INTEGER AND seq > ?::INTEGER))
        ORDER BY step_index, seq LIMIT ?`,
       [
         runId,
         filter.states ? strings(filter.states) : null, filter.states ? strings(filter.states) : null,
         filter.step ?? null, filter.step ?? null,
         filter.collect ? strings(filter.collect) : null, filter.collect ? strings(filter.collect) : null,
+        filter.after?.stepIndex ?? null, filter.after?.stepIndex ?? null, filter.after?.stepIndex ?? null, filter.after?.seq ?? null,
         filter.limit ?? 2_147_483_647,
       ],
     );
     return r.map(toTask);
   }
 
-  /** Planned, not yet sent: what to post (or call) next. */
-  tasksToPost(runId: string, opts: { step?: string; limit?: number } = {}): Promise<LedgerTask[]> {
+  /**
+   * Walks a run's tasks matching `filter` in planning order, `pageSize` at a time: a page is read when the
+   * previous one is consumed, so a caller holds one page, never the run. Each page starts past the last task of
+   * the previous one (not at an offset), so tasks that leave the filter meanwhile (posted ones leave `planned`)
+   * shift nothing, and a task that comes back into it behind the walk (a refused one back to `planned`) waits for
+   * the next walk instead of being met twice.
+   */
+  async *pages(runId: string, filter: TaskFilter = {}, pageSize = TASK_PAGE): AsyncGenerator<LedgerTask[]> {
+    let after: TaskPosition | undefined;
+    for (;;) {
+      const page = await this.tasks(runId, { ...filter, limit: pageSize, ...(after ? { after } : {}) });
+      if (page.length === 0) return;
+      yield page;
+      if (page.length < pageSize) return;
+      const last = page[page.length - 1];
+      after = { stepIndex: last.stepIndex, seq: last.seq };
+    }
+  }
+
+  /** Planned, not yet sent: what to post (or call) next (one page with `limit`; see pages to walk them). */
+  tasksToPost(runId: string, opts: { step?: string; limit?: number; after?: TaskPosition } = {}): Promise<LedgerTask[]> {
     return this.tasks(runId, { states: ['planned'], ...opts });
+  }
+
+  /** How many tasks of a run match `filter`, by endpoint, step, and last error: counted by the database, no task read. */
+  async countTasks(runId: string, filter: TaskFilter = {}): Promise<{ endpointId: string; step: string; errorCode: number | null; errorMessage: string | null; count: number }[]> {
+    const r = await rows(
+      this.conn,
+      `SELECT endpoint_id, step, error_code, error_message, count(*)::INTEGER AS n FROM _tasks WHERE run_id = ?
+         AND (? IS NULL OR list_contains(?::VARCHAR[], state))
+         AND (? IS NULL OR step = ?)
+         AND (? IS NULL OR list_contains(?::VARCHAR[], collect))
+       GROUP BY ALL ORDER BY n DESC, endpoint_id, step, error_code, error_message`,
+      [
+        runId,
+        filter.states ? strings(filter.states) : null, filter.states ? strings(filter.states) : null,
+        filter.step ?? null, filter.step ?? null,
+        filter.collect ? strings(filter.collect) : null, filter.collect ? strings(filter.collect) : null,
+      ],
+    );
+    return r.map((x) => ({ endpointId: String(x.endpoint_id), step: String(x.step), errorCode: num(x.error_code), errorMessage: (x.error_message as string | null) ?? null, count: Number(x.n) }));
   }
 
   /** Accepted by the service, result not yet in hand: collect by service id, never post again. */

@@ -8,6 +8,7 @@ import { taskPrice } from '../api/pricing.js';
 import { validateTask, type ValidationIssue } from '../api/validate.js';
 import type { PositionedIssue } from '../config/yaml.js';
 import { tagFor, taskKey } from './key.js';
+import { PipelineError } from './errors.js';
 import { MAX_TASKS_PER_STEP, suggest } from './schema.js';
 import { queryRows, queryValues, type QueryFn } from './sources.js';
 import type { Axis, EnumeratedValue, Origin, Paging, Pipeline, PipelineStep, PlannedTask } from './types.js';
@@ -33,24 +34,48 @@ interface Bound {
 }
 type Binding = Record<string, Bound>;
 
-function chunked(values: EnumeratedValue[], size: number, param: string, axis: Axis): Binding[] {
-  const out: Binding[] = [];
-  for (let i = 0; i < values.length; i += size) {
-    const part = values.slice(i, i + size);
-    out.push({ [param]: { value: part.map((v) => v.value), origin: part[0].origin, itemOrigins: part.map((v) => v.origin), axis } });
-  }
-  return out;
+/**
+ * The bindings of one axis, made one at a time on demand: a step of 100,000 values never holds 100,000 binding
+ * objects (nor the matrix of their combinations) at once.
+ */
+interface AxisBindings {
+  length: number;
+  at(i: number): Binding;
 }
 
 /** The bindings of one axis whose values are read. */
-function axisBindings(axis: Axis, values: EnumeratedValue[] | undefined, rows: Record<string, EnumeratedValue>[] | undefined): Binding[] {
+function axisBindings(axis: Axis, values: EnumeratedValue[] | undefined, rows: Record<string, EnumeratedValue>[] | undefined): AxisBindings {
   if (axis.kind === 'values') {
     const vals = values ?? [];
     // Scalars of an array parameter are chunked; items written as lists are each one task's whole value.
-    if (axis.chunk !== undefined && vals.every((v) => !Array.isArray(v.value))) return chunked(vals, axis.chunk, axis.param, axis);
-    return vals.map((v) => ({ [axis.param]: { value: v.value, origin: v.origin, axis } }));
+    const size = axis.chunk;
+    if (size !== undefined && vals.every((v) => !Array.isArray(v.value))) {
+      return {
+        length: Math.ceil(vals.length / size),
+        at: (i) => {
+          const part = vals.slice(i * size, (i + 1) * size);
+          return { [axis.param]: { value: part.map((v) => v.value), origin: part[0].origin, itemOrigins: part.map((v) => v.origin), axis } };
+        },
+      };
+    }
+    return { length: vals.length, at: (i) => ({ [axis.param]: { value: vals[i].value, origin: vals[i].origin, axis } }) };
   }
-  return (rows ?? []).map((row) => Object.fromEntries(Object.entries(row).map(([p, v]) => [p, { value: v.value, origin: v.origin, axis }])));
+  const list = rows ?? [];
+  return { length: list.length, at: (i) => Object.fromEntries(Object.entries(list[i]).map(([p, v]) => [p, { value: v.value, origin: v.origin, axis }])) };
+}
+
+/** Every combination of the axes' bindings, the first axis outermost (as nested loops would), one at a time. */
+function* combinations(perAxis: readonly AxisBindings[]): Generator<Binding> {
+  if (perAxis.some((a) => a.length === 0)) return;
+  const idx = perAxis.map(() => 0);
+  for (;;) {
+    const combo: Binding = {};
+    perAxis.forEach((a, k) => Object.assign(combo, a.at(idx[k])));
+    yield combo;
+    let k = perAxis.length - 1;
+    while (k >= 0 && ++idx[k] === perAxis[k].length) idx[k--] = 0;
+    if (k < 0) return;
+  }
 }
 
 /** Parameters bound by the axes; `open` when a SQL row source binds whatever columns its query returns. */
@@ -175,48 +200,80 @@ export interface BuildResult {
   duplicates: number;
 }
 
-/** Builds and checks the tasks of a step whose axes all have their values. */
-export function buildTasks(
-  pipeline: Pipeline,
-  step: PipelineStep,
-  resolved: { values: Map<Axis, EnumeratedValue[]>; rows: Map<Axis, Record<string, EnumeratedValue>[]> },
-  opts: BuildOptions,
-): BuildResult {
-  const def = endpoint(step.endpointId);
-  const issues: PositionedIssue[] = [];
+/** A step's axes with their values read (list and file sources at load, SQL sources by resolveStep). */
+export interface ResolvedAxes {
+  values: Map<Axis, EnumeratedValue[]>;
+  rows: Map<Axis, Record<string, EnumeratedValue>[]>;
+}
+
+/** The step's matrix, or the issue that it is too large. */
+function matrix(step: PipelineStep, resolved: ResolvedAxes): { perAxis: AxisBindings[]; issue?: PositionedIssue } {
   const perAxis = step.axes.map((a) => axisBindings(a, resolved.values.get(a), resolved.rows.get(a)));
   const total = perAxis.reduce((n, b) => n * b.length, 1);
   if (total > MAX_TASKS_PER_STEP) {
-    issues.push({ ...(step.axes[0]?.at ?? step.at), key: `steps[${step.index}]`, rule: `expands to ${total} tasks; a step may have at most ${MAX_TASKS_PER_STEP} (split the inputs)` });
-    return { tasks: [], issues, duplicates: 0 };
+    return { perAxis, issue: { ...(step.axes[0]?.at ?? step.at), key: `steps[${step.index}]`, rule: `expands to ${total} tasks; a step may have at most ${MAX_TASKS_PER_STEP} (split the inputs)` } };
   }
-  let combos: Binding[] = [{}];
-  for (const bindings of perAxis) combos = combos.flatMap((c) => bindings.map((b) => ({ ...c, ...b })));
+  return { perAxis };
+}
 
+/** The body of a combination as written (fixed params and bound values, with the collect fields), before our tag. */
+function bodyOf(step: PipelineStep, def: EndpointDef, combo: Binding): Record<string, unknown> {
+  const bound: Record<string, unknown> = {};
+  for (const [p, b] of Object.entries(combo)) if (b.value !== undefined) bound[p] = b.value;
+  return withCollectFields(step, def, { ...step.params, ...bound }, {});
+}
+
+/**
+ * Checks every task of a step against the catalog's rules without building the tasks (no keys, tags or prices,
+ * nothing kept): the pass that proves a step sendable before anything of it is planned.
+ */
+export function checkTasks(pipeline: Pipeline, step: PipelineStep, resolved: ResolvedAxes, opts: { callbacks?: Callbacks; now?: Date } = {}): PositionedIssue[] {
+  const def = endpoint(step.endpointId);
+  const { perAxis, issue } = matrix(step, resolved);
+  if (issue) return [issue];
+  if (def.method !== 'POST') return [];
+  const issues: PositionedIssue[] = [];
   const openAxis = step.axes.find((a) => a.kind === 'rows' && !a.columns && a.source.type === 'sql');
-  const tasks: PlannedTask[] = [];
-  const seen = new Set<string>();
-  let duplicates = 0;
+  const callbacks = { ...PLACEHOLDER_CALLBACKS, ...(opts.callbacks ?? {}) };
+  for (const combo of combinations(perAxis)) {
+    if (Object.keys(combo).length === 0) continue;
+    const checked = validateTask(def, withCollectFields(step, def, bodyOf(step, def, combo), callbacks), { now: opts.now });
+    if (checked.length) issues.push(...taskIssues(pipeline, def, combo, checked, openAxis));
+  }
+  return issues;
+}
+
+/**
+ * The tasks of a step, one at a time, in matrix order, NOT checked (checkTasks does that first). `seen` drops a
+ * combination whose key came earlier: pass a set per step for exact duplicates, or a fresh set per chunk when
+ * the ledger's key drops the rest (so memory does not grow with the step). `onDuplicate` counts the drops.
+ */
+export function* generateTasks(
+  pipeline: Pipeline,
+  step: PipelineStep,
+  resolved: ResolvedAxes,
+  opts: BuildOptions & { seen?: () => Set<string>; onDuplicate?: () => void },
+): Generator<PlannedTask> {
+  const def = endpoint(step.endpointId);
+  const { perAxis, issue } = matrix(step, resolved);
+  if (issue) throw new PipelineError([issue]);
   const callbacks = opts.callbacks ?? {};
-  for (const combo of combos) {
-    const bound: Record<string, unknown> = {};
-    for (const [p, b] of Object.entries(combo)) if (b.value !== undefined) bound[p] = b.value;
-    const body = withCollectFields(step, def, { ...step.params, ...bound }, {});
-    if (def.method === 'POST' && Object.keys(combo).length > 0) {
-      const checked = validateTask(def, withCollectFields(step, def, body, { ...PLACEHOLDER_CALLBACKS, ...callbacks }), { now: opts.now });
-      issues.push(...taskIssues(pipeline, def, combo, checked, openAxis));
-    }
+  for (const combo of combinations(perAxis)) {
+    const body = bodyOf(step, def, combo);
     const key = taskKey(def.id, body);
-    if (seen.has(key)) {
-      duplicates++;
-      continue;
+    const seen = opts.seen?.();
+    if (seen) {
+      if (seen.has(key)) {
+        opts.onDuplicate?.();
+        continue;
+      }
+      seen.add(key);
     }
-    seen.add(key);
     const userTag = typeof body.tag === 'string' ? body.tag : undefined;
     const params: Record<string, unknown> = withCollectFields(step, def, body, callbacks);
     if (def.fields?.tag) params.tag = tagFor(pipeline.name, step.name, key, userTag);
     const paging = pagingFor(step, def, body);
-    tasks.push({
+    yield {
       key,
       runId: opts.runId,
       step: step.name,
@@ -227,8 +284,17 @@ export function buildTasks(
       collect: step.collect,
       ...(paging ? { paging } : {}),
       price: taskPrice(def, params, pipeline.config.prices),
-    });
+    };
   }
+}
+
+/** Builds and checks every task of a step whose axes all have their values, as one array (plan, tests). */
+export function buildTasks(pipeline: Pipeline, step: PipelineStep, resolved: ResolvedAxes, opts: BuildOptions): BuildResult {
+  const issues = checkTasks(pipeline, step, resolved, opts);
+  if (issues.length) return { tasks: [], issues, duplicates: 0 };
+  const seen = new Set<string>();
+  let duplicates = 0;
+  const tasks = [...generateTasks(pipeline, step, resolved, { ...opts, seen: () => seen, onDuplicate: () => duplicates++ })];
   return { tasks, issues, duplicates };
 }
 
@@ -239,28 +305,11 @@ export interface ExpandOptions extends BuildOptions {
   runDate?: string;
 }
 
-/** Tasks of steps without SQL as built and checked at load, so plan and run do not build them again. */
-const builtAtLoad = new WeakMap<PipelineStep, BuildResult>();
-
-export function rememberBuilt(step: PipelineStep, built: BuildResult): void {
-  if (built.issues.length === 0) builtAtLoad.set(step, built);
-}
-
-/** A task built at load, for this run and with this run's receiver addresses (neither is part of the key). */
-function retarget(t: PlannedTask, runId: string, callbacks: Callbacks): PlannedTask {
-  const params = { ...t.params };
-  if (t.collect === 'pingback' && callbacks.pingback_url) params.pingback_url = callbacks.pingback_url;
-  if (t.collect === 'postback' && callbacks.postback_url) params.postback_url = callbacks.postback_url;
-  return { ...t, runId, params };
-}
-
-/** Reads the step's SQL sources (list and file sources were read at load) and builds its tasks. */
-export async function resolveAndBuild(pipeline: Pipeline, step: PipelineStep, opts: ExpandOptions): Promise<BuildResult & { queryFailed: boolean }> {
-  const cached = step.deferred || opts.now ? undefined : builtAtLoad.get(step);
-  if (cached) {
-    const callbacks = opts.callbacks ?? {};
-    return { tasks: cached.tasks.map((t) => retarget(t, opts.runId, callbacks)), issues: [], duplicates: cached.duplicates, queryFailed: false };
-  }
+/**
+ * Reads the step's SQL sources (list and file sources were read at load): the values its matrix takes. Issues
+ * are the sources' own (a failing query, a missing column); `queryFailed` when a query could not run at all.
+ */
+export async function resolveStep(pipeline: Pipeline, step: PipelineStep, opts: ExpandOptions): Promise<{ resolved: ResolvedAxes; issues: PositionedIssue[]; queryFailed: boolean }> {
   const values = new Map<Axis, EnumeratedValue[]>();
   const rows = new Map<Axis, Record<string, EnumeratedValue>[]>();
   const issues: PositionedIssue[] = [];
@@ -292,6 +341,12 @@ export async function resolveAndBuild(pipeline: Pipeline, step: PipelineStep, op
       }
     }
   }
-  if (issues.length) return { tasks: [], issues, duplicates: 0, queryFailed };
-  return { ...buildTasks(pipeline, step, { values, rows }, opts), queryFailed: false };
+  return { resolved: { values, rows }, issues, queryFailed };
+}
+
+/** Reads the step's sources and builds and checks its tasks as one array (the plan's estimate; a run streams). */
+export async function resolveAndBuild(pipeline: Pipeline, step: PipelineStep, opts: ExpandOptions): Promise<BuildResult & { queryFailed: boolean }> {
+  const r = await resolveStep(pipeline, step, opts);
+  if (r.issues.length) return { tasks: [], issues: r.issues, duplicates: 0, queryFailed: r.queryFailed };
+  return { ...buildTasks(pipeline, step, r.resolved, opts), queryFailed: false };
 }

@@ -8,7 +8,7 @@ import { endpoint } from '../api/catalog.js';
 import type { Config } from '../config/index.js';
 import { parseYamlDocument, type PositionedIssue } from '../config/yaml.js';
 import { PipelineError } from './errors.js';
-import { buildTasks, fixedParamIssues, rememberBuilt, resolveAndBuild, type ExpandOptions } from './expand.js';
+import { buildTasks, checkTasks, fixedParamIssues, generateTasks, resolveStep, type ExpandOptions } from './expand.js';
 import { SchemaReader, displayPath, readPipelineSchema } from './schema.js';
 import { readRows, readValues } from './sources.js';
 import type { Axis, EnumeratedValue, Pipeline, PipelineStep, PlannedTask } from './types.js';
@@ -17,7 +17,8 @@ export type { Pipeline, PipelineStep, PlannedTask, Paging, CollectMode, Axis, So
 export { PipelineError, type PositionedIssue } from './errors.js';
 export { runIdFor, utcDate, taskKey, canonicalJson, tagFor, parseTag, type ParsedTag, NAME_PATTERN } from './key.js';
 export { planPipeline, estimatePlan, formatPlan, formatPlanJson, formatUsd, formatDuration, budgetAllows, batchCost, tasksPerPost, type Plan, type StepPlan, type PlanEstimate, type StepEstimate, type CallCounts, type PlanOptions } from './plan.js';
-export type { Callbacks, ExpandOptions } from './expand.js';
+export type { Callbacks, ExpandOptions, ResolvedAxes } from './expand.js';
+export { checkTasks, generateTasks } from './expand.js';
 export type { QueryFn } from './sources.js';
 export { parseCsv } from './csv.js';
 
@@ -100,9 +101,8 @@ export function loadPipeline(file: string, config: Config, opts: LoadOptions = {
     issues.push(...fixedParamIssues(pipeline, step));
     const unread = step.axes.some((a) => (a.kind === 'values' ? !a.values : !a.rows));
     if (step.deferred || unread) continue;
-    const built = buildTasks(pipeline, step, collectResolved(step), { runId: 'check', now: opts.now });
-    for (const i of built.issues) issues.push(i);
-    rememberBuilt(step, built);
+    // Checked only: the tasks themselves are built when a run plans them, a chunk at a time.
+    for (const i of checkTasks(pipeline, step, collectResolved(step), { now: opts.now })) issues.push(i);
   }
   if (issues.length) throw new PipelineError(issues);
   return pipeline;
@@ -118,19 +118,55 @@ function collectResolved(step: PipelineStep) {
   return { values, rows };
 }
 
-/**
- * The tasks of one step for a run. Steps that read SQL run their query now (pass `query`, bound to the working
- * warehouse, after earlier steps have loaded) and are checked before anything of them is posted: a broken rule
- * throws PipelineError. Pass the webhook receiver's addresses as `callbacks` for pingback/postback steps; they
- * are not part of the task key, so a resumed run (with a new receiver address) plans the same keys.
- */
-export async function expandStep(pipeline: Pipeline, stepIndex: number, opts: ExpandOptions): Promise<PlannedTask[]> {
+function stepAt(pipeline: Pipeline, stepIndex: number): PipelineStep {
   const step = pipeline.steps.find((s) => s.index === stepIndex) ?? pipeline.steps[stepIndex];
   if (!step) throw new RangeError(`pipeline ${pipeline.name} has no step ${stepIndex}`);
   endpoint(step.endpointId);
-  const built = await resolveAndBuild(pipeline, step, opts);
+  return step;
+}
+
+/**
+ * The tasks of one step for a run, as one array (duplicates within the step dropped). Steps that read SQL run
+ * their query now (pass `query`, bound to the working warehouse, after earlier steps have loaded) and are
+ * checked before anything of them is posted: a broken rule throws PipelineError. Pass the webhook receiver's
+ * addresses as `callbacks` for pingback/postback steps; they are not part of the task key, so a resumed run
+ * (with a new receiver address) plans the same keys. A run uses expandStepChunks, which never holds the step.
+ */
+export async function expandStep(pipeline: Pipeline, stepIndex: number, opts: ExpandOptions): Promise<PlannedTask[]> {
+  const step = stepAt(pipeline, stepIndex);
+  const r = await resolveStep(pipeline, step, opts);
+  if (r.issues.length) throw new PipelineError(r.issues);
+  const built = buildTasks(pipeline, step, r.resolved, opts);
   if (built.issues.length) throw new PipelineError(built.issues);
   return built.tasks;
+}
+
+/** Tasks per chunk a run plans into the ledger at once (expandStepChunks). */
+export const PLAN_CHUNK = 5000;
+
+/**
+ * The tasks of one step for a run, `chunkSize` at a time, so that a run holds one chunk of tasks, never the
+ * step. The whole step is read and checked first: a broken rule throws PipelineError before the first chunk, so
+ * nothing of a step that cannot be sent is ever planned. Duplicates are dropped within a chunk; the ledger's key
+ * (run, task key) drops those across chunks and those of earlier steps (Ledger.planTasks counts them existing).
+ */
+export async function* expandStepChunks(pipeline: Pipeline, stepIndex: number, opts: ExpandOptions, chunkSize = PLAN_CHUNK): AsyncGenerator<PlannedTask[]> {
+  const step = stepAt(pipeline, stepIndex);
+  const r = await resolveStep(pipeline, step, opts);
+  if (r.issues.length) throw new PipelineError(r.issues);
+  const issues = checkTasks(pipeline, step, r.resolved, opts);
+  if (issues.length) throw new PipelineError(issues);
+  let chunk: PlannedTask[] = [];
+  let seen = new Set<string>();
+  for (const t of generateTasks(pipeline, step, r.resolved, { ...opts, seen: () => seen })) {
+    chunk.push(t);
+    if (chunk.length >= chunkSize) {
+      yield chunk;
+      chunk = [];
+      seen = new Set();
+    }
+  }
+  if (chunk.length) yield chunk;
 }
 
 /** The step of a pipeline by name. */

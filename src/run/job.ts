@@ -25,7 +25,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../collect/webhook.j
 import { credentialsFor, loadConfig, type Config } from '../config/index.js';
 import { Ledger, acquireRunLock, markCollected, markFailed, markLoaded, markPosted, type LedgerTask, type RunSummary } from '../ledger/index.js';
 import { Warehouse, emptySummary, mergeSummary, type LoadSummary } from '../load/index.js';
-import { budgetAllows, batchCost, expandStep, loadPipeline, runIdFor, tasksPerPost, utcDate, type Pipeline, type PipelineStep } from '../pipeline/index.js';
+import { budgetAllows, batchCost, expandStepChunks, loadPipeline, runIdFor, tasksPerPost, utcDate, type Pipeline, type PipelineStep } from '../pipeline/index.js';
 import { publishWarehouse, warehousePaths } from '../publish/index.js';
 import { curatedViews } from '../publish/views.js';
 import { RateLimiter } from '../queue/index.js';
@@ -247,14 +247,17 @@ async function runSteps(ctx: JobContext, opts: { postOnly?: boolean } = {}): Pro
       await ctx.loading;
     }
     if (!opts.postOnly) {
-      const tasks = await expandStep(ctx.pipeline, step.index, {
+      // Planned a chunk at a time: the step is checked whole first, then never held whole (see expandStepChunks).
+      const chunks = expandStepChunks(ctx.pipeline, step.index, {
         runId: ctx.runId,
         runDate: ctx.runDate,
         callbacks: callbacksFor(ctx, step),
         query: (sql) => query(ctx.warehouse.connection, sql),
       });
-      const { inserted } = await ctx.ledger.planTasks(tasks);
-      ctx.progress.add('planned', inserted);
+      for await (const tasks of chunks) {
+        const { inserted } = await ctx.ledger.planTasks(tasks);
+        ctx.progress.add('planned', inserted);
+      }
     }
     if (step.kind === 'task_post') await postStep(ctx, step);
     // tasks_fixed lists re-parsed results of completed tasks: it runs after collection (recollectFixed).
@@ -276,69 +279,83 @@ async function query(conn: DuckDBConnection, sql: string): Promise<Record<string
 
 /** Posts a step's planned tasks batch by batch; the ledger knows each batch before it is sent and after. */
 async function postStep(ctx: JobContext, step: PipelineStep): Promise<void> {
-  const { ledger, runId, client, collector, logger } = ctx;
-  const todo = await ledger.tasksToPost(runId, { step: step.name });
+  const { ledger, runId } = ctx;
   const per = tasksPerPost(step.endpointId, ctx.config);
   const callbacks = callbacksFor(ctx, step);
-  for (let i = 0; i < todo.length; i += per) {
-    const chunk = todo.slice(i, i + per);
-    const spent = await ledger.spentUsd(runId);
-    if (!budgetAllows(spent, batchCost(chunk), ctx.pipeline.budgetUsd)) {
-      ctx.budgetStopped = true;
-      logger.warn({ step: step.name, spent_usd: spent, next_batch_usd: batchCost(chunk), budget_usd: ctx.pipeline.budgetUsd, not_posted: todo.length - i },
-        'budget reached: no more tasks are posted; what was posted is still collected');
-      return;
+  // The planned tasks are read a page at a time (a whole number of batches, so the batches are the same as if
+  // they were read at once); the walk starts past each page, so a batch refused back to `planned` waits for the
+  // next pass, as it did when the list was read whole.
+  for await (const page of ledger.pages(runId, { states: ['planned'], step: step.name }, per * POST_PAGE_BATCHES)) {
+    for (let i = 0; i < page.length; i += per) {
+      await postBatch(ctx, step, page.slice(i, i + per), callbacks);
+      if (ctx.budgetStopped) return;
     }
-    const { keys } = await ledger.beginPost(runId, chunk.map((t) => t.key));
-    const allowed = new Set(keys);
-    const send = chunk.filter((t) => allowed.has(t.key));
-    if (!send.length) continue;
-    // The receiver's address changes between attempts of a run; the body gets the current one.
-    const bodies = send.map((t) => ({ ...t.params, ...(callbacks ?? {}) }));
-    const outcomes = await client.postTasks(step.endpointId, bodies);
-    await pauseAt('posted', ctx.env, step.name);
-    const posted: { key: string; serviceId: string; cost: number }[] = [];
-    const failed: { ref: string; code: number; message: string; retry?: boolean }[] = [];
-    const ambiguous: AmbiguousTask[] = [];
-    outcomes.forEach((o, j) => {
-      const t = send[j];
-      if (o.ok) posted.push({ key: t.key, serviceId: o.task.id, cost: o.cost });
-      else if (o.error.ambiguous && t.tag) ambiguous.push({ key: t.key, tag: t.tag, postId: step.endpointId, mode: modeOf(step), ...variantOf(t) });
-      else failed.push({ ref: t.key, code: o.error.code, message: o.error.message, retry: isRetryablePostFailure(o) });
-    });
-    await ledger.recordPosted(runId, posted);
-    // Retryable refusals (rate limit, 5xx-range at cost 0) the client already retried go back to planned with
-    // their code and message, to be posted again by a later pass or `resume`; the others fail.
-    await ledger.recordPostFailed(runId, failed);
-    const failedFinal = failed.filter((f) => !f.retry).length;
-    ctx.progress.add('posted', posted.length);
-    ctx.progress.add('failed', failedFinal);
-    ctx.progress.counts.costUsd += posted.reduce((s, p) => s + p.cost, 0);
-    if (failedFinal) logger.warn({ step: step.name, failed: failed.filter((f) => !f.retry).map((f) => `${f.code} ${f.message}`).slice(0, 5) }, 'tasks refused');
-    if (ambiguous.length) {
-      logger.warn({ step: step.name, tasks: ambiguous.length }, 'POST without a clear answer: looking the tasks up by tag before any re-post');
-      collector.awaitTags(ambiguous);
-    }
-    collector.track(posted.map((p) => {
-      const t = send.find((s) => s.key === p.key)!;
-      return { key: p.key, serviceId: p.serviceId, postId: step.endpointId, mode: modeOf(step), ...variantOf(t) };
-    }));
   }
+}
+
+/** Batches of a step read from the ledger at once while posting (Ledger.pages). */
+const POST_PAGE_BATCHES = 10;
+
+/** Posts one batch: `posting` committed before the POST, `posted` (or the refusals) before the next batch. */
+async function postBatch(ctx: JobContext, step: PipelineStep, chunk: LedgerTask[], callbacks: ReturnType<typeof callbacksFor>): Promise<void> {
+  const { ledger, runId, client, collector, logger } = ctx;
+  const spent = await ledger.spentUsd(runId);
+  if (!budgetAllows(spent, batchCost(chunk), ctx.pipeline.budgetUsd)) {
+    ctx.budgetStopped = true;
+    const notPosted = (await ledger.countTasks(runId, { states: ['planned'], step: step.name })).reduce((n, g) => n + g.count, 0);
+    logger.warn({ step: step.name, spent_usd: spent, next_batch_usd: batchCost(chunk), budget_usd: ctx.pipeline.budgetUsd, not_posted: notPosted },
+      'budget reached: no more tasks are posted; what was posted is still collected');
+    return;
+  }
+  const { keys } = await ledger.beginPost(runId, chunk.map((t) => t.key));
+  const allowed = new Set(keys);
+  const send = chunk.filter((t) => allowed.has(t.key));
+  if (!send.length) return;
+  // The receiver's address changes between attempts of a run; the body gets the current one.
+  const bodies = send.map((t) => ({ ...t.params, ...(callbacks ?? {}) }));
+  const outcomes = await client.postTasks(step.endpointId, bodies);
+  await pauseAt('posted', ctx.env, step.name);
+  const posted: { key: string; serviceId: string; cost: number }[] = [];
+  const failed: { ref: string; code: number; message: string; retry?: boolean }[] = [];
+  const ambiguous: AmbiguousTask[] = [];
+  outcomes.forEach((o, j) => {
+    const t = send[j];
+    if (o.ok) posted.push({ key: t.key, serviceId: o.task.id, cost: o.cost });
+    else if (o.error.ambiguous && t.tag) ambiguous.push({ key: t.key, tag: t.tag, postId: step.endpointId, mode: modeOf(step), ...variantOf(t) });
+    else failed.push({ ref: t.key, code: o.error.code, message: o.error.message, retry: isRetryablePostFailure(o) });
+  });
+  await ledger.recordPosted(runId, posted);
+  // Retryable refusals (rate limit, 5xx-range at cost 0) the client already retried go back to planned with
+  // their code and message, to be posted again by a later pass or `resume`; the others fail.
+  await ledger.recordPostFailed(runId, failed);
+  const failedFinal = failed.filter((f) => !f.retry).length;
+  ctx.progress.add('posted', posted.length);
+  ctx.progress.add('failed', failedFinal);
+  ctx.progress.counts.costUsd += posted.reduce((s, p) => s + p.cost, 0);
+  if (failedFinal) logger.warn({ step: step.name, failed: failed.filter((f) => !f.retry).map((f) => `${f.code} ${f.message}`).slice(0, 5) }, 'tasks refused');
+  if (ambiguous.length) {
+    logger.warn({ step: step.name, tasks: ambiguous.length }, 'POST without a clear answer: looking the tasks up by tag before any re-post');
+    collector.awaitTags(ambiguous);
+  }
+  collector.track(posted.map((p) => {
+    const t = send.find((s) => s.key === p.key)!;
+    return { key: p.key, serviceId: p.serviceId, postId: step.endpointId, mode: modeOf(step), ...variantOf(t) };
+  }));
 }
 
 /** Planned task_post tasks left (refused with a retryable answer, or an unclear POST the service never showed). */
 async function postableLeft(ctx: JobContext): Promise<number> {
-  return (await ctx.ledger.tasksToPost(ctx.runId)).filter((t) => endpoint(t.endpointId).kind === 'task_post').length;
+  return (await refusals(ctx)).reduce((n, g) => n + g.count, 0);
 }
 
-/** The last answers of the planned task_post tasks left, grouped by code, message and step. */
+/** The last answers of the planned task_post tasks left, grouped by code, message and step (counted by the ledger). */
 async function refusals(ctx: JobContext): Promise<RunJobResult['notPostedReasons']> {
   const groups = new Map<string, RunJobResult['notPostedReasons'][number]>();
-  for (const t of await ctx.ledger.tasksToPost(ctx.runId)) {
-    if (endpoint(t.endpointId).kind !== 'task_post') continue;
-    const k = `${t.errorCode}\u0000${t.errorMessage}\u0000${t.step}`;
-    const g = groups.get(k) ?? { code: t.errorCode, message: t.errorMessage, step: t.step, count: 0 };
-    g.count++;
+  for (const c of await ctx.ledger.countTasks(ctx.runId, { states: ['planned'] })) {
+    if (endpoint(c.endpointId).kind !== 'task_post') continue;
+    const k = `${c.errorCode}\u0000${c.errorMessage}\u0000${c.step}`;
+    const g = groups.get(k) ?? { code: c.errorCode, message: c.errorMessage, step: c.step, count: 0 };
+    g.count += c.count;
     groups.set(k, g);
   }
   return [...groups.values()].sort((a, b) => b.count - a.count);
@@ -376,12 +393,14 @@ function variantOf(t: LedgerTask): { variant?: string } {
 async function callStep(ctx: JobContext, step: PipelineStep): Promise<void> {
   const { ledger, runId, logger } = ctx;
   // `posting` here is a live call a crash interrupted: its answer (if any) is in the raw archive; ask again.
-  const todo = await ledger.tasks(runId, { step: step.name, states: ['planned', 'posting'] });
+  // Read a page at a time and shared by the workers (an async generator hands each task to one of them).
+  const todo = eachTask(ledger.pages(runId, { step: step.name, states: ['planned', 'posting'] }));
   const limit = ctx.config.collect.live_concurrency;
-  let next = 0;
   const worker = async () => {
-    while (next < todo.length && !ctx.budgetStopped) {
-      const t = todo[next++];
+    while (!ctx.budgetStopped) {
+      const next = await todo.next();
+      if (next.done) return;
+      const t = next.value;
       const spent = await ledger.spentUsd(runId);
       const pages = t.paging?.maxPages ?? 1;
       if (!budgetAllows(spent, t.price * pages, ctx.pipeline.budgetUsd)) {
@@ -411,7 +430,11 @@ async function callStep(ctx: JobContext, step: PipelineStep): Promise<void> {
       await loadResults(ctx, results, [t.key], results.length, { key: t.key, serviceId: results[0].task.id, cost });
     }
   };
-  await Promise.all(Array.from({ length: Math.min(limit, todo.length) }, worker));
+  await Promise.all(Array.from({ length: limit }, worker));
+}
+
+async function* eachTask(pages: AsyncIterable<LedgerTask[]>): AsyncGenerator<LedgerTask> {
+  for await (const page of pages) yield* page;
 }
 
 async function* callPages(ctx: JobContext, step: PipelineStep, t: LedgerTask): AsyncGenerator<TaskOutcome> {
@@ -504,13 +527,16 @@ function loadResults(ctx: JobContext, results: CollectedResult[], keys?: string[
 
 /** On a resumed run: collect what an earlier attempt posted, and look up batches it left without an answer. */
 async function resumeOutstanding(ctx: JobContext): Promise<void> {
-  const posted = await ctx.ledger.postedNotCollected(ctx.runId);
-  const byKind = posted.filter((t) => endpoint(t.endpointId).kind === 'task_post' && t.serviceId);
-  if (byKind.length) {
-    ctx.logger.info({ tasks: byKind.length }, 'collecting tasks posted by an earlier attempt');
+  let earlier = 0;
+  for await (const page of ctx.ledger.pages(ctx.runId, { states: ['posted', 'ready'] })) {
+    const byKind = page.filter((t) => endpoint(t.endpointId).kind === 'task_post' && t.serviceId);
     // Their callbacks went to a receiver that is gone: the service lists them as ready instead.
     ctx.collector.track(byKind.map((t) => ({ key: t.key, serviceId: t.serviceId!, postId: t.endpointId, mode: 'tasks_ready' as const, ...variantOf(t) })));
-    ctx.progress.add('posted', byKind.length);
+    earlier += byKind.length;
+  }
+  if (earlier) {
+    ctx.logger.info({ tasks: earlier }, 'collecting tasks posted by an earlier attempt');
+    ctx.progress.add('posted', earlier);
   }
   const ambiguous = (await ctx.ledger.ambiguous(ctx.runId)).filter((t) => endpoint(t.endpointId).kind === 'task_post' && t.tag);
   if (ambiguous.length) {
