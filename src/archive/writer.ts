@@ -7,10 +7,14 @@
  * The body is spliced in verbatim (no re-serialisation) when it is valid single-line JSON; a body with line
  * breaks is re-serialised compactly; a body that is not JSON goes in as `"response_text":"<string>"`.
  *
- * Crash safety: an open file is named `*.ndjson.gz.partial`. Each append is gzip-SYNC_FLUSHed before its promise
- * resolves, so a killed process leaves a partial file readable up to its last complete line (the reader salvages
- * it). Rotation (by size) and close end the gzip stream, fsync and rename to `*.ndjson.gz` atomically, so a
- * reader never sees a torn stream under the final name.
+ * Crash safety: an open file is named `*.ndjson.gz.partial`. An append's promise resolves only once its line is
+ * gzip-SYNC_FLUSHed into the file, so a killed process leaves a partial file readable up to its last complete line
+ * (the reader salvages it) and holding every line whose append resolved. Rotation (by size) and close end the gzip
+ * stream, fsync and rename to `*.ndjson.gz` atomically, so a reader never sees a torn stream under the final name.
+ *
+ * Group commit: lines appended while a flush is under way wait for the next one, which writes them all and
+ * flushes once. Under a burst (64 postbacks in flight) one flush serves dozens of lines instead of each line
+ * queueing behind its own flush, and an append still resolves only after the flush that covers it.
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, writeSync } from 'node:fs';
 import path from 'node:path';
@@ -25,6 +29,11 @@ export interface ArchiveEntry {
   /** The response body as received. */
   body: string;
   receivedAt?: Date;
+  /**
+   * The body's JSON value, when the caller has parsed it already (so it is valid JSON): spares a second parse.
+   * Left out, the writer parses the body itself to tell JSON from text.
+   */
+  parsed?: unknown;
 }
 
 export interface ArchiveWriterOptions {
@@ -36,19 +45,28 @@ export interface ArchiveWriterOptions {
   now?: () => Date;
 }
 
+interface Waiting {
+  line: string;
+  at: Date;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
 const SAFE_RUN = /^[A-Za-z0-9._-]+$/;
 
 /** The NDJSON line for one response (without the trailing newline). */
 export function archiveLine(runId: string, seq: number, e: ArchiveEntry, receivedAt: Date): string {
   const head = `{"run_id":${JSON.stringify(runId)},"seq":${seq},"endpoint_id":${JSON.stringify(e.endpointId)},"method":${JSON.stringify(e.method)},"path":${JSON.stringify(e.path)},"received_at":${JSON.stringify(receivedAt.toISOString())},"http_status":${e.httpStatus}`;
   const body = e.body;
-  let parsed: unknown;
-  let ok = false;
-  try {
-    parsed = JSON.parse(body);
-    ok = true;
-  } catch {
-    ok = false;
+  let parsed: unknown = e.parsed;
+  let ok = e.parsed !== undefined;
+  if (!ok) {
+    try {
+      parsed = JSON.parse(body);
+      ok = true;
+    } catch {
+      ok = false;
+    }
   }
   if (!ok) return `${head},"response_text":${JSON.stringify(body)}}`;
   const single = body.indexOf('\n') < 0 && body.indexOf('\r') < 0 && body.indexOf('\u2028') < 0 && body.indexOf('\u2029') < 0;
@@ -62,7 +80,10 @@ export class ArchiveWriter {
   private bytes = 0;
   private seq = 0;
   private fileNo = 0;
-  private pending: Promise<void> = Promise.resolve();
+  /** Lines appended since the last flush began, in append order, with their callers. */
+  private waiting: Waiting[] = [];
+  /** The running group commit, if any; it loops until nothing is waiting. */
+  private committing: Promise<void> | null = null;
   private readonly maxBytes: number;
   private readonly now: () => Date;
   /** Final names of the files this writer closed. */
@@ -81,9 +102,10 @@ export class ArchiveWriter {
   append(entry: ArchiveEntry): Promise<void> {
     const receivedAt = entry.receivedAt ?? this.now();
     const line = archiveLine(this.opts.runId, this.seq++, entry, receivedAt) + '\n';
-    const run = this.pending.then(() => this.write(line, receivedAt));
-    this.pending = run.catch(() => undefined);
-    return run;
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.push({ line, at: receivedAt, resolve, reject });
+      this.committing ??= this.commitLoop();
+    });
   }
 
   /** A hook for the API client: `onResponse(raw)` with the body and what the client knows of the call. */
@@ -91,15 +113,51 @@ export class ArchiveWriter {
     return (raw) => this.append(raw);
   }
 
-  private async write(line: string, at: Date): Promise<void> {
-    if (!this.gzip || this.bytes >= this.maxBytes) {
-      if (this.gzip) await this.closeFile();
-      this.openFile(at);
+  /** Writes and flushes what is waiting, group by group, until nothing is; one group at a time. */
+  private async commitLoop(): Promise<void> {
+    try {
+      for (;;) {
+        // A group waits for the end of the event loop's current turn: the requests handled in that turn join it.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (!this.waiting.length) break;
+        const group = this.waiting;
+        this.waiting = [];
+        try {
+          await this.writeGroup(group);
+        } catch (err) {
+          for (const w of group) w.reject(err);
+          continue;
+        }
+        for (const w of group) w.resolve();
+      }
+    } finally {
+      this.committing = null;
+    }
+  }
+
+  private async writeGroup(group: readonly Waiting[]): Promise<void> {
+    // Lines go out in runs that fit the current file; a full file is closed (ended, fsynced, renamed) first.
+    let run = '';
+    for (const w of group) {
+      if (!this.gzip || this.bytes >= this.maxBytes) {
+        if (run) this.gzip!.write(run);
+        run = '';
+        if (this.gzip) await this.closeFile();
+        this.openFile(w.at);
+      }
+      this.bytes += Buffer.byteLength(w.line);
+      run += w.line;
     }
     const gz = this.gzip!;
-    this.bytes += Buffer.byteLength(line);
-    gz.write(line);
-    await new Promise<void>((resolve) => gz.flush(zc.Z_SYNC_FLUSH, () => resolve()));
+    gz.write(run);
+    await new Promise<void>((resolve, reject) => {
+      const failed = (err: Error) => reject(err);
+      gz.once('error', failed);
+      gz.flush(zc.Z_SYNC_FLUSH, () => {
+        gz.off('error', failed);
+        resolve();
+      });
+    });
   }
 
   private openFile(at: Date): void {
@@ -146,7 +204,7 @@ export class ArchiveWriter {
 
   /** Closes the current file (renamed to its final name). */
   async close(): Promise<void> {
-    await this.pending;
+    while (this.committing) await this.committing.catch(() => undefined);
     if (this.gzip) await this.closeFile();
   }
 }
