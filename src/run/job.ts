@@ -174,7 +174,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
         maxBodyBytes: config.webhook.max_body_bytes,
         onPingback: (e) => ctx.collector.onPingback(e.id, e.tag),
         onPostback: async (e) => {
-          await archive!.append({ endpointId: null, method: 'POST', path: '(postback)', httpStatus: 200, body: e.body, receivedAt: e.receivedAt });
+          await archive!.append({ endpointId: null, method: 'POST', path: '(postback)', httpStatus: 200, body: e.body, parsed: e.envelope, receivedAt: e.receivedAt });
           return ctx.collector.onPostback(e.envelope);
         },
         onRejected: (e) => logger.warn(e, 'webhook request rejected'),
