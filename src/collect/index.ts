@@ -68,7 +68,26 @@ export interface CollectorOptions {
   batchSize?: number;
   /** Outstanding task_get calls at most (the limiter paces them; this bounds memory). */
   maxInFlight?: number;
+  /**
+   * Where polled (tasks_ready) tasks wait: with a store, tracking one keeps nothing in memory, and the collector
+   * holds only the tasks it fetches (and those it must look at again), so its memory does not grow with the night.
+   */
+  store?: WaitingStore;
   now?: () => number;
+}
+
+/**
+ * Polled tasks waiting to be collected, kept outside the collector (the job's is the ledger: posted tasks not
+ * loaded yet). A task stays waiting until its result (or failure) is recorded, so fetched tasks whose load is
+ * still on its way are listed too: the collector skips those it holds.
+ */
+export interface WaitingStore {
+  /** Waiting tasks, counted by the task_post endpoint they were posted to. */
+  waiting(): Promise<{ postId: string; count: number }[]>;
+  /** Of these service ids, the waiting tasks (the others are another run's, or collected already). */
+  lookup(serviceIds: readonly string[]): Promise<TrackedTask[]>;
+  /** Waiting tasks posted before `before` (epoch ms), oldest first, at most `limit`: stragglers never listed. */
+  overdue(before: number, limit: number): Promise<TrackedTask[]>;
 }
 
 /** A task whose POST got no clear answer: known by its tag until the service shows its id. */
@@ -90,7 +109,8 @@ function isTransient(code: number, transport: unknown): boolean {
   const d = dispositionOf(code);
   return d === 'retry' || d === 'slow_down';
 }
-type Pending = TrackedTask & { since: number; fetching: boolean };
+/** `stored`: the task also waits in the store (so it is counted there, not here). */
+type Pending = TrackedTask & { since: number; fetching: boolean; stored?: boolean };
 
 export class Collector {
   private readonly pending = new Map<string, Pending>();
@@ -112,15 +132,32 @@ export class Collector {
   private lastError: unknown;
   readonly stats = { polls: 0, taskGets: 0, callbacks: 0, postbacksLoaded: 0, duplicates: 0, foreign: 0, errorsLookups: 0 };
 
-  constructor(private readonly o: CollectorOptions) {
+  /** Service ids whose result (or failure) is being recorded: still waiting in the store until it commits. */
+  private readonly settling = new Map<string, string | undefined>();
+  private readonly o: CollectorOptions;
+
+  constructor(o: CollectorOptions) {
     this.now = o.now ?? Date.now;
+    this.o = {
+      ...o,
+      sink: async (results) => {
+        try {
+          await o.sink(results);
+        } finally {
+          for (const r of results) this.settling.delete(r.task.id);
+        }
+      },
+    };
   }
 
   /** Tasks to collect; a service id already tracked is ignored. */
   track(tasks: readonly TrackedTask[]): void {
     for (const t of tasks) {
       if (this.pending.has(t.serviceId)) continue;
-      const p: Pending = { ...t, since: this.now(), fetching: false };
+      // A polled task waits in the store until a poll lists it (or it is overdue); nothing of it is kept here.
+      const stored = t.mode === 'tasks_ready' && this.o.store !== undefined;
+      if (stored && !this.early.has(t.serviceId)) continue;
+      const p: Pending = { ...t, since: this.now(), fetching: false, ...(stored ? { stored } : {}) };
       this.pending.set(t.serviceId, p);
       // Its callback came while the POST answer was being recorded: it is complete, fetch it now.
       if (this.early.delete(t.serviceId)) this.fetch(p);
@@ -134,8 +171,45 @@ export class Collector {
     this.poke();
   }
 
-  get outstanding(): number {
-    return this.pending.size + this.awaiting.size;
+  /** Tasks held in memory: callback tasks, and polled ones being fetched or looked at again (not those waiting in the store). */
+  get held(): number {
+    return this.pending.size;
+  }
+
+  /** Tasks not collected yet: tracked (held here or waiting in the store) and ambiguous ones. */
+  async outstanding(): Promise<number> {
+    return (await this.census()).outstanding;
+  }
+
+  /**
+   * What is left, and which tasks_ready families have tasks a poll could list: waiting tasks not being fetched
+   * or recorded, held tasks not being fetched, and ambiguous ones (a poll is what finds them).
+   */
+  private async census(): Promise<{ outstanding: number; families: Set<string> }> {
+    const families = new Set<string>();
+    let held = 0;
+    const busy = new Map<string, number>();
+    const count = (postId: string) => busy.set(postId, (busy.get(postId) ?? 0) + 1);
+    for (const t of this.pending.values()) {
+      if (!t.stored) held++;
+      if (t.mode !== 'tasks_ready') continue;
+      if (!t.fetching) {
+        const ready = endpoint(t.postId).readyId;
+        if (ready) families.add(ready);
+      } else if (t.stored) count(t.postId);
+    }
+    for (const postId of this.settling.values()) if (postId) count(postId);
+    let waiting = 0;
+    for (const w of this.o.store ? await this.o.store.waiting() : []) {
+      waiting += w.count;
+      const ready = endpoint(w.postId).readyId;
+      if (ready && w.count > (busy.get(w.postId) ?? 0)) families.add(ready);
+    }
+    for (const a of this.awaiting.values()) {
+      const ready = endpoint(a.postId).readyId;
+      if (ready) families.add(ready);
+    }
+    return { outstanding: waiting + held + this.awaiting.size, families };
   }
 
   /** Makes a task known by tag pending under the id the service gave it. */
@@ -202,34 +276,29 @@ export class Collector {
   async drain(deadline = Number.POSITIVE_INFINITY): Promise<number> {
     let delay = this.o.pollMinMs ?? 250;
     const maxDelay = this.o.pollMaxMs ?? 30_000;
-    while (this.outstanding > 0 && this.now() < deadline) {
+    while ((await this.outstanding()) > 0 && this.now() < deadline) {
       if (this.lastError) throw this.lastError;
       let progressed = await this.expireAmbiguous();
       await this.backlogCleared();
-      if (this.hasPolledTasks()) {
-        const listed = await this.pollReady();
+      const { families } = await this.census();
+      if (families.size) {
+        const listed = await this.pollReady(families);
         progressed = listed > 0;
         if (listed >= 1000) continue; // a full page: more are waiting
       }
       progressed = (await this.fetchStragglers()) || progressed;
       await this.flush();
-      if (this.outstanding === 0) break;
+      if ((await this.outstanding()) === 0) break;
       delay = progressed ? (this.o.pollMinMs ?? 250) : Math.min(maxDelay, Math.round(delay * 1.6));
       await this.idle(Math.min(delay, Math.max(0, deadline - this.now())));
     }
     await Promise.all([...this.gets]);
     await this.flush();
     if (this.lastError) throw this.lastError;
-    return this.pending.size;
+    return this.outstanding();
   }
 
   // ---- polling -------------------------------------------------------------------------------------------------
-
-  private hasPolledTasks(): boolean {
-    if (this.awaiting.size) return true;
-    for (const t of this.pending.values()) if (t.mode === 'tasks_ready' && !t.fetching) return true;
-    return false;
-  }
 
   /**
    * An ambiguous task is given up only once a tasks_ready poll that began `ambiguousGraceMs` after it was sent has
@@ -249,18 +318,8 @@ export class Collector {
     return true;
   }
 
-  /** One tasks_ready call per family with pending tasks; fetches the listed tasks of ours. */
-  private async pollReady(): Promise<number> {
-    const families = new Set<string>();
-    for (const t of this.pending.values()) {
-      if (t.mode !== 'tasks_ready' || t.fetching) continue;
-      const ready = endpoint(t.postId).readyId;
-      if (ready) families.add(ready);
-    }
-    for (const a of this.awaiting.values()) {
-      const ready = endpoint(a.postId).readyId;
-      if (ready) families.add(ready);
-    }
+  /** One tasks_ready call per family with tasks to list (see census); fetches the listed tasks of ours. */
+  private async pollReady(families: ReadonlySet<string>): Promise<number> {
     let listed = 0;
     for (const readyId of families) {
       this.stats.polls++;
@@ -275,13 +334,24 @@ export class Collector {
         continue;
       }
       if (items.length < 1000) this.lookedAt.set(readyId, started);
+      const unknown: string[] = [];
       for (const item of items) {
         const t = this.pending.get(item.id) ?? (await this.adopt(item.tag, item.id));
         if (!t) {
-          this.stats.foreign++;
+          if (!this.settling.has(item.id)) unknown.push(item.id);
           continue;
         }
         if (t.fetching) continue;
+        listed++;
+        this.o.onReady?.(t);
+        this.fetch(t);
+      }
+      // Not held here: waiting in the store, or another run's (or another client's) task.
+      const found = unknown.length && this.o.store ? await this.o.store.lookup(unknown) : [];
+      this.stats.foreign += unknown.length - found.length;
+      for (const w of found) {
+        const t = this.hold(w);
+        if (!t || t.fetching) continue;
         listed++;
         this.o.onReady?.(t);
         this.fetch(t);
@@ -295,6 +365,14 @@ export class Collector {
   private async fetchStragglers(): Promise<boolean> {
     const after = this.o.stragglerAfterMs ?? 60_000;
     const due = [...this.pending.values()].filter((t) => !t.fetching && this.now() - t.since >= after);
+    if (this.o.store) {
+      // Waiting tasks never listed: those held here already (looked at again by `since`) are skipped.
+      for (const w of await this.o.store.overdue(this.now() - after, 1000 + this.pending.size)) {
+        if (this.pending.has(w.serviceId)) continue;
+        const t = this.hold(w);
+        if (t) due.push(t);
+      }
+    }
     // A callback task is only a straggler once its callback is overdue; polled ones are fetched when listed.
     if (!due.length) return false;
     if (due.some((t) => t.mode !== 'tasks_ready')) {
@@ -315,6 +393,16 @@ export class Collector {
       this.fetch(t);
     }
     return true;
+  }
+
+  /** A task from the store, held while it is fetched (undefined when its result is being recorded). */
+  private hold(w: TrackedTask): Pending | undefined {
+    const held = this.pending.get(w.serviceId);
+    if (held) return held;
+    if (this.settling.has(w.serviceId)) return undefined;
+    const t: Pending = { ...w, since: this.now(), fetching: false, stored: true };
+    this.pending.set(w.serviceId, t);
+    return t;
   }
 
   // ---- fetching and loading ------------------------------------------------------------------------------------
@@ -392,12 +480,18 @@ export class Collector {
       return;
     }
     this.pending.delete(t.serviceId);
-    await this.o.onFailed(t, code, message);
+    this.settling.set(t.serviceId, t.stored ? t.postId : undefined);
+    try {
+      await this.o.onFailed(t, code, message);
+    } finally {
+      this.settling.delete(t.serviceId);
+    }
   }
 
   private push(t: TrackedTask, r: CollectedResult): void {
     // Leaving `pending` here is what makes a second postback or pingback of the same task a no-op.
     this.pending.delete(t.serviceId);
+    this.settling.set(t.serviceId, (t as Pending).stored ? t.postId : undefined);
     this.buffer.push(r);
     if (this.buffer.length >= (this.o.batchSize ?? 200)) void this.flush();
   }

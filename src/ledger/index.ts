@@ -87,6 +87,35 @@ export interface TaskPosition {
   seq: number;
 }
 
+/**
+ * Which posted tasks the job collects by polling tasks_ready: those of these task_post endpoints posted to be
+ * polled, and every one an earlier attempt posted (its callbacks went to a receiver that is gone).
+ */
+export interface PollScope {
+  endpoints: readonly string[];
+  attemptStartedAt: Date;
+}
+
+/** A task waiting to be collected: what fetching it takes. */
+export interface WaitingTask {
+  key: string;
+  serviceId: string;
+  endpointId: string;
+  /** The postback type it was posted with (events: which task_get variant to fetch). */
+  postbackData: string | null;
+}
+
+// Parameters: $1 run id, $2 task_post endpoints, $3 when this attempt started.
+const POLL_WAITING = `run_id = $1 AND state IN ('posted', 'ready') AND service_id IS NOT NULL
+  AND list_contains($2::VARCHAR[], endpoint_id) AND (collect = 'tasks_ready' OR posted_at < $3::TIMESTAMP)`;
+const WAITING_COLUMNS = `task_key, service_id, endpoint_id, json_extract_string(params, '$.postback_data') AS postback_data`;
+const toWaiting = (r: Record<string, unknown>): WaitingTask => ({
+  key: String(r.task_key),
+  serviceId: String(r.service_id),
+  endpointId: String(r.endpoint_id),
+  postbackData: (r.postback_data as string | null) ?? null,
+});
+
 /** Tasks per page when the job walks a run's tasks (Ledger.pages). */
 export const TASK_PAGE = 1000;
 
@@ -585,6 +614,39 @@ export class Ledger {
       ],
     );
     return r.map((x) => ({ endpointId: String(x.endpoint_id), step: String(x.step), errorCode: num(x.error_code), errorMessage: (x.error_message as string | null) ?? null, count: Number(x.n) }));
+  }
+
+  // ---- tasks waiting to be collected by polling (the collector's store: see PollScope) ---------------------------
+
+  /** Waiting polled tasks of a run, counted by the endpoint they were posted to. */
+  async pollWaiting(runId: string, scope: PollScope): Promise<{ endpointId: string; count: number }[]> {
+    const r = await rows(
+      this.conn,
+      `SELECT endpoint_id, count(*)::INTEGER AS n FROM _tasks WHERE ${POLL_WAITING} GROUP BY endpoint_id ORDER BY endpoint_id`,
+      [runId, strings(scope.endpoints), ts(scope.attemptStartedAt)],
+    );
+    return r.map((x) => ({ endpointId: String(x.endpoint_id), count: Number(x.n) }));
+  }
+
+  /** Of these service ids, the waiting polled tasks of the run. */
+  async pollLookup(runId: string, scope: PollScope, serviceIds: readonly string[]): Promise<WaitingTask[]> {
+    if (serviceIds.length === 0) return [];
+    const r = await rows(
+      this.conn,
+      `SELECT ${WAITING_COLUMNS} FROM _tasks WHERE ${POLL_WAITING} AND service_id IN (SELECT unnest($4::VARCHAR[]))`,
+      [runId, strings(scope.endpoints), ts(scope.attemptStartedAt), strings(serviceIds)],
+    );
+    return r.map(toWaiting);
+  }
+
+  /** Waiting polled tasks posted before `before`, oldest first, at most `limit`. */
+  async pollOverdue(runId: string, scope: PollScope, before: Date, limit: number): Promise<WaitingTask[]> {
+    const r = await rows(
+      this.conn,
+      `SELECT ${WAITING_COLUMNS} FROM _tasks WHERE ${POLL_WAITING} AND posted_at < $4::TIMESTAMP ORDER BY posted_at, seq LIMIT $5`,
+      [runId, strings(scope.endpoints), ts(scope.attemptStartedAt), ts(before), Math.max(0, Math.floor(limit))],
+    );
+    return r.map(toWaiting);
   }
 
   /** Accepted by the service, result not yet in hand: collect by service id, never post again. */

@@ -23,7 +23,7 @@ import type { ApiTask } from '../api/envelope.js';
 import { Collector, type AmbiguousTask, type CollectedResult, type TrackedTask } from '../collect/index.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../collect/webhook.js';
 import { credentialsFor, loadConfig, type Config } from '../config/index.js';
-import { Ledger, acquireRunLock, markCollected, markFailed, markLoaded, markPosted, type LedgerTask, type RunSummary } from '../ledger/index.js';
+import { Ledger, acquireRunLock, markCollected, markFailed, markLoaded, markPosted, type LedgerTask, type PollScope, type RunSummary, type WaitingTask } from '../ledger/index.js';
 import { Warehouse, emptySummary, mergeSummary, type LoadSummary } from '../load/index.js';
 import { budgetAllows, batchCost, expandStepChunks, loadPipeline, runIdFor, tasksPerPost, utcDate, type Pipeline, type PipelineStep } from '../pipeline/index.js';
 import { publishWarehouse, warehousePaths } from '../publish/index.js';
@@ -91,6 +91,8 @@ interface JobContext {
   env: NodeJS.ProcessEnv;
   /** The raw archive's root (`<data>/raw`). */
   rawDir: string;
+  /** When this attempt opened the run: tasks posted before it are collected by polling, whatever their mode. */
+  attemptStartedAt: Date;
 }
 
 const ENGINE_NAMES = (config: Config) => Object.values(config.engines);
@@ -132,6 +134,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     runDate ??= utcDate(new Date());
     if (!/^\d{4}-\d{2}-\d{2}$/.test(runDate)) throw new UserError(`--run-date: must be YYYY-MM-DD, got '${runDate}'`);
     const runId = runIdFor(pipeline.name, runDate);
+    const attemptStartedAt = new Date();
     const { resumed } = await ledger.openRun({ runId, pipeline: pipeline.name, runDate, pipelineFile: pipeline.path, budgetUsd: pipeline.budgetUsd });
 
     const logDir = path.join(dataDir, 'logs');
@@ -164,7 +167,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
       onResponse: (raw) => archive!.append(raw),
     });
 
-    const ctx = { config, pipeline, runId, runDate, ledger, warehouse, client, archive, receiver: null, logger, progress, load: emptySummary(), loading: Promise.resolve(), budgetStopped: false, env, rawDir: path.join(dataDir, 'raw') } as unknown as JobContext;
+    const ctx = { config, pipeline, runId, runDate, ledger, warehouse, client, archive, receiver: null, logger, progress, load: emptySummary(), loading: Promise.resolve(), budgetStopped: false, env, rawDir: path.join(dataDir, 'raw'), attemptStartedAt } as unknown as JobContext;
     ctx.collector = makeCollector(ctx);
     if (pipeline.steps.some((s) => s.collect === 'pingback' || s.collect === 'postback')) {
       receiver = await startWebhookReceiver({
@@ -194,7 +197,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     await recollectFixed(ctx);
     await ctx.loading;
 
-    const notCollected = ctx.collector.outstanding;
+    const notCollected = await ctx.collector.outstanding();
     const notPosted = ctx.budgetStopped ? 0 : await postableLeft(ctx);
     const notPostedReasons = notPosted ? await refusals(ctx) : [];
     const status = ctx.budgetStopped ? 'stopped_budget' : notCollected || notPosted ? 'aborted' : 'completed';
@@ -473,6 +476,12 @@ function makeCollector(ctx: JobContext): Collector {
     ambiguousGraceMs: c.ambiguous_grace_ms,
     batchSize: c.load_batch,
     maxInFlight: Math.max(8, ctx.config.rate_limit.concurrency * 2),
+    // Polled tasks wait in the ledger (posted, not loaded), not in the collector's memory.
+    store: {
+      waiting: async () => (await ctx.ledger.pollWaiting(ctx.runId, pollScope(ctx))).map((w) => ({ postId: w.endpointId, count: w.count })),
+      lookup: async (ids) => (await ctx.ledger.pollLookup(ctx.runId, pollScope(ctx), ids)).map(trackedOf),
+      overdue: async (before, limit) => (await ctx.ledger.pollOverdue(ctx.runId, pollScope(ctx), new Date(before), limit)).map(trackedOf),
+    },
     sink: (results) => loadResults(ctx, results),
     onFailed: async (t, code, message) => {
       await ctx.ledger.markFailed(ctx.runId, [{ ref: t.serviceId, code, message }]);
@@ -490,6 +499,15 @@ function makeCollector(ctx: JobContext): Collector {
       ctx.logger.warn({ tasks: ts.length }, 'ambiguous POST: the service never listed these tasks; they are posted again');
     },
   });
+}
+
+/** The polled tasks of this run: its task_post steps', and all an earlier attempt posted. */
+function pollScope(ctx: JobContext): PollScope {
+  return { endpoints: [...new Set(ctx.pipeline.steps.filter((s) => s.kind === 'task_post').map((s) => s.endpointId))], attemptStartedAt: ctx.attemptStartedAt };
+}
+
+function trackedOf(w: WaitingTask): TrackedTask {
+  return { key: w.key, serviceId: w.serviceId, postId: w.endpointId, mode: 'tasks_ready', ...(w.postbackData ? { variant: w.postbackData } : {}) };
 }
 
 /**
