@@ -121,6 +121,8 @@ export class Collector {
   private readonly lookedAt = new Map<string, number>();
   private readonly buffer: CollectedResult[] = [];
   private flushing: Promise<void> = Promise.resolve();
+  /** A flush is queued behind the running one and has not started: later calls join it. */
+  private flushQueued = false;
   private inFlight = 0;
   /** Fetches waiting for one of the maxInFlight slots, first come first served. */
   private readonly slotWaiters: (() => void)[] = [];
@@ -496,9 +498,16 @@ export class Collector {
     if (this.buffer.length >= (this.o.batchSize ?? 200)) void this.flush();
   }
 
-  /** Loads what is buffered, one transaction at a time. */
+  /**
+   * Loads what is buffered, one transaction at a time. A flush asked for while another waits to start is that
+   * one: it takes everything buffered when it starts. (Queueing one per call made a flood of results, arriving
+   * while a load ran, into a train of tiny loads, each paying a transaction's fixed cost.)
+   */
   flush(): Promise<void> {
+    if (this.flushQueued) return this.flushing;
+    this.flushQueued = true;
     this.flushing = this.flushing.then(async () => {
+      this.flushQueued = false;
       if (!this.buffer.length) return;
       const batch = this.buffer.splice(0, this.buffer.length);
       try {

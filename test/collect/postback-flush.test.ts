@@ -1,0 +1,62 @@
+import { describe, expect, test } from 'vitest';
+import { loadConfig } from '../../src/config/index.js';
+import { ApiClient } from '../../src/api/client.js';
+import { RateLimiter } from '../../src/queue/index.js';
+import { createLogger } from '../../src/api/logger.js';
+import { Collector, type CollectedResult } from '../../src/collect/index.js';
+import type { Envelope } from '../../src/api/envelope.js';
+
+// Postbacks arriving while a load runs are loaded together by the next one: a flood of results must not turn
+// into a train of tiny loads (each a transaction with its fixed cost), and none may be lost or loaded twice.
+
+const POST = 'keywords_for_site.task_post';
+const config = loadConfig({ root: '/work/main', env: {} });
+
+function collector(sink: (r: CollectedResult[]) => Promise<void>, batchSize: number): Collector {
+  // No call is made in these tests: postbacks carry their results.
+  const client = new ApiClient({
+    baseUrl: 'http://127.0.0.1:9', credentials: { login: 'x', password: 'y' }, engines: config.engines,
+    limiter: new RateLimiter({ calls: 10, windowMs: 1000, concurrency: 1 }), timeoutMs: 1000, retries: 0, retryBaseMs: 1, tasksPerPost: 100,
+    logger: createLogger({ level: 'silent' }),
+  });
+  return new Collector({ client, engines: config.engines, logger: createLogger({ level: 'silent' }), sink, onFailed: async () => undefined, batchSize });
+}
+
+const envelope = (id: string): Envelope => ({
+  version: '0.1', status_code: 20000, status_message: 'Ok.', time: '0 sec.', cost: 0, tasks_count: 1, tasks_error: 0,
+  tasks: [{ id, status_code: 20000, status_message: 'Ok.', time: '0 sec.', cost: 0, result_count: 0, path: [], data: {}, result: [] }],
+} as unknown as Envelope);
+
+describe('collector flushes of postback results', () => {
+  test('results pushed while a load runs wait for one next load, however many times a flush was asked for', async () => {
+    const loads: number[] = [];
+    const loaded = new Map<string, number>();
+    const gates: (() => void)[] = [];
+    const c = collector(async (batch) => {
+      loads.push(batch.length);
+      for (const r of batch) loaded.set(r.task.id, (loaded.get(r.task.id) ?? 0) + 1);
+      await new Promise<void>((resolve) => gates.push(resolve));
+    }, 10);
+    const ids = Array.from({ length: 60 }, (_, i) => `t${i}`);
+    c.track(ids.map((id, i) => ({ key: `k${i}`, serviceId: id, postId: POST, mode: 'postback' as const })));
+    const until = async (n: number) => { while (gates.length < n) await new Promise((r) => setImmediate(r)); };
+
+    for (const id of ids.slice(0, 10)) expect(await c.onPostback(envelope(id))).toBe(true);
+    await until(1); // the first load runs (and waits)
+    for (const id of ids.slice(10, 55)) await c.onPostback(envelope(id)); // 45 more, each over the batch size
+    gates[0]();
+    await until(2); // the second load runs: it took all 45
+    for (const id of ids.slice(55)) await c.onPostback(envelope(id)); // 5, under the batch size
+    gates[1]();
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    expect(loads).toEqual([10, 45]);
+
+    const last = c.flush(); // as the drain loop does: what is left goes now
+    await until(3);
+    gates[2]();
+    await last;
+    expect(loads).toEqual([10, 45, 5]);
+    expect([...loaded.keys()].sort()).toEqual([...ids].sort());
+    expect([...loaded.values()].every((n) => n === 1)).toBe(true);
+  });
+});
