@@ -42,7 +42,7 @@ function envelope(version: string, task: Record<string, unknown>): string {
 }
 
 /** Writes the archive: `keywordResults` keyword results (20 per task), plus merchant and technology pages. */
-async function generateArchive(dir: string, keywordResults: number, merchant: number, tech: number): Promise<string[]> {
+export async function generateArchive(dir: string, keywordResults: number, merchant: number, tech: number): Promise<string[]> {
   const w = new ArchiveWriter({ dir, runId: 'bench', maxBytes: 32 * 1024 * 1024, now: () => new Date(NOW) });
   const perTask = 20;
   for (let i = 0; i * perTask < keywordResults; i++) {
@@ -129,7 +129,7 @@ async function ours(dir: string, files: string[], name: string) {
 }
 
 /** DuckDB alone: read_json + unnest into the same three keyword tables (same columns and ids). */
-async function baseline(dir: string, files: string[], explicit: boolean) {
+export async function baseline(dir: string, files: string[], explicit: boolean) {
   const file = path.join(dir, `baseline-${explicit ? 'explicit' : 'auto'}.duckdb`);
   rmSync(file, { force: true });
   rmSync(`${file}.wal`, { force: true });

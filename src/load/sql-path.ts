@@ -461,7 +461,7 @@ export class SqlRoute {
    * (a value the shape check let through but the typed read cannot cast), so a load never fails on data.
    */
   constructor(private readonly wh: Warehouse, private readonly opts: { loadedAt: Date; runId?: string; maxBytes?: number; fallback: (lines: Buffer[], conn: DuckDBConnection) => Promise<LoadSummary> }) {
-    this.maxBytes = opts.maxBytes ?? 64 * 1024 * 1024;
+    this.maxBytes = opts.maxBytes ?? 32 * 1024 * 1024;
   }
 
   get pending(): boolean { return this.stages.size > 0; }
@@ -554,7 +554,7 @@ export class SqlRoute {
     const fam = stage.fam;
     // Deduplication sorts the nested task structs: skip it when no task id came twice in this stage.
     const sql = familySql(fam, stage.file, this.opts.loadedAt.toISOString(), this.opts.runId ?? 'archive', stage.repeated, stage.longest);
-    const trace = process.env.SEO_ETL_TRACE ? (what: string, t0: number) => process.stderr.write(`${fam.root.name} ${what} ${(performance.now() - t0).toFixed(0)} ms cpu ${(process.cpuUsage().user / 1000).toFixed(0)}\n`) : null;
+    const trace = process.env.SEO_ETL_TRACE ? (what: string, t0: number) => process.stderr.write(`@${performance.now().toFixed(0)} ${fam.root.name} ${what} ${(performance.now() - t0).toFixed(0)} ms cpu ${(process.cpuUsage().user / 1000).toFixed(0)}\n`) : null;
     try {
       try {
         for (const s of sql.prepare) {

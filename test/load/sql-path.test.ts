@@ -55,10 +55,13 @@ async function routing(files: string[]): Promise<{ sql: Set<string>; js: Set<str
   return out;
 }
 
-/** Loads the files through the SQL fast path, through the JS extractor only, and (third) the fast path with tiny stages. */
+/**
+ * Loads the files through the SQL fast path, through the JS extractor only, the fast path with tiny stages (two
+ * at most in flight by bytes), and tiny stages with three lanes and room for all of them side by side.
+ */
 async function loadBoth(files: string[]) {
   const out = [];
-  for (const opts of [{ sqlPath: true }, { sqlPath: false }, { sqlPath: true, stageBytes: 3000 }]) {
+  for (const opts of [{ sqlPath: true }, { sqlPath: false }, { sqlPath: true, stageBytes: 3000 }, { sqlPath: true, stageBytes: 3000, inFlightBytes: 1 << 20, lanes: 3 }]) {
     const wh = await Warehouse.open(':memory:');
     cleanup.push(() => wh.close());
     await wh.ensureSchema();
@@ -126,13 +129,16 @@ describe('SQL fast path', () => {
   it('builds exactly the tables the JS extractor builds from the same archive', async () => {
     const files = await archiveOf([...edgeTasks(), ...irregularTasks()], 4096);
     expect(files.length).toBeGreaterThan(1);
-    const [sql, js, staged] = await loadBoth(files);
+    const [sql, js, staged, wide] = await loadBoth(files);
     expect(sql.r.sqlTasks).toBeGreaterThan(0);
     expect(js.r.sqlTasks).toBe(0);
     for (const name of Object.keys(js.tables)) expect(sql.tables[name], name).toEqual(js.tables[name]);
     // Many small stages, loaded while the next fills, interleaved with JS batches: the same tables.
     expect(staged.r.sqlTasks).toBeGreaterThanOrEqual(sql.r.sqlTasks); // a task collected twice loads twice when its copies are in two stages
     for (const name of Object.keys(js.tables)) expect(staged.tables[name], name).toEqual(js.tables[name]);
+    // Stages side by side on three connections (a re-collected task's copies still applied in order): the same.
+    expect(wide.r.sqlTasks).toBe(staged.r.sqlTasks);
+    for (const name of Object.keys(js.tables)) expect(wide.tables[name], name).toEqual(js.tables[name]);
     expect([sql.r.unknownFields, sql.r.unknownItemTypes, sql.r.badValues]).toEqual([js.r.unknownFields, js.r.unknownItemTypes, js.r.badValues]);
     expect(sql.r.unknownItemTypeNames).toEqual(js.r.unknownItemTypeNames);
     expect(js.tables.keyword_data.filter((r: any) => r[1] === 'K1').length).toBe(3);
