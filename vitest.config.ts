@@ -1,4 +1,31 @@
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * Files that run for tens of seconds (child processes killed and resumed, whole jobs, the quick benchmark), in
+ * the order they should start: the suite takes as long as its longest chain, so the long files start first and
+ * the short ones fill the other workers around them. Vitest's own order is by the last run's durations when it
+ * has them, and by file size on a clean clone (as in CI), which started the longest file late.
+ */
+const SLOW_FIRST = [
+  'test/reliability/crash.test.ts',
+  'test/reliability/pause-points.test.ts',
+  'test/bench/quick.test.ts',
+  'test/reliability/faults.test.ts',
+  'test/reliability/bad-input.test.ts',
+  'test/publish/readers.test.ts',
+];
+
+class SlowFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (f: TestSpecification) => {
+      const i = SLOW_FIRST.findIndex((s) => f.moduleId.endsWith(s));
+      return i < 0 ? SLOW_FIRST.length : i;
+    };
+    const sorted = await super.sort(files);
+    return sorted.map((f, i) => ({ f, i })).sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i).map((x) => x.f);
+  }
+}
 
 export default defineConfig({
   test: {
@@ -7,5 +34,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // The long files mostly wait (on child processes, the sandbox's completion delays, timers): on 2 cores, three
+    // files at a time keep both cores busy. Vitest's default there is one file at a time (cores - 1).
+    maxWorkers: 3,
+    minWorkers: 1,
+    sequence: { sequencer: SlowFirst },
   },
 });
