@@ -136,6 +136,9 @@ export class ArchiveWriter {
   }
 
   private async writeGroup(group: readonly Waiting[]): Promise<void> {
+    // A file that could not be written is left as it is (.partial: its lines up to the failure are readable) and
+    // the next group starts a new one.
+    if (this.gzip && this.broken) this.abandonFile();
     // Lines go out in runs that fit the current file; a full file is closed (ended, fsynced, renamed) first.
     let run = '';
     for (const w of group) {
@@ -148,17 +151,13 @@ export class ArchiveWriter {
       this.bytes += Buffer.byteLength(w.line);
       run += w.line;
     }
-    const gz = this.gzip!;
-    gz.write(run);
-    await new Promise<void>((resolve, reject) => {
-      const failed = (err: Error) => reject(err);
-      gz.once('error', failed);
-      gz.flush(zc.Z_SYNC_FLUSH, () => {
-        gz.off('error', failed);
-        resolve();
-      });
-    });
+    // Every write is SYNC_FLUSHed (the stream's flush mode): its callback runs once its bytes are in the file.
+    await new Promise<void>((resolve, reject) => this.gzip!.write(run, (err) => (err ? reject(err) : resolve())));
+    if (this.broken) throw this.broken;
   }
+
+  /** Set when a write to the open file failed: nothing more goes to that file, and no line of it is acknowledged. */
+  private broken: Error | null = null;
 
   private openFile(at: Date): void {
     const day = at.toISOString().slice(0, 10);
@@ -176,25 +175,63 @@ export class ArchiveWriter {
     this.file = path.join(dir, `${prefix}${String(this.fileNo).padStart(4, '0')}.ndjson.gz.partial`);
     this.fd = openSync(this.file, 'wx');
     const fd = this.fd;
-    this.gzip = createGzip({ level: 6 });
-    // Written synchronously as gzip produces it: when a flush callback runs, its bytes are in the file.
-    this.gzip.on('data', (chunk: Buffer) => writeSync(fd, chunk));
+    // Z_SYNC_FLUSH as the flush mode of every write: one pass through zlib per group instead of a write and a
+    // separate flush (two round trips to the thread pool).
+    const gz = createGzip({ level: 6, flush: zc.Z_SYNC_FLUSH });
+    this.gzip = gz;
+    this.broken = null;
+    // Written synchronously as gzip produces it: when a write's callback runs, its bytes are in the file. After a
+    // failed write nothing more is written to the file (bytes after a gap would be unreadable anyway).
+    gz.on('data', (chunk: Buffer) => {
+      if (this.gzip !== gz || this.broken) return;
+      try {
+        writeSync(fd, chunk);
+      } catch (err) {
+        this.broken = err as Error;
+      }
+    });
     this.bytes = 0;
   }
 
-  private async closeFile(): Promise<void> {
+  /** Drops a file a write failed on, under its .partial name; the reader salvages its complete lines. */
+  private abandonFile(): void {
     const gz = this.gzip!;
     const fd = this.fd!;
-    const file = this.file!;
     this.gzip = null;
     this.fd = null;
     this.file = null;
+    this.broken = null;
+    gz.destroy();
+    try {
+      closeSync(fd);
+    } catch {
+      // already unusable
+    }
+  }
+
+  private async closeFile(): Promise<void> {
+    if (this.broken) {
+      const err = this.broken;
+      this.abandonFile();
+      throw err;
+    }
+    const gz = this.gzip!;
+    const fd = this.fd!;
+    const file = this.file!;
     await new Promise<void>((resolve, reject) => {
       gz.once('end', resolve);
       gz.once('error', reject);
       gz.end();
       gz.resume();
     });
+    if (this.broken) {
+      const err = this.broken;
+      this.abandonFile();
+      throw err;
+    }
+    this.gzip = null;
+    this.fd = null;
+    this.file = null;
     fsyncSync(fd);
     closeSync(fd);
     const final = file.replace(/\.partial$/, '');

@@ -1,9 +1,20 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ArchiveWriter, archiveLine } from '../../src/archive/writer.js';
 import { listArchiveFiles, readLines } from '../../src/archive/reader.js';
+
+// A disk that fills up on demand: the writer's writes fail with ENOSPC while `diskFull` is set.
+const disk = vi.hoisted(() => ({ full: false }));
+vi.mock('node:fs', async (importOriginal) => {
+  const fs = await importOriginal<typeof import('node:fs')>();
+  const writeSync = ((...args: Parameters<typeof fs.writeSync>) => {
+    if (disk.full) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    return (fs.writeSync as (...a: unknown[]) => number)(...args);
+  }) as typeof fs.writeSync;
+  return { ...fs, default: { ...fs, writeSync }, writeSync };
+});
 
 const dirs: string[] = [];
 afterEach(() => { while (dirs.length) rmSync(dirs.pop()!, { recursive: true, force: true }); });
@@ -77,5 +88,23 @@ describe('ArchiveWriter group commit', () => {
       const base = { endpointId: null, method: 'POST', path: '(postback)', httpStatus: 200, body };
       expect(archiveLine('r1', 3, { ...base, parsed: JSON.parse(body) }, at)).toBe(archiveLine('r1', 3, base, at));
     }
+  });
+
+  it('never acknowledges a line it could not write, and goes on in a new file once it can', async () => {
+    const dir = tmpDir();
+    const w = new ArchiveWriter({ dir, runId: 'r1', now: () => at });
+    await Promise.all([0, 1, 2].map((i) => w.append(entry(i))));
+    disk.full = true;
+    const failed = await Promise.allSettled([3, 4].map((i) => w.append(entry(i))));
+    disk.full = false;
+    expect(failed.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(String((failed[0] as PromiseRejectedResult).reason)).toMatch(/ENOSPC/);
+    await Promise.all([5, 6].map((i) => w.append(entry(i))));
+    await w.close();
+    const files = listArchiveFiles(dir);
+    // The file the failure hit stays .partial, readable up to its last complete line; the next one is complete.
+    expect(files.map((f) => path.basename(f))).toEqual(['r1-0001.ndjson.gz.partial', 'r1-0002.ndjson.gz']);
+    expect(await seqsIn(files[0])).toEqual([0, 1, 2]);
+    expect(await seqsIn(files[1])).toEqual([5, 6]);
   });
 });
