@@ -11,6 +11,7 @@
  */
 import path from 'node:path';
 import { mkdirSync, createWriteStream, readdirSync, rmSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import pino from 'pino';
 import { endpoint } from '../api/catalog.js';
 import { ApiClient, type TaskOutcome } from '../api/client.js';
@@ -97,6 +98,15 @@ interface JobContext {
 
 const ENGINE_NAMES = (config: Config) => Object.values(config.engines);
 
+/**
+ * How far V8 lets the heap grow past what survived the last full collection, in percent, while a job runs. A
+ * night allocates garbage fast (responses, rows, statements) around a small live set that does not grow with
+ * the tasks (about 50 MB); with V8's own factor (up to 4x) the heap reached 190 MB at 10,000 tasks and 370 MB at
+ * 100,000, almost all of it garbage waiting for a collection. At 1.5x it stays near what is live (62 MB at
+ * 10,000) for about the same CPU: young collections take most of the garbage either way.
+ */
+const HEAP_GROWING_PERCENT = 50;
+
 /** Runs (or resumes) a pipeline end to end. Throws for bad input (exit 2), a held lock (3) and refusals (5). */
 export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
   const started = Date.now();
@@ -116,6 +126,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
   let receiver: WebhookReceiver | null = null;
   let archive: ArchiveWriter | undefined;
   let progress: Progress | undefined;
+  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   try {
     warehouse = await Warehouse.open(paths.work, { memoryLimit: config.warehouse.memory_limit });
     await warehouse.ensureSchema();
@@ -236,6 +247,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     await archive?.close().catch(() => undefined);
     try { warehouse?.close(); } catch { /* already closed */ }
     lock.release();
+    setFlagsFromString('--heap-growing-percent=0'); // V8's own factor again
   }
 }
 
