@@ -528,8 +528,9 @@ function trackedOf(w: WaitingTask): TrackedTask {
  */
 function loadResults(ctx: JobContext, results: CollectedResult[], keys?: string[], pages?: number, posted?: { key: string; serviceId: string; cost: number }): Promise<void> {
   const run = ctx.loading.then(async () => {
-    const ok = results.filter((r) => !isTaskError(r.task.status_code) && Array.isArray(r.task.result));
-    const bad = results.filter((r) => !ok.includes(r));
+    const ok: CollectedResult[] = [];
+    const bad: CollectedResult[] = [];
+    for (const r of results) (!isTaskError(r.task.status_code) && Array.isArray(r.task.result) ? ok : bad).push(r);
     const refsOk = keys ?? ok.map((r) => r.task.id);
     const summary = await ctx.warehouse.loadTasks(results, {
       runId: ctx.runId,
