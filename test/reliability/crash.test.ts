@@ -12,8 +12,8 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync, constants as zc } from 'node:zlib';
-import { startProject, queryFile, type TestProject } from '../helpers/project.js';
-import { SANDBOX_EXTRA, childEnv, ledgerByKey, ledgerDiff, referenceRun, runCrashPipeline, runInProcess, seeded, tableSnapshot, tagsPostedTwice, type Reference, closeProject } from './helpers.js';
+import { startProject, type TestProject } from '../helpers/project.js';
+import { SANDBOX_EXTRA, childEnv, ledgerDiff, ledgerOf, referenceRun, runCrashPipeline, runInProcess, seeded, snapshotOf, tagsPostedTwice, withDb, type Reference, closeProject } from './helpers.js';
 
 const TRIALS = Number(process.env.SEO_ETL_CRASH_TRIALS ?? 20);
 const FIRST_SEED = Number(process.env.SEO_ETL_CRASH_SEED ?? 1);
@@ -108,21 +108,25 @@ async function check(o: TrialOutcome & { p: TestProject }): Promise<void> {
     expect(tagsPostedTwice(p), `${where}: tags accepted twice`).toEqual([]);
     expect(p.sandbox.controls.postings().length, `${where}: postings`).toBe(reference.postings);
     const published = path.join(p.dataDir, 'warehouse.duckdb');
-    const ledger = await ledgerByKey(published);
+    // Every read-out below from one open of the published file (opening it is most of the cost of a query).
+    const { ledger, loaded, taskRows, tables, heldRows } = await withDb(published, async (query) => ({
+      ledger: await ledgerOf(query),
+      loaded: await query(`SELECT service_id FROM _tasks WHERE state = 'loaded' AND service_id IS NOT NULL`),
+      taskRows: await query(`SELECT _task_id AS id, count(*)::INT AS n FROM tasks GROUP BY ALL HAVING count(*) <> 1`),
+      tables: await snapshotOf(query),
+      heldRows: await query(`SELECT service_id FROM _tasks WHERE service_id IS NOT NULL`),
+    }));
     expect(ledgerDiff(ledger, reference.ledger), `${where}: ledger`).toEqual([]);
     // Every posting is a loaded task of the ledger, with its one row in `tasks`.
     const ids = p.sandbox.controls.postings().map((x) => x.id);
-    const loaded = await queryFile(published, `SELECT service_id FROM _tasks WHERE state = 'loaded' AND service_id IS NOT NULL`);
     const loadedIds = new Set(loaded.map((r) => String(r.service_id)));
     expect(ids.filter((id) => !loadedIds.has(id)), `${where}: posted but not loaded`).toEqual([]);
-    const taskRows = await queryFile(published, `SELECT _task_id AS id, count(*)::INT AS n FROM tasks GROUP BY ALL HAVING count(*) <> 1`);
     expect(taskRows, `${where}: tasks loaded more than once`).toEqual([]);
-    const tables = await tableSnapshot(published);
     for (const t of Object.keys(reference.tables)) expect(tables[t], `${where}: table ${t}`).toEqual(reference.tables[t]);
     expect(Object.keys(tables).sort()).toEqual(Object.keys(reference.tables).sort());
     // Paid once for everything received: a charge the ledger does not hold is a live call whose answer never
     // arrived (the kill came while it was in flight), asked again; an answer that was received is never paid twice.
-    const held = new Set((await queryFile(published, `SELECT service_id FROM _tasks WHERE service_id IS NOT NULL`)).map((r) => String(r.service_id)));
+    const held = new Set(heldRows.map((r) => String(r.service_id)));
     const received = archivedTaskIds(p.dataDir);
     const extra = p.sandbox.controls.charges().filter((c) => !held.has(c.taskId));
     for (const c of extra) {

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -93,11 +93,64 @@ export async function referenceRun(): Promise<Reference> {
       /* a torn write by a concurrent run: compute it again */
     }
   }
-  const ref = await computeReference();
-  const tmp = `${cache}.${process.pid}`;
-  writeFileSync(tmp, JSON.stringify(ref));
-  renameSync(tmp, cache);
-  return ref;
+  // The files that need it start side by side: one computes it, the others wait for its result.
+  const lock = `${cache}.lock`;
+  let fd: number | undefined;
+  try {
+    fd = openSync(lock, 'wx');
+    writeFileSync(fd, String(process.pid));
+  } catch {
+    const given = await waitForFile(cache, lock);
+    if (given) return given;
+  }
+  try {
+    const ref = await computeReference();
+    const tmp = `${cache}.${process.pid}`;
+    writeFileSync(tmp, JSON.stringify(ref));
+    renameSync(tmp, cache);
+    return ref;
+  } finally {
+    if (fd !== undefined) {
+      closeSync(fd);
+      rmSync(lock, { force: true });
+    }
+  }
+}
+
+/** The reference another process is computing, once written; undefined if it gave up or is gone. */
+async function waitForFile(cache: string, lock: string): Promise<Reference | undefined> {
+  for (;;) {
+    if (existsSync(cache)) {
+      try {
+        return JSON.parse(readFileSync(cache, 'utf8')) as Reference;
+      } catch {
+        /* a torn write by a concurrent run: compute it again */
+        return undefined;
+      }
+    }
+    let holder: number;
+    try {
+      holder = Number(readFileSync(lock, 'utf8'));
+    } catch {
+      return existsSync(cache) ? waitForFile(cache, lock) : undefined; // released without a result
+    }
+    // A lock whose holder was killed (an interrupted test run) is not waited on; nor is one still empty.
+    if (!Number.isInteger(holder) || holder <= 0) return undefined;
+    if (!alive(holder)) {
+      rmSync(lock, { force: true });
+      return undefined;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 function sourceFiles(dir: string): string[] {
@@ -199,7 +252,7 @@ export async function tableSnapshot(file: string): Promise<Record<string, string
   return withDb(file, (query) => snapshotOf(query));
 }
 
-type Query = (sql: string) => Promise<Record<string, unknown>[]>;
+export type Query = (sql: string) => Promise<Record<string, unknown>[]>;
 
 /** Opens a warehouse file read-only once for several queries. */
 export async function withDb<T>(file: string, fn: (query: Query) => Promise<T>): Promise<T> {
@@ -213,7 +266,8 @@ export async function withDb<T>(file: string, fn: (query: Query) => Promise<T>):
   }
 }
 
-async function snapshotOf(queryFile: Query): Promise<Record<string, string[]>> {
+/** tableSnapshot on a database already open (withDb). */
+export async function snapshotOf(queryFile: Query): Promise<Record<string, string[]>> {
   const cols = await queryFile(`SELECT table_name AS t, column_name AS c FROM information_schema.columns
     WHERE table_schema = 'main' AND table_name IN (SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE')
       AND table_name NOT LIKE '\\_%' ESCAPE '\\' ORDER BY table_name, ordinal_position`);
@@ -232,7 +286,12 @@ async function snapshotOf(queryFile: Query): Promise<Record<string, string[]>> {
 
 /** The ledger's tasks by key: what a finished run must agree on whatever happened during it. */
 export async function ledgerByKey(file: string): Promise<Record<string, { step: string; state: string; cost: number | null; error_code: number | null }>> {
-  const rows = await queryFile(file, `SELECT task_key, step, state, cost, error_code FROM _tasks ORDER BY task_key`);
+  return ledgerOf((sql) => queryFile(file, sql));
+}
+
+/** ledgerByKey on a database already open (withDb), so several read-outs share one open. */
+export async function ledgerOf(query: Query): Promise<Awaited<ReturnType<typeof ledgerByKey>>> {
+  const rows = await query(`SELECT task_key, step, state, cost, error_code FROM _tasks ORDER BY task_key`);
   return Object.fromEntries(rows.map((r) => [String(r.task_key), { step: String(r.step), state: String(r.state), cost: r.cost === null ? null : Number(r.cost), error_code: r.error_code === null ? null : Number(r.error_code) }]));
 }
 

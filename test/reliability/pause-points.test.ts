@@ -16,7 +16,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { startProject, queryFile, type TestProject } from '../helpers/project.js';
 import { PAUSE_MARKER } from '../../src/run/test-pause.js';
-import { SANDBOX_EXTRA, childEnv, ledgerByKey, ledgerDiff, referenceRun, runCrashPipeline, runInProcess, tableSnapshot, tagsPostedTwice, type Reference, closeProject } from './helpers.js';
+import { SANDBOX_EXTRA, childEnv, ledgerDiff, ledgerOf, referenceRun, runCrashPipeline, runInProcess, snapshotOf, tableSnapshot, tagsPostedTwice, withDb, type Reference, closeProject } from './helpers.js';
 
 let reference: Reference;
 
@@ -58,12 +58,14 @@ async function readParquet(dataDir: string): Promise<number> {
 
 /** The ledger agrees with the tables: a task's rows exist exactly when it is loaded; nothing is half-way. */
 async function ledgerConsistent(file: string): Promise<void> {
-  const states = await queryFile(file, `SELECT state, count(*)::INT AS n FROM _tasks GROUP BY ALL`);
-  expect(states.filter((s) => s.state === 'collected' || s.state === 'ready')).toEqual([]);
-  const rowsWithoutLoaded = await queryFile(file, `SELECT t._task_id, t.endpoint_id FROM tasks t WHERE t.endpoint_id <> 'serp.events.tasks_fixed' AND NOT EXISTS (SELECT 1 FROM _tasks l WHERE l.service_id = t._task_id AND l.state IN ('loaded', 'failed'))`);
-  expect(rowsWithoutLoaded, 'rows of a task the ledger does not show as loaded').toEqual([]);
-  const loadedWithoutRows = await queryFile(file, `SELECT task_key FROM _tasks l WHERE state = 'loaded' AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t._task_id = l.service_id)`);
-  expect(loadedWithoutRows, 'tasks loaded in the ledger without rows').toEqual([]);
+  await withDb(file, async (query) => {
+    const states = await query(`SELECT state, count(*)::INT AS n FROM _tasks GROUP BY ALL`);
+    expect(states.filter((s) => s.state === 'collected' || s.state === 'ready')).toEqual([]);
+    const rowsWithoutLoaded = await query(`SELECT t._task_id, t.endpoint_id FROM tasks t WHERE t.endpoint_id <> 'serp.events.tasks_fixed' AND NOT EXISTS (SELECT 1 FROM _tasks l WHERE l.service_id = t._task_id AND l.state IN ('loaded', 'failed'))`);
+    expect(rowsWithoutLoaded, 'rows of a task the ledger does not show as loaded').toEqual([]);
+    const loadedWithoutRows = await query(`SELECT task_key FROM _tasks l WHERE state = 'loaded' AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t._task_id = l.service_id)`);
+    expect(loadedWithoutRows, 'tasks loaded in the ledger without rows').toEqual([]);
+  });
 }
 
 async function killAt(point: string): Promise<{ p: TestProject; stderr: string }> {
@@ -87,13 +89,19 @@ async function resumeAndCompare(p: TestProject, point: string): Promise<void> {
   expect(tagsPostedTwice(p), 'tags accepted twice').toEqual([]);
   expect(p.sandbox.controls.postings().length).toBe(reference.postings);
   const published = path.join(p.dataDir, 'warehouse.duckdb');
-  expect(ledgerDiff(await ledgerByKey(published), reference.ledger)).toEqual([]);
-  const tables = await tableSnapshot(published);
+  const { ledger, tables } = await withDb(published, async (query) => ({ ledger: await ledgerOf(query), tables: await snapshotOf(query) }));
+  expect(ledgerDiff(ledger, reference.ledger)).toEqual([]);
   for (const t of Object.keys(reference.tables)) expect(tables[t], `table ${t}`).toEqual(reference.tables[t]);
   const leftovers = filesUnder(p.dataDir).filter((f) => /\.tmp-|\.publishing-|\.partial$/.test(f) && !f.startsWith('raw'));
   expect(leftovers, 'temporary files left after the resumed run').toEqual([]);
   await readParquet(p.dataDir);
 }
+
+/**
+ * A guard against a hang, per scenario. The scenarios start together and wait for a slot, and the wait counts:
+ * with other test files beside this one on 2 cores, the last ones start minutes after the first.
+ */
+const TIMEOUT = 300_000;
 
 /** Two scenarios at a time: each is a child process and a resume, mostly waiting on each other. */
 let slots = 2;
@@ -127,7 +135,7 @@ describe.concurrent('a kill at an exact moment, then resume', () => {
       expect(posting[0].n, 'the killed batch is left ambiguous').toBeGreaterThan(0);
       await ledgerConsistent(work);
       await resumeAndCompare(p, `posted@${step}`);
-    }), 120_000);
+    }), TIMEOUT);
   }
 
   test('live: a live answer is recorded with its rows or not at all', () => slot(async () => {
@@ -142,7 +150,7 @@ describe.concurrent('a kill at an exact moment, then resume', () => {
     // Its answer was archived before the kill: the resumed run loaded it from there and did not pay again.
     const paid = p.sandbox.controls.charges().filter((c) => c.endpointId === 'content_generation.paraphrase.live');
     expect(paid).toHaveLength(3);
-  }), 120_000);
+  }), TIMEOUT);
 
   test('load: a load killed before COMMIT leaves neither its rows nor its ledger moves', () => slot(async () => {
     const { p } = await killAt('load');
@@ -152,7 +160,7 @@ describe.concurrent('a kill at an exact moment, then resume', () => {
     const [{ n }] = await queryFile(work, `SELECT count(*)::INT AS n FROM _tasks WHERE state = 'loaded'`);
     expect(n, 'the first load was not committed').toBe(0);
     await resumeAndCompare(p, 'load');
-  }), 120_000);
+  }), TIMEOUT);
 
   test('parquet: no partial Parquet file under a final name, the warehouse opens, the run is left to resume', () => slot(async () => {
     const { p } = await killAt('parquet');
@@ -166,7 +174,7 @@ describe.concurrent('a kill at an exact moment, then resume', () => {
     expect(run.status, 'a run killed while exporting is not marked finished').toBe('running');
     expect(existsSync(path.join(p.dataDir, 'warehouse.duckdb')), 'nothing published yet').toBe(false);
     await resumeAndCompare(p, 'parquet');
-  }), 120_000);
+  }), TIMEOUT);
 
   test('publish: readers keep the previous snapshot; the unfinished copy is never under the published name', () => slot(async () => {
     // A complete run publishes; the same run started again (it resumes, finds everything loaded, exports and
@@ -189,5 +197,5 @@ describe.concurrent('a kill at an exact moment, then resume', () => {
     expect(tagsPostedTwice(p)).toEqual([]);
     const tables = await tableSnapshot(published);
     for (const t of Object.keys(reference.tables)) expect(tables[t], `table ${t}`).toEqual(reference.tables[t]);
-  }), 120_000);
+  }), TIMEOUT);
 });
