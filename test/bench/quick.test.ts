@@ -19,7 +19,9 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-bench-test-'));
   printed = collectStream();
   r = await runBench({ root: ROOT, quick: true, resultsFile: path.join(dir, 'results.json'), out: printed });
-}, 120_000);
+  // A guard against a hang, not a figure: the suite runs files side by side, and on 2 shared cores the sections
+  // (a minute alone) can take minutes.
+}, 300_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('seo-etl bench, quick mode', () => {
