@@ -66,6 +66,8 @@ export interface CollectorOptions {
   stragglerAfterMs?: number;
   /** Results loaded per transaction at most. */
   batchSize?: number;
+  /** A partial batch is loaded once no result arrived for this long (default 50 ms). */
+  flushQuietMs?: number;
   /** Outstanding task_get calls at most (the limiter paces them; this bounds memory). */
   maxInFlight?: number;
   /**
@@ -102,6 +104,8 @@ export interface AmbiguousTask {
 const NOT_READY = new Set([40601, 40602]);
 /** Callbacks remembered for tasks not tracked yet, at most. */
 const EARLY_MAX = 10_000;
+/** A partial batch is loaded once no result arrived for this long (see flushWhenQuiet). */
+const FLUSH_QUIET_MS = 50;
 
 /** An answer that says nothing about the task itself: ask again later. */
 function isTransient(code: number, transport: unknown): boolean {
@@ -123,6 +127,9 @@ export class Collector {
   private flushing: Promise<void> = Promise.resolve();
   /** A flush is queued behind the running one and has not started: later calls join it. */
   private flushQueued = false;
+  /** When the last result was buffered (performance.now()), and the timer that loads a partial batch after it. */
+  private lastPushAt = 0;
+  private quietTimer: NodeJS.Timeout | null = null;
   private inFlight = 0;
   /** Fetches waiting for one of the maxInFlight slots, first come first served. */
   private readonly slotWaiters: (() => void)[] = [];
@@ -289,7 +296,8 @@ export class Collector {
         if (listed >= 1000) continue; // a full page: more are waiting
       }
       progressed = (await this.fetchStragglers()) || progressed;
-      await this.flush();
+      // Results still arriving are loaded by flushWhenQuiet or in full batches.
+      if (!this.quietTimer) await this.flush();
       if ((await this.outstanding()) === 0) break;
       delay = progressed ? (this.o.pollMinMs ?? 250) : Math.min(maxDelay, Math.round(delay * 1.6));
       await this.idle(Math.min(delay, Math.max(0, deadline - this.now())));
@@ -496,6 +504,30 @@ export class Collector {
     this.settling.set(t.serviceId, (t as Pending).stored ? t.postId : undefined);
     this.buffer.push(r);
     if (this.buffer.length >= (this.o.batchSize ?? 200)) void this.flush();
+    else this.flushWhenQuiet();
+  }
+
+  /**
+   * Loads a partial batch once no result arrived for flushQuietMs: the end of a burst of postbacks is loaded
+   * right away instead of at the drain loop's next turn (up to poll_max_ms later), and a burst still arriving is
+   * loaded in full batches rather than a partial one per turn (each load has a fixed cost).
+   */
+  private flushWhenQuiet(): void {
+    this.lastPushAt = performance.now();
+    if (this.quietTimer) return;
+    const wait = this.o.flushQuietMs ?? FLUSH_QUIET_MS;
+    const check = () => {
+      const quiet = performance.now() - this.lastPushAt;
+      if (quiet < wait) {
+        this.quietTimer = setTimeout(check, wait - quiet);
+        this.quietTimer.unref();
+        return;
+      }
+      this.quietTimer = null;
+      void this.flush();
+    };
+    this.quietTimer = setTimeout(check, wait);
+    this.quietTimer.unref();
   }
 
   /**

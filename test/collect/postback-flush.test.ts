@@ -12,14 +12,14 @@ import type { Envelope } from '../../src/api/envelope.js';
 const POST = 'keywords_for_site.task_post';
 const config = loadConfig({ root: '/work/main', env: {} });
 
-function collector(sink: (r: CollectedResult[]) => Promise<void>, batchSize: number): Collector {
+function collector(sink: (r: CollectedResult[]) => Promise<void>, batchSize: number, flushQuietMs?: number): Collector {
   // No call is made in these tests: postbacks carry their results.
   const client = new ApiClient({
     baseUrl: 'http://127.0.0.1:9', credentials: { login: 'x', password: 'y' }, engines: config.engines,
     limiter: new RateLimiter({ calls: 10, windowMs: 1000, concurrency: 1 }), timeoutMs: 1000, retries: 0, retryBaseMs: 1, tasksPerPost: 100,
     logger: createLogger({ level: 'silent' }),
   });
-  return new Collector({ client, engines: config.engines, logger: createLogger({ level: 'silent' }), sink, onFailed: async () => undefined, batchSize });
+  return new Collector({ client, engines: config.engines, logger: createLogger({ level: 'silent' }), sink, onFailed: async () => undefined, batchSize, ...(flushQuietMs ? { flushQuietMs } : {}) });
 }
 
 const envelope = (id: string): Envelope => ({
@@ -36,7 +36,7 @@ describe('collector flushes of postback results', () => {
       loads.push(batch.length);
       for (const r of batch) loaded.set(r.task.id, (loaded.get(r.task.id) ?? 0) + 1);
       await new Promise<void>((resolve) => gates.push(resolve));
-    }, 10);
+    }, 10, 3_600_000); // partial batches wait for an explicit flush here
     const ids = Array.from({ length: 60 }, (_, i) => `t${i}`);
     c.track(ids.map((id, i) => ({ key: `k${i}`, serviceId: id, postId: POST, mode: 'postback' as const })));
     const until = async (n: number) => { while (gates.length < n) await new Promise((r) => setImmediate(r)); };
@@ -58,5 +58,15 @@ describe('collector flushes of postback results', () => {
     expect(loads).toEqual([10, 45, 5]);
     expect([...loaded.keys()].sort()).toEqual([...ids].sort());
     expect([...loaded.values()].every((n) => n === 1)).toBe(true);
+  });
+
+  test('a partial batch is loaded once results stop arriving, without waiting for the drain loop', async () => {
+    const loads: string[][] = [];
+    const c = collector(async (batch) => { loads.push(batch.map((r) => r.task.id)); }, 100);
+    const ids = Array.from({ length: 7 }, (_, i) => `q${i}`);
+    c.track(ids.map((id, i) => ({ key: `k${i}`, serviceId: id, postId: POST, mode: 'postback' as const })));
+    for (const id of ids) await c.onPostback(envelope(id));
+    for (let i = 0; i < 400 && !loads.length; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(loads).toEqual([ids]);
   });
 });
