@@ -461,7 +461,7 @@ export class SqlRoute {
    * (a value the shape check let through but the typed read cannot cast), so a load never fails on data.
    */
   constructor(private readonly wh: Warehouse, private readonly opts: { loadedAt: Date; runId?: string; maxBytes?: number; fallback: (lines: Buffer[], conn: DuckDBConnection) => Promise<LoadSummary> }) {
-    this.maxBytes = opts.maxBytes ?? 32 * 1024 * 1024;
+    this.maxBytes = opts.maxBytes ?? 64 * 1024 * 1024;
   }
 
   get pending(): boolean { return this.stages.size > 0; }

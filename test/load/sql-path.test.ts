@@ -56,8 +56,8 @@ async function routing(files: string[]): Promise<{ sql: Set<string>; js: Set<str
 }
 
 /**
- * Loads the files through the SQL fast path, through the JS extractor only, the fast path with tiny stages (two
- * at most in flight by bytes), and tiny stages with three lanes and room for all of them side by side.
+ * Loads the files through the SQL fast path, through the JS extractor only, the fast path with tiny stages (one
+ * at a time by bytes), and tiny stages with three lanes and room for all of them side by side.
  */
 async function loadBoth(files: string[]) {
   const out = [];
