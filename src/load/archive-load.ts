@@ -44,7 +44,8 @@ export interface ArchiveLoadOptions {
    * The most bytes of stages loading at once (default one stage's size). The peak memory follows it (DuckDB
    * takes about 5 bytes per staged byte), whatever the archive's size. Measured on 2 cores under load, two
    * 32 MiB stages side by side (the same bound) were slower than one 64 MiB stage at a time (median ratio to
-   * DuckDB's read_json 0.87 against 0.71 in the same rounds), and two 64 MiB ones no faster.
+   * DuckDB's read_json 0.87 against 0.71 in the same rounds); two 64 MiB ones (twice the memory bound) had
+   * 0.72 against 0.87 in one set of rounds, not clearly better (docs/performance.md).
    */
   inFlightBytes?: number;
   /**
