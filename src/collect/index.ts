@@ -66,7 +66,7 @@ export interface CollectorOptions {
   stragglerAfterMs?: number;
   /** Results loaded per transaction at most. */
   batchSize?: number;
-  /** A partial batch is loaded once no result arrived for this long (default 50 ms). */
+  /** A partial batch is loaded once no result arrived for this long (default 100 ms). */
   flushQuietMs?: number;
   /** Outstanding task_get calls at most (the limiter paces them; this bounds memory). */
   maxInFlight?: number;
@@ -105,7 +105,7 @@ const NOT_READY = new Set([40601, 40602]);
 /** Callbacks remembered for tasks not tracked yet, at most. */
 const EARLY_MAX = 10_000;
 /** A partial batch is loaded once no result arrived for this long (see flushWhenQuiet). */
-const FLUSH_QUIET_MS = 50;
+const FLUSH_QUIET_MS = 100;
 
 /** An answer that says nothing about the task itself: ask again later. */
 function isTransient(code: number, transport: unknown): boolean {
@@ -130,6 +130,8 @@ export class Collector {
   /** When the last result was buffered (performance.now()), and the timer that loads a partial batch after it. */
   private lastPushAt = 0;
   private quietTimer: NodeJS.Timeout | null = null;
+  private loadsRunning = 0;
+  private lastLoadEndAt = 0;
   private inFlight = 0;
   /** Fetches waiting for one of the maxInFlight slots, first come first served. */
   private readonly slotWaiters: (() => void)[] = [];
@@ -517,9 +519,11 @@ export class Collector {
     if (this.quietTimer) return;
     const wait = this.o.flushQuietMs ?? FLUSH_QUIET_MS;
     const check = () => {
-      const quiet = performance.now() - this.lastPushAt;
-      if (quiet < wait) {
-        this.quietTimer = setTimeout(check, wait - quiet);
+      // Quiet counts from the last result or the end of the last load, whichever is later: a load holds the
+      // event loop for a while, and the results that came in meanwhile are not pushed yet when it ends.
+      const quiet = performance.now() - Math.max(this.lastPushAt, this.lastLoadEndAt);
+      if (this.loadsRunning > 0 || quiet < wait) {
+        this.quietTimer = setTimeout(check, this.loadsRunning > 0 ? wait : wait - quiet);
         this.quietTimer.unref();
         return;
       }
@@ -542,10 +546,14 @@ export class Collector {
       this.flushQueued = false;
       if (!this.buffer.length) return;
       const batch = this.buffer.splice(0, this.buffer.length);
+      this.loadsRunning++;
       try {
         await this.o.sink(batch);
       } catch (err) {
         this.lastError ??= err;
+      } finally {
+        this.loadsRunning--;
+        this.lastLoadEndAt = performance.now();
       }
     });
     return this.flushing;
