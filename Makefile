@@ -2,7 +2,7 @@ SHELL := /bin/bash
 NPM_FLAGS := --no-audit --no-fund --loglevel=error
 STAMP := node_modules/.install-stamp
 
-.PHONY: install build run test bench bench-quick sandbox docs clean
+.PHONY: install build typecheck run test bench bench-quick sandbox docs clean
 
 # Installs dependencies only when they are missing or package files changed. `npm install` follows the lock file;
 # `npm ci` is not used because the npm here writes lock files without entries for other platforms' optional
@@ -16,10 +16,14 @@ install: $(STAMP)
 build: install
 	npx tsc -p tsconfig.json
 
+# The tests are type-checked too (vitest strips types without checking them); nothing is emitted.
+typecheck: install
+	npx tsc -p tsconfig.test.json
+
 run: build
 	node bin/seo-etl.js run pipelines/nightly.yaml
 
-test: build
+test: build typecheck
 	node scripts/test-summary.mjs
 
 bench: build

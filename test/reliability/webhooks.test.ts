@@ -174,7 +174,7 @@ async function attack(pingbackUrl: string, taskId: string, maxBody: number, out:
     await res.arrayBuffer().catch(() => undefined);
     out.push({ what, status: res.status });
   };
-  const post = (body: BodyInit, headers: Record<string, string> = {}) => ({ method: 'POST', body, headers });
+  const post = (body: NonNullable<RequestInit['body']>, headers: Record<string, string> = {}) => ({ method: 'POST', body, headers });
   await send('pingback without the secret', `${base}/cb/pingback?id=${taskId}`);
   await send('pingback with a wrong secret', `${base}/cb/${wrong}/pingback?id=${taskId}`);
   await send('forged postback without the secret', `${base}/cb/postback?id=${taskId}`, post(gzipSync(forgedEnvelope)));
