@@ -107,4 +107,22 @@ describe('Parquet export', () => {
     expect(readdirSync(path.dirname(kw.file))).toEqual(['part-r1.parquet']);
     expect(files.map((f) => f.table)).toContain('domain_technologies__items__technologies');
   });
+
+  it('writes bounded row groups without sorting, and leaves the insertion-order setting as it found it', async () => {
+    const w = await warehouse();
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-pq-'));
+    tmp.push(dir);
+    const tasks = Array.from({ length: 10 }, (_, i) => keywordTask(`K${i}`, 700, 0));
+    await w.loadTasks(tasks, { runId: 'r1' });
+    const setting = async () => (await w.connection.runAndReadAll(`SELECT current_setting('preserve_insertion_order')::VARCHAR`)).getRows()[0][0];
+    expect(await setting()).toBe('true');
+    const kw = (await w.exportParquet(dir, '2026-01-15', 'r1', { rowGroupSize: 2048 })).find((f) => f.table === 'keyword_data')!;
+    expect(kw.rows).toBe(7_000);
+    expect(await setting()).toBe('true');
+    const groups = (await w.connection.runAndReadAll(`SELECT row_group_id, max(row_group_num_rows)::INT FROM parquet_metadata('${kw.file}') GROUP BY ALL`)).getRows();
+    expect(groups.length).toBeGreaterThanOrEqual(3);
+    for (const [, n] of groups) expect(n as number).toBeLessThanOrEqual(2048);
+    const back = await w.connection.runAndReadAll(`SELECT count(DISTINCT _id)::INT FROM read_parquet('${kw.file}')`);
+    expect(back.getRows()[0][0]).toBe(7_000);
+  });
 });
