@@ -5,6 +5,10 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { EXIT, exitCodeOf, describeError } from './exit.js';
+import { exitWhenDone } from './exit-when-done.js';
+
+/** Set by the one command that serves until stopped (the sandbox); every other command ends its process. */
+let serving = false;
 
 const int = (name: string) => (v: string) => {
   const n = Number(v);
@@ -25,6 +29,7 @@ program
   .option('--host <addr>', 'address to listen on', '127.0.0.1')
   .action(async (opts) => {
     const { sandboxCommand } = await import('./sandbox/command.js');
+    serving = true;
     await sandboxCommand({ root: program.opts().root, port: opts.port, host: opts.host });
   });
 
@@ -119,4 +124,5 @@ try {
   process.stderr.write(`seo-etl: ${describeError(err)}\n`);
   process.exitCode = exitCodeOf(err);
 }
+if (!serving) exitWhenDone();
 void EXIT;
