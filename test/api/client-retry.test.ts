@@ -6,6 +6,7 @@ import { RateLimiter } from '../../src/queue/index.js';
 import pino from 'pino';
 import { createLogger, scrubSecrets, secretsOf, REDACTED } from '../../src/api/logger.js';
 import { endpoint, resolvePath } from '../../src/api/catalog.js';
+import { ROOT } from '../helpers/project.js';
 
 const PASSWORD = 'Kx7-retry-secret-Q2';
 let config: Config;
@@ -38,7 +39,7 @@ const getPrefix = () => resolvePath(endpoint('keywords_for_site.task_get'), conf
 const callsTo = (prefix: string) => sandbox.controls.calls().filter((c) => c.path.startsWith(prefix));
 
 beforeAll(async () => {
-  config = loadConfig({ root: '/work/main', env: {}, overrides: { sandbox: { completion_delay_ms: 0, password: PASSWORD } } });
+  config = loadConfig({ root: ROOT, env: {}, overrides: { sandbox: { completion_delay_ms: 0, password: PASSWORD } } });
   sandbox = await startSandbox({ config, port: 0 });
 });
 afterAll(async () => { await sandbox?.close(); });
@@ -216,7 +217,7 @@ describe('credentials never reach the log', () => {
 
 describe('the account limiter keeps a live sandbox from ever answering 40202', () => {
   it('60 calls against a sandbox limit of 20 per 400 ms, with the client at the same limit', async () => {
-    const tight = loadConfig({ root: '/work/main', env: {}, overrides: { sandbox: { password: PASSWORD, rate_limit_calls: 20, rate_limit_window_ms: 400 } } });
+    const tight = loadConfig({ root: ROOT, env: {}, overrides: { sandbox: { password: PASSWORD, rate_limit_calls: 20, rate_limit_window_ms: 400 } } });
     const box = await startSandbox({ config: tight, port: 0 });
     try {
       const limiter = new RateLimiter({ calls: 20, windowMs: 400, concurrency: 4 });

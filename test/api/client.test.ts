@@ -2,30 +2,18 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { ApiClient, ApiError, type BatchEntry, type RawResponse, type TaskOutcome } from '../../src/api/client.js';
-import { RateLimiter } from '../../src/queue/index.js';
-import { createLogger } from '../../src/api/logger.js';
 import { endpoint, resolvePath } from '../../src/api/catalog.js';
 import { taskPrice } from '../../src/api/pricing.js';
 import { formatTimestamp } from '../../src/api/envelope.js';
+import { sandboxClient } from '../helpers/api-client.js';
+import { ROOT } from '../helpers/project.js';
 
 let config: Config;
 let sandbox: Sandbox;
 let raws: RawResponse[];
 
 function client(over: Partial<ConstructorParameters<typeof ApiClient>[0]> = {}): ApiClient {
-  return new ApiClient({
-    baseUrl: sandbox.url,
-    credentials: { login: config.sandbox.login, password: config.sandbox.password },
-    engines: config.engines,
-    limiter: new RateLimiter({ calls: 1000, windowMs: 1000, concurrency: 8 }),
-    timeoutMs: 5000,
-    retries: 3,
-    retryBaseMs: 2,
-    tasksPerPost: 100,
-    logger: createLogger({ level: 'silent' }),
-    onResponse: (r) => { raws.push(r); },
-    ...over,
-  });
+  return sandboxClient(sandbox, config, { onResponse: (r) => { raws.push(r); }, ...over });
 }
 
 function ok(o: TaskOutcome) {
@@ -43,7 +31,7 @@ const product = (i: number) => ({ keyword: `shoes ${i}`, location_code: 2840, la
 const kwds = (i: number) => ({ keywords: [`coffee ${i}`, `tea ${i}`], location_code: 2840, tag: `k${i}` });
 
 beforeAll(async () => {
-  config = loadConfig({ root: '/work/main', env: {}, overrides: { sandbox: { completion_delay_ms: 0, password: 'Zq8-client-test-pw' } } });
+  config = loadConfig({ root: ROOT, env: {}, overrides: { sandbox: { completion_delay_ms: 0, password: 'Zq8-client-test-pw' } } });
   sandbox = await startSandbox({ config, port: 0 });
 });
 afterAll(async () => { await sandbox?.close(); });

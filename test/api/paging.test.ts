@@ -6,6 +6,7 @@ import { pageHtmlTerms, pageResources, pageTokenOf, type LiveClient } from '../.
 import type { ApiTask } from '../../src/api/envelope.js';
 import { RateLimiter } from '../../src/queue/index.js';
 import { createLogger } from '../../src/api/logger.js';
+import { ROOT } from '../helpers/project.js';
 
 const ok = (o: TaskOutcome) => { if (!o.ok) throw new Error(`expected success, got ${o.error.code} ${o.error.message}`); return o; };
 const itemsOf = (o: TaskOutcome) => ((ok(o).task.result![0] as { items: unknown[] }).items);
@@ -98,7 +99,7 @@ describe('paging against the sandbox, which refuses a token used with changed pa
   let sandbox: Sandbox;
   let client: ApiClient;
   beforeAll(async () => {
-    config = loadConfig({ root: '/work/main', env: {} });
+    config = loadConfig({ root: ROOT, env: {} });
     sandbox = await startSandbox({ config, port: 0 });
     client = new ApiClient({
       baseUrl: sandbox.url, credentials: { login: config.sandbox.login, password: config.sandbox.password }, engines: config.engines,

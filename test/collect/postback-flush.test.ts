@@ -5,12 +5,13 @@ import { RateLimiter } from '../../src/queue/index.js';
 import { createLogger } from '../../src/api/logger.js';
 import { Collector, type CollectedResult } from '../../src/collect/index.js';
 import type { Envelope } from '../../src/api/envelope.js';
+import { ROOT } from '../helpers/project.js';
 
 // Postbacks arriving while a load runs are loaded together by the next one: a flood of results must not turn
 // into a train of tiny loads (each a transaction with its fixed cost), and none may be lost or loaded twice.
 
 const POST = 'keywords_for_site.task_post';
-const config = loadConfig({ root: '/work/main', env: {} });
+const config = loadConfig({ root: ROOT, env: {} });
 
 function collector(sink: (r: CollectedResult[]) => Promise<void>, batchSize: number, flushQuietMs?: number): Collector {
   // No call is made in these tests: postbacks carry their results.

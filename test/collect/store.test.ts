@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { ApiClient } from '../../src/api/client.js';
+import type { ApiClient } from '../../src/api/client.js';
 import { RateLimiter } from '../../src/queue/index.js';
 import { createLogger } from '../../src/api/logger.js';
+import { sandboxClient } from '../helpers/api-client.js';
+import { ROOT } from '../helpers/project.js';
 import { Collector, type CollectedResult, type TrackedTask, type WaitingStore } from '../../src/collect/index.js';
 
 // With a store (the job's is the ledger), polled tasks wait outside the collector: it holds only the tasks it is
@@ -14,23 +16,13 @@ const POST = 'keywords_for_site.task_post';
 let config: Config;
 let sandbox: Sandbox;
 beforeAll(async () => {
-  config = loadConfig({ root: '/work/main', env: {}, overrides: { sandbox: { completion_delay_ms: 0, keywords_per_site_task: 1 } } });
+  config = loadConfig({ root: ROOT, env: {}, overrides: { sandbox: { completion_delay_ms: 0, keywords_per_site_task: 1 } } });
   sandbox = await startSandbox({ config, port: 0 });
 });
 afterAll(async () => { await sandbox?.close(); });
 
 function client(): ApiClient {
-  return new ApiClient({
-    baseUrl: sandbox.url,
-    credentials: { login: config.sandbox.login, password: config.sandbox.password },
-    engines: config.engines,
-    limiter: new RateLimiter({ calls: 10_000, windowMs: 1000, concurrency: 8 }),
-    timeoutMs: 3000,
-    retries: 2,
-    retryBaseMs: 2,
-    tasksPerPost: 100,
-    logger: createLogger({ level: 'silent' }),
-  });
+  return sandboxClient(sandbox, config, { limiter: new RateLimiter({ calls: 10_000, windowMs: 1000, concurrency: 8 }), timeoutMs: 3000, retries: 2 });
 }
 
 /** A store as the job's ledger behaves: a task waits until its result is recorded (the sink). */

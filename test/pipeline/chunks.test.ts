@@ -1,25 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { describe, expect, test } from 'vitest';
 import { expandStep, expandStepChunks, generateTasks, PipelineError, runIdFor, type Axis, type EnumeratedValue, type PlannedTask, type QueryFn } from '../../src/pipeline/index.js';
-import { load } from './helpers.js';
+import { load, useMemoryDuckDB } from './helpers.js';
 
 // A run plans a step a chunk at a time and builds its tasks on demand, so a night of 100,000 tasks never holds
 // them all. These tests fail if expansion went back to building the whole step (or its matrix) up front.
 
 const RUN = runIdFor('demo', '2024-05-01');
 
-let instance: DuckDBInstance;
-let conn: DuckDBConnection;
-let query: QueryFn;
-beforeAll(async () => {
-  instance = await DuckDBInstance.create(':memory:');
-  conn = await instance.connect();
-  query = async (sql) => (await conn.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[];
-});
-afterAll(() => {
-  conn?.closeSync();
-  instance?.closeSync();
-});
+const db = useMemoryDuckDB();
+const query = db.query;
 
 const sites = (n: number, bad?: number) => Array.from({ length: n }, (_, i) => (i === bad ? 'not a domain!' : `site-${i}.example.com`)).join('\n') + '\n';
 const yaml = (forEach: string) => `name: demo
@@ -52,7 +41,7 @@ describe('planning a step in chunks', () => {
 
   test('a broken rule anywhere in the step throws before the first chunk, so nothing of it is planned', async () => {
     // A SQL step is checked at run time (a file step is checked whole at load, before a run even starts).
-    await conn.run(`CREATE TABLE candidates AS SELECT CASE WHEN i = 1499 THEN 'not a domain!' ELSE 'site-' || i || '.example.com' END AS target FROM range(1500) t(i)`);
+    await db.run(`CREATE TABLE candidates AS SELECT CASE WHEN i = 1499 THEN 'not a domain!' ELSE 'site-' || i || '.example.com' END AS target FROM range(1500) t(i)`);
     const p = load(yaml('      target: { sql: "SELECT target FROM candidates" }\n      location_code: [2840]')).pipeline();
     const chunks = expandStepChunks(p, 0, { runId: RUN, query }, 100);
     const first = await chunks.next().catch((e) => e);

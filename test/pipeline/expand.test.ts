@@ -1,25 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { describe, expect, test } from 'vitest';
 import { taskPrice } from '../../src/api/pricing.js';
 import { endpoint } from '../../src/api/catalog.js';
 import { expandStep, parseTag, PipelineError, runIdFor, taskKey, tagFor, type QueryFn } from '../../src/pipeline/index.js';
-import { load, testConfig } from './helpers.js';
+import { load, testConfig, useMemoryDuckDB } from './helpers.js';
 
 const RUN = runIdFor('demo', '2024-05-01');
 
-let instance: DuckDBInstance;
-let conn: DuckDBConnection;
-let query: QueryFn;
-
-beforeAll(async () => {
-  instance = await DuckDBInstance.create(':memory:');
-  conn = await instance.connect();
-  query = async (sql) => (await conn.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[];
-});
-afterAll(() => {
-  conn?.closeSync();
-  instance?.closeSync();
-});
+const db = useMemoryDuckDB();
+const query = db.query;
 
 describe('enumeration', () => {
   test('a matrix over keywords x locations x languages, first axis outermost', async () => {
@@ -160,8 +148,8 @@ steps:
   });
 
   test('a SQL source feeds a step from what an earlier step loaded, expanded at run time', async () => {
-    await conn.run(`CREATE OR REPLACE TABLE domains_found (domain VARCHAR, _run_id VARCHAR, domain_rank INTEGER)`);
-    await conn.run(`INSERT INTO domains_found VALUES ('shop-a.example', '${RUN}', 10), ('shop-b.example', '${RUN}', 5), ('old.example', 'demo-2024-04-30', 1)`);
+    await db.run(`CREATE OR REPLACE TABLE domains_found (domain VARCHAR, _run_id VARCHAR, domain_rank INTEGER)`);
+    await db.run(`INSERT INTO domains_found VALUES ('shop-a.example', '${RUN}', 10), ('shop-b.example', '${RUN}', 5), ('old.example', 'demo-2024-04-30', 1)`);
     const { pipeline } = load(`name: demo
 budget_usd: 5
 steps:
@@ -183,8 +171,8 @@ steps:
   });
 
   test('SQL rows bind parameters by column name; integers come back as numbers', async () => {
-    await conn.run(`CREATE OR REPLACE TABLE watch (keyword VARCHAR, location_code BIGINT)`);
-    await conn.run(`INSERT INTO watch VALUES ('concerts', 2840), ('opera', 2826)`);
+    await db.run(`CREATE OR REPLACE TABLE watch (keyword VARCHAR, location_code BIGINT)`);
+    await db.run(`INSERT INTO watch VALUES ('concerts', 2840), ('opera', 2826)`);
     const { pipeline } = load(`name: demo
 budget_usd: 5
 steps:
@@ -197,8 +185,8 @@ steps:
   });
 
   test('a SQL-fed value that breaks a rule is caught before posting, naming the query row', async () => {
-    await conn.run(`CREATE OR REPLACE TABLE candidates (domain VARCHAR)`);
-    await conn.run(`INSERT INTO candidates VALUES ('good.example'), ('not a domain!')`);
+    await db.run(`CREATE OR REPLACE TABLE candidates (domain VARCHAR)`);
+    await db.run(`INSERT INTO candidates VALUES ('good.example'), ('not a domain!')`);
     const yaml = `name: demo
 budget_usd: 5
 steps:

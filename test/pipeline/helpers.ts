@@ -1,11 +1,30 @@
 import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { loadConfig, type Config } from '../../src/config/index.js';
-import { loadPipeline, PipelineError, type PositionedIssue } from '../../src/pipeline/index.js';
+import { loadPipeline, PipelineError, type PositionedIssue, type QueryFn } from '../../src/pipeline/index.js';
 
 export const repoRoot = path.resolve(import.meta.dirname, '../..');
+
+/** An in-memory DuckDB opened before the file's tests and closed after them: `run` to set up, `query` to expand. */
+export function useMemoryDuckDB(): { run: (sql: string) => Promise<unknown>; query: QueryFn } {
+  let instance: DuckDBInstance | undefined;
+  let conn: DuckDBConnection | undefined;
+  beforeAll(async () => {
+    instance = await DuckDBInstance.create(':memory:');
+    conn = await instance.connect();
+  });
+  afterAll(() => {
+    conn?.closeSync();
+    instance?.closeSync();
+  });
+  return {
+    run: (sql) => conn!.run(sql),
+    query: async (sql) => (await conn!.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[],
+  };
+}
 
 export function testConfig(overrides: Record<string, unknown> = {}): Config {
   return loadConfig({ root: repoRoot, env: {}, overrides });
