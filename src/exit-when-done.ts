@@ -7,7 +7,7 @@
 export function exitWhenDone(graceMs = 5000, out: NodeJS.WritableStream = process.stderr): void {
   const timer = setTimeout(() => {
     const held = process.getActiveResourcesInfo();
-    const code = typeof process.exitCode === 'number' ? process.exitCode : Number(process.exitCode ?? 0) || 0;
+    const code = Number(process.exitCode ?? 0) || 0;
     out.write(`seo-etl: the command finished, but ${held.length ? held.join(', ') : 'something'} still held the process open ${Math.round(graceMs / 1000)} s later; exiting with code ${code}\n`);
     process.exit(code);
   }, graceMs);

@@ -343,17 +343,18 @@ async function postBatch(ctx: JobContext, step: PipelineStep, chunk: LedgerTask[
   // Retryable refusals (rate limit, 5xx-range at cost 0) the client already retried go back to planned with
   // their code and message, to be posted again by a later pass or `resume`; the others fail.
   await ledger.recordPostFailed(runId, failed);
-  const failedFinal = failed.filter((f) => !f.retry).length;
+  const failedFinal = failed.filter((f) => !f.retry);
   ctx.progress.add('posted', posted.length);
-  ctx.progress.add('failed', failedFinal);
+  ctx.progress.add('failed', failedFinal.length);
   ctx.progress.counts.costUsd += posted.reduce((s, p) => s + p.cost, 0);
-  if (failedFinal) logger.warn({ step: step.name, failed: failed.filter((f) => !f.retry).map((f) => `${f.code} ${f.message}`).slice(0, 5) }, 'tasks refused');
+  if (failedFinal.length) logger.warn({ step: step.name, failed: failedFinal.map((f) => `${f.code} ${f.message}`).slice(0, 5) }, 'tasks refused');
   if (ambiguous.length) {
     logger.warn({ step: step.name, tasks: ambiguous.length }, 'POST without a clear answer: looking the tasks up by tag before any re-post');
     collector.awaitTags(ambiguous);
   }
+  const sentByKey = new Map(send.map((t) => [t.key, t]));
   collector.track(posted.map((p) => {
-    const t = send.find((s) => s.key === p.key)!;
+    const t = sentByKey.get(p.key)!;
     return { key: p.key, serviceId: p.serviceId, postId: step.endpointId, mode: modeOf(step), ...variantOf(t) };
   }));
 }
