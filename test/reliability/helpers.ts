@@ -320,6 +320,19 @@ export function seeded(seed: number): () => number {
 }
 
 /** Log lines of a child (pino JSON on stderr), parsed; other lines are skipped. */
+/**
+ * What explains a failed child run, for an assertion message: its errors and task failures, then how it finished.
+ * The tail of stderr is mostly retry warnings and rarely names the task that failed.
+ */
+export function failureDigest(stderr: string, max = 6000): string {
+  const keep = stderr.split('\n').filter((line) => {
+    if (!line.startsWith('{')) return line.trim() !== '';
+    const [l] = logLines(line);
+    return !l || (l.level as number) >= 50 || /fail|finished/i.test(String(l.msg));
+  });
+  return keep.join('\n').slice(-max);
+}
+
 export function logLines(stderr: string): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   for (const line of stderr.split('\n')) {
