@@ -176,6 +176,20 @@ export class Collector {
     this.poke();
   }
 
+  /**
+   * Tasks to fetch by id now, whatever their collection mode: held here (not left in the store) until their
+   * result is loaded. For tasks the ledger still has as posted once collection is over (see the job).
+   */
+  fetchNow(tasks: readonly TrackedTask[]): void {
+    for (const t of tasks) {
+      if (this.pending.has(t.serviceId) || this.settling.has(t.serviceId)) continue;
+      const p: Pending = { ...t, since: this.now(), fetching: false };
+      this.pending.set(t.serviceId, p);
+      this.fetch(p);
+    }
+    this.poke();
+  }
+
   /** Tasks from a POST with no clear answer, to be recognised by their tags (they are never posted twice). */
   awaitTags(tasks: readonly AmbiguousTask[]): void {
     for (const t of tasks) if (!this.awaiting.has(t.tag)) this.awaiting.set(t.tag, { ...t, since: this.now() });

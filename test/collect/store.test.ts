@@ -101,3 +101,25 @@ describe('a collector with a store', () => {
     expect(store.lookups).toBe(0); // no poll listed it
   });
 });
+
+describe('fetchNow', () => {
+  test('fetches by id, at once, tasks of any mode it never tracked, counts them until loaded, and skips those it holds', async () => {
+    const c = client();
+    const loaded: CollectedResult[] = [];
+    const collector = new Collector({
+      // A straggler period far beyond the test: only fetchNow can make these tasks be fetched in time.
+      client: c, engines: config.engines, logger: createLogger({ level: 'silent' }), store: new MapStore(), maxInFlight: 4, batchSize: 5, pollMinMs: 5, pollMaxMs: 20, stragglerAfterMs: 600_000,
+      sink: async (results) => { loaded.push(...results); },
+      onFailed: async () => undefined,
+    });
+    const tasks = (await post(c, 6, 'left')).map((t) => ({ ...t, mode: 'postback' as const }));
+    collector.fetchNow(tasks);
+    collector.fetchNow(tasks.slice(0, 3)); // already held: not fetched twice
+    expect(await collector.outstanding()).toBeGreaterThan(0);
+    const started = Date.now();
+    expect(await collector.drain(Date.now() + 20_000)).toBe(0);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(loaded.map((r) => r.task.id).sort()).toEqual(tasks.map((t) => t.serviceId).sort());
+    expect(collector.stats.taskGets).toBe(6);
+  }, 30_000);
+});
