@@ -9,6 +9,17 @@ export type Engines = Record<EngineToken, string>;
 
 const segment = z.string().regex(/^[a-z0-9_]+$/, 'a path segment of lower-case letters, digits and _');
 
+const SIZE = /^(\d+(?:\.\d+)?)\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i;
+const size = z.string().regex(SIZE, 'a size such as 256MB or 2GiB');
+const UNIT_BYTES: Record<string, number> = { kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40 };
+
+/** Bytes of a size as DuckDB reads it (KB = 1000 bytes, KiB = 1024). */
+export function sizeInBytes(s: string): number {
+  const m = SIZE.exec(s.trim());
+  if (!m) throw new Error(`not a size: '${s}' (a size such as 256MB or 2GiB)`);
+  return Math.round(Number(m[1]) * UNIT_BYTES[m[2].toLowerCase()]);
+}
+
 const priceSchema = z.strictObject({
   per_task: z.number().nonnegative(),
   per_extra_10_results: z.number().nonnegative().optional(),
@@ -30,10 +41,17 @@ export const configSchema = z.strictObject({
     concurrency: z.int().positive().max(256),
   }),
   prices: z.record(z.string(), priceSchema),
-  warehouse: z.strictObject({
-    dir: z.string().min(1),
-    memory_limit: z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'a size such as 256MB or 2GiB'),
-  }),
+  warehouse: z
+    .strictObject({
+      dir: z.string().min(1),
+      memory_limit: size,
+      cache_between_loads: size,
+    })
+    .superRefine((w, ctx) => {
+      if (sizeInBytes(w.cache_between_loads) > sizeInBytes(w.memory_limit)) {
+        ctx.addIssue({ code: 'custom', path: ['cache_between_loads'], message: `must not be more than memory_limit (${w.memory_limit})` });
+      }
+    }),
   collect: z.strictObject({
     poll_min_ms: z.int().positive(),
     poll_max_ms: z.int().positive(),

@@ -121,6 +121,34 @@ export class Warehouse {
     return w;
   }
 
+  /** Bytes DuckDB holds now (buffer pool, temporary data, indexes), from `duckdb_memory()`. */
+  async memoryInUse(): Promise<number> {
+    const r = await this.connection.runAndReadAll('SELECT sum(memory_usage_bytes)::BIGINT FROM duckdb_memory()');
+    return Number(r.getRows()[0][0] ?? 0);
+  }
+
+  /**
+   * Lets DuckDB's cache shrink to `restBytes` between loads while a load may still use up to `memoryLimit`.
+   * DuckDB keeps committed blocks cached until the limit presses, so a long night's memory grew with its data
+   * until the limit; lowering the limit for a moment evicts them (checkpointed blocks are in the file, others go
+   * to DuckDB's temporary files) and the memory is given back. When DuckDB cannot free that much (blocks pinned
+   * by an open transaction) it keeps the old limit, and this only restores it. Queries on other connections run
+   * under the lowered limit for that moment: the resting size must leave room for the ledger's small ones.
+   * Returns the bytes in use afterwards.
+   */
+  async trimCache(restBytes: number, memoryLimit: string): Promise<number> {
+    const before = await this.memoryInUse();
+    if (before <= restBytes) return before;
+    try {
+      await this.connection.run(`SET memory_limit = '${Math.max(1, Math.floor(restBytes / 1024))}KiB'`);
+    } catch {
+      /* not all of it could be evicted now (DuckDB then keeps the old limit); the next trim tries again */
+    } finally {
+      await this.connection.run(`SET memory_limit = '${memoryLimit}'`);
+    }
+    return this.memoryInUse();
+  }
+
   /** Another connection to the same database: a DuckDB transaction spans one connection, so the ledger's own
    *  commits use a second one while a load transaction is open on `connection`. */
   connect(): Promise<DuckDBConnection> {

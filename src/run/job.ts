@@ -23,7 +23,7 @@ import { listArchiveFiles, readLines } from '../archive/reader.js';
 import type { ApiTask } from '../api/envelope.js';
 import { Collector, type AmbiguousTask, type CollectedResult, type TrackedTask } from '../collect/index.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../collect/webhook.js';
-import { credentialsFor, loadConfig, type Config } from '../config/index.js';
+import { credentialsFor, loadConfig, sizeInBytes, type Config } from '../config/index.js';
 import { Ledger, acquireRunLock, markCollected, markFailed, markLoaded, markPosted, type LedgerTask, type PollScope, type RunSummary, type WaitingTask } from '../ledger/index.js';
 import { Warehouse, emptySummary, mergeSummary, type LoadSummary } from '../load/index.js';
 import { budgetAllows, batchCost, expandStepChunks, loadPipeline, runIdFor, tasksPerPost, utcDate, type Pipeline, type PipelineStep } from '../pipeline/index.js';
@@ -550,6 +550,7 @@ function loadResults(ctx: JobContext, results: CollectedResult[], keys?: string[
       },
     });
     mergeSummary(ctx.load, summary);
+    await ctx.warehouse.trimCache(sizeInBytes(ctx.config.warehouse.cache_between_loads), ctx.config.warehouse.memory_limit);
     ctx.progress.add('collected', keys ? keys.length : results.length);
     ctx.progress.add('loaded', keys ? (ok.length ? keys.length : 0) : ok.length);
     ctx.progress.add('failed', keys ? (ok.length ? 0 : keys.length) : bad.length);

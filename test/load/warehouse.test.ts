@@ -126,3 +126,27 @@ describe('Parquet export', () => {
     expect(back.getRows()[0][0]).toBe(7_000);
   });
 });
+
+describe('Warehouse.trimCache', () => {
+  it('evicts DuckDB cache down to the resting size, restores memory_limit, and loses no data', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-trim-'));
+    tmp.push(dir);
+    const w = await Warehouse.open(path.join(dir, 'w.duckdb'), { memoryLimit: '256MB' });
+    open.push(w);
+    // About 50 MB of table blocks, cached as a night's loads leave them (no checkpoint has dropped them yet).
+    await w.connection.run(`SET checkpoint_threshold = '1GB'`);
+    await w.connection.run(`CREATE TABLE big AS SELECT range AS id, md5(range::VARCHAR) || md5((range + 1)::VARCHAR) AS s FROM range(1500000)`);
+    const before = await w.memoryInUse();
+    expect(before).toBeGreaterThan(40e6);
+    const limitOf = async () => String((await w.connection.runAndReadAll(`SELECT current_setting('memory_limit')`)).getRows()[0][0]);
+    const limitBefore = await limitOf();
+    const after = await w.trimCache(16e6, '256MB');
+    expect(after).toBeLessThanOrEqual(16e6);
+    expect(await w.memoryInUse()).toBe(after);
+    expect(await limitOf()).toBe(limitBefore);
+    const n = await w.connection.runAndReadAll('SELECT count(*), count(DISTINCT s) FROM big');
+    expect(n.getRows()[0].map(Number)).toEqual([1_500_000, 1_500_000]);
+    // Below the resting size nothing is done.
+    expect(await w.trimCache(512e6, '256MB')).toBeLessThanOrEqual(512e6);
+  }, 60_000);
+});

@@ -57,3 +57,18 @@ describe('configuration errors point at the file and line that set the value', (
     expect(configIssues(root, {}, { api: { tasks_per_post: 0 } })).toEqual([expect.objectContaining({ file: 'overrides', key: 'api.tasks_per_post' })]);
   });
 });
+
+describe('warehouse memory', () => {
+  test('cache_between_loads above memory_limit is named where written, with the rule', () => {
+    const issues = configIssues(project('warehouse:\n  memory_limit: 128MB\n  cache_between_loads: 200MB\n'));
+    expect(issues).toEqual([expect.objectContaining({ line: 3, column: 3, key: 'warehouse.cache_between_loads' })]);
+    expect(formatIssue(issues[0])).toMatch(/local\.yaml:3:3: warehouse\.cache_between_loads: must not be more than memory_limit \(128MB\)/);
+  });
+
+  test('sizes are read as DuckDB reads them', async () => {
+    const { sizeInBytes } = await import('../../src/config/index.js');
+    expect(sizeInBytes('64MB')).toBe(64_000_000);
+    expect(sizeInBytes('1.5 GiB')).toBe(1.5 * 2 ** 30);
+    expect(() => sizeInBytes('64')).toThrow(/a size such as/);
+  });
+});
