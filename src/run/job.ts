@@ -397,8 +397,14 @@ function isRetryablePostFailure(o: TaskOutcome): boolean {
   return !o.error.local && (c === 40202 || c >= 50000);
 }
 
-function modeOf(step: PipelineStep): TrackedTask['mode'] {
-  return step.collect === 'pingback' || step.collect === 'postback' ? step.collect : 'tasks_ready';
+/** How a step's (or a ledger task's) results are collected, as the collector tracks it. */
+function modeOf(of: { collect: PipelineStep['collect'] }): TrackedTask['mode'] {
+  return of.collect === 'pingback' || of.collect === 'postback' ? of.collect : 'tasks_ready';
+}
+
+/** A posted ledger task as the collector tracks it. */
+function trackedFromLedger(t: LedgerTask, mode: TrackedTask['mode']): TrackedTask {
+  return { key: t.key, serviceId: t.serviceId!, postId: t.endpointId, mode, ...variantOf(t) };
 }
 
 function variantOf(t: LedgerTask): { variant?: string } {
@@ -574,7 +580,7 @@ async function collectLeftovers(ctx: JobContext): Promise<void> {
     if (!missed.length) continue;
     left += missed.length;
     ctx.logger.warn({ tasks: missed.length, keys: missed.slice(0, 20).map((t) => t.key) }, 'posted tasks the collector did not account for: collecting them by id');
-    ctx.collector.fetchNow(missed.map((t) => ({ key: t.key, serviceId: t.serviceId!, postId: t.endpointId, mode: t.collect === 'pingback' || t.collect === 'postback' ? t.collect : 'tasks_ready', ...variantOf(t) })));
+    ctx.collector.fetchNow(missed.map((t) => trackedFromLedger(t, modeOf(t))));
   }
   if (!left) return;
   await ctx.collector.drain(Date.now() + ctx.config.collect.drain_timeout_ms);
@@ -587,7 +593,7 @@ async function resumeOutstanding(ctx: JobContext): Promise<void> {
   for await (const page of ctx.ledger.pages(ctx.runId, { states: ['posted', 'ready'] })) {
     const byKind = page.filter((t) => endpoint(t.endpointId).kind === 'task_post' && t.serviceId);
     // Their callbacks went to a receiver that is gone: the service lists them as ready instead.
-    ctx.collector.track(byKind.map((t) => ({ key: t.key, serviceId: t.serviceId!, postId: t.endpointId, mode: 'tasks_ready' as const, ...variantOf(t) })));
+    ctx.collector.track(byKind.map((t) => trackedFromLedger(t, 'tasks_ready')));
     earlier += byKind.length;
   }
   if (earlier) {

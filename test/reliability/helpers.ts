@@ -319,7 +319,6 @@ export function seeded(seed: number): () => number {
   };
 }
 
-/** Log lines of a child (pino JSON on stderr), parsed; other lines are skipped. */
 /**
  * What explains a failed child run, for an assertion message: its errors and task failures, then how it finished.
  * The tail of stderr is mostly retry warnings and rarely names the task that failed.
@@ -333,6 +332,7 @@ export function failureDigest(stderr: string, max = 6000): string {
   return keep.join('\n').slice(-max);
 }
 
+/** Log lines of a child (pino JSON on stderr), parsed; other lines are skipped. */
 export function logLines(stderr: string): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   for (const line of stderr.split('\n')) {
