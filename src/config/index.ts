@@ -20,6 +20,9 @@ export function sizeInBytes(s: string): number {
   return Math.round(Number(m[1]) * UNIT_BYTES[m[2].toLowerCase()]);
 }
 
+/** Below this a checkpoint of a night's WAL failed here (32MB, "failed to pin block"), which DuckDB treats as fatal. */
+const MIN_CHECKPOINT_MEMORY = 64e6;
+
 const priceSchema = z.strictObject({
   per_task: z.number().nonnegative(),
   per_extra_10_results: z.number().nonnegative().optional(),
@@ -46,11 +49,18 @@ export const configSchema = z.strictObject({
       dir: z.string().min(1),
       memory_limit: size,
       cache_between_loads: size,
+      checkpoint_wal: size,
+      checkpoint_memory: size,
     })
     .superRefine((w, ctx) => {
-      if (sizeInBytes(w.cache_between_loads) > sizeInBytes(w.memory_limit)) {
+      const limit = sizeInBytes(w.memory_limit);
+      if (sizeInBytes(w.cache_between_loads) > limit) {
         ctx.addIssue({ code: 'custom', path: ['cache_between_loads'], message: `must not be more than memory_limit (${w.memory_limit})` });
       }
+      if (sizeInBytes(w.checkpoint_memory) < MIN_CHECKPOINT_MEMORY) {
+        ctx.addIssue({ code: 'custom', path: ['checkpoint_memory'], message: 'must be at least 64MB: a DuckDB checkpoint that runs out of memory invalidates the database for the rest of the run' });
+      }
+      if (sizeInBytes(w.checkpoint_wal) < 1e6) ctx.addIssue({ code: 'custom', path: ['checkpoint_wal'], message: 'must be at least 1MB' });
     }),
   collect: z.strictObject({
     poll_min_ms: z.int().positive(),

@@ -7,13 +7,14 @@
  * Loading the same response twice therefore changes nothing, and a re-collected task (tasks_fixed) replaces
  * its earlier rows.
  */
-import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { TABLES, allColumns, table as tableDef, type TableDef } from '../normalize/catalog.js';
 import { normalizeTask, tablesOfTask, NormalizeStats, type CollectedTask, type Row } from '../normalize/extract.js';
 import { createTableSql, ensureSchema, q, type SchemaChange } from './ddl.js';
 import { appendRows } from './append.js';
+import { sizeInBytes } from '../config/index.js';
 
 export interface LoadOptions {
   runId: string;
@@ -110,11 +111,12 @@ export class Warehouse {
   private constructor(readonly file: string, private readonly instance: DuckDBInstance, readonly connection: DuckDBConnection) {}
 
   /** Opens (creating) a warehouse file; `:memory:` for tests. A DuckDB file is open in one process at a time. */
-  static async open(file: string, opts: { threads?: number; memoryLimit?: string } = {}): Promise<Warehouse> {
+  static async open(file: string, opts: { threads?: number; memoryLimit?: string; checkpointThreshold?: string } = {}): Promise<Warehouse> {
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
     const config: Record<string, string> = {};
     if (opts.threads) config.threads = String(opts.threads);
     if (opts.memoryLimit) config.memory_limit = opts.memoryLimit;
+    if (opts.checkpointThreshold) config.checkpoint_threshold = opts.checkpointThreshold;
     const instance = await DuckDBInstance.create(file, config);
     const connection = await instance.connect();
     const w = new Warehouse(file, instance, connection);
@@ -139,14 +141,55 @@ export class Warehouse {
   async trimCache(restBytes: number, memoryLimit: string): Promise<number> {
     const before = await this.memoryInUse();
     if (before <= restBytes) return before;
+    // When not all of it can be evicted now, DuckDB keeps the old limit; the next trim tries again.
+    await this.underMemoryLimit(restBytes, memoryLimit, async () => undefined);
+    return this.memoryInUse();
+  }
+
+  /**
+   * Runs `work` with DuckDB's memory limited to `bytes` (never above `memoryLimit`), then restores `memoryLimit`.
+   * Lowering the limit evicts cached blocks down to it first, and the limit holds for every connection meanwhile.
+   * When DuckDB cannot evict that much now (blocks pinned by an open transaction) it refuses the lower limit and
+   * `work` runs under the one it had.
+   */
+  async underMemoryLimit<T>(bytes: number, memoryLimit: string, work: () => Promise<T>): Promise<T> {
+    const kib = Math.max(1, Math.floor(Math.min(bytes, sizeInBytes(memoryLimit)) / 1024));
     try {
-      await this.connection.run(`SET memory_limit = '${Math.max(1, Math.floor(restBytes / 1024))}KiB'`);
-    } catch {
-      /* not all of it could be evicted now (DuckDB then keeps the old limit); the next trim tries again */
+      await this.connection.run(`SET memory_limit = '${kib}KiB'`).catch(() => undefined);
+      return await work();
     } finally {
       await this.connection.run(`SET memory_limit = '${memoryLimit}'`);
     }
-    return this.memoryInUse();
+  }
+
+  /** Bytes in the write-ahead log now: what the next checkpoint writes into the file. */
+  walBytes(): number {
+    if (this.file === ':memory:') return 0;
+    try {
+      return statSync(`${this.file}.wal`).size;
+    } catch {
+      return 0;
+    }
+  }
+
+  /**
+   * Checkpoints with DuckDB's memory limited to `memoryBytes` (see underMemoryLimit). DuckDB keeps what a
+   * checkpoint reads and writes cached up to its limit, so at the full limit each checkpoint of a long night
+   * lifted the process's memory by up to that limit; the blocks are in the file afterwards, and a smaller limit
+   * only evicts them sooner. Returns false, having done nothing, while another connection has a write open
+   * (DuckDB refuses then; the caller tries again after its next write). A checkpoint that runs out of memory is
+   * fatal to the DuckDB instance: `memoryBytes` must leave room (config: at least 64MB).
+   */
+  async checkpoint(memoryBytes: number, memoryLimit: string): Promise<boolean> {
+    return this.underMemoryLimit(memoryBytes, memoryLimit, async () => {
+      try {
+        await this.connection.run('CHECKPOINT');
+        return true;
+      } catch (err) {
+        if (/other write transactions active/i.test(String((err as Error).message))) return false;
+        throw err;
+      }
+    });
   }
 
   /** Another connection to the same database: a DuckDB transaction spans one connection, so the ledger's own
@@ -253,10 +296,13 @@ export class Warehouse {
     if (!/^\d{4}-\d{2}-\d{2}$/.test(snapshotDate)) throw new Error(`exportParquet: snapshotDate: must be YYYY-MM-DD, got '${snapshotDate}'`);
     if (!/^[A-Za-z0-9._-]+$/.test(runId)) throw new Error(`exportParquet: runId: only letters, digits, '.', '_' and '-' go in a file name, got '${runId}'`);
     const out: { table: string; file: string; rows: number }[] = [];
-    // Rows go out in no promised order, without a sort, and in row groups of PARQUET_ROW_GROUP rows: sorting by
-    // _id, or keeping insertion order across threads, held the whole table (or large slices of it) in memory and
-    // made the export the peak of a night (measured on a 100,000-task warehouse at memory_limit 128MB: +230 MB
-    // RSS and 6-14 s CPU sorted, +136 MB and 2.2 s like this).
+    // Rows go out in no promised order, without a sort, and in row groups bounded in bytes as well as rows
+    // (PARQUET_ROW_GROUP_BYTES, which DuckDB allows only without insertion order): sorting by _id, or keeping
+    // insertion order across threads, held the whole table (or large slices of it) in memory and made the export
+    // the peak of a night (measured on a 100,000-task warehouse at memory_limit 128MB: +230 MB RSS and 6-14 s CPU
+    // sorted, +136 MB and 2.2 s unsorted), and what each export thread buffers is a row group: exporting a
+    // 100,000-task night's rows lifted RSS by 354 MB with groups of 122,880 rows, 194 MB with 30,720 rows, and
+    // 135 MB with 122,880 rows or 4 MiB, whichever comes first, in the same time.
     const previous = (await this.connection.runAndReadAll(`SELECT current_setting('preserve_insertion_order')`)).getRows()[0][0];
     await this.connection.run('SET preserve_insertion_order = false');
     try {
@@ -282,7 +328,7 @@ export class Warehouse {
       // Catalog columns in catalog order and type, never `*`: a column added later by schema evolution sits at the
       // end of the DuckDB table, but every file of a table must carry one schema (docs/parquet.md).
       const cols = allColumns(t).map((c) => `CAST(${q(c.name)} AS ${c.type}) AS ${q(c.name)}`).join(', ');
-      await this.connection.run(`COPY (SELECT ${cols} FROM ${q(t.name)}${where}) TO '${tmp.replace(/'/g, "''")}' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${Math.max(2048, Math.floor(opts.rowGroupSize ?? PARQUET_ROW_GROUP))})`);
+      await this.connection.run(`COPY (SELECT ${cols} FROM ${q(t.name)}${where}) TO '${tmp.replace(/'/g, "''")}' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${Math.max(2048, Math.floor(opts.rowGroupSize ?? PARQUET_ROW_GROUP))}, ROW_GROUP_SIZE_BYTES ${PARQUET_ROW_GROUP_BYTES})`);
       await opts.beforeRename?.(tmp, file);
       renameSync(tmp, file);
       out.push({ table: t.name, file, rows });
@@ -295,10 +341,13 @@ export class Warehouse {
   }
 }
 
+/** Most rows in a Parquet row group (DuckDB's default, a multiple of its 2,048-row vector). */
+export const PARQUET_ROW_GROUP = 122_880;
 /**
- * Rows per Parquet row group (a multiple of DuckDB's 2,048-row vector): what one export thread buffers before
- * writing (DuckDB's default is 122,880). */
-export const PARQUET_ROW_GROUP = 30_720;
+ * Most bytes (as DuckDB holds the rows in memory, before compression) in a Parquet row group: what one export
+ * thread buffers before writing. Narrow tables reach PARQUET_ROW_GROUP first, wide ones this.
+ */
+export const PARQUET_ROW_GROUP_BYTES = 4 * 2 ** 20;
 
 export function tableDefs(): readonly TableDef[] {
   return TABLES;

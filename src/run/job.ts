@@ -128,7 +128,8 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
   let progress: Progress | undefined;
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   try {
-    warehouse = await Warehouse.open(paths.work, { memoryLimit: config.warehouse.memory_limit });
+    // DuckDB's own checkpoint at commit stays as a safety net for writes outside loads (see restWarehouse).
+    warehouse = await Warehouse.open(paths.work, { memoryLimit: config.warehouse.memory_limit, checkpointThreshold: `${Math.ceil((4 * sizeInBytes(config.warehouse.checkpoint_wal)) / 1024)}KiB` });
     await warehouse.ensureSchema();
     const ledgerConn = await warehouse.connect();
     const ledger = await Ledger.open(ledgerConn);
@@ -225,7 +226,9 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     const summary = await ledger.summary(runId);
     const tableRows = await warehouse.tableCounts();
     ledgerConn.closeSync();
-    await warehouse.connection.run('CHECKPOINT');
+    if (!(await warehouse.checkpoint(sizeInBytes(config.warehouse.checkpoint_memory), config.warehouse.memory_limit))) {
+      throw new Error('could not checkpoint the working warehouse before publishing it: another connection has a write open');
+    }
     warehouse.close();
     warehouse = undefined;
     await publishWarehouse({ workPath: paths.work, publishedPath: paths.published, statements: curatedViews(), beforeRename: () => pauseAt('publish', env) });
@@ -556,13 +559,26 @@ function loadResults(ctx: JobContext, results: CollectedResult[], keys?: string[
       },
     });
     mergeSummary(ctx.load, summary);
-    await ctx.warehouse.trimCache(sizeInBytes(ctx.config.warehouse.cache_between_loads), ctx.config.warehouse.memory_limit);
+    await restWarehouse(ctx);
     ctx.progress.add('collected', keys ? keys.length : results.length);
     ctx.progress.add('loaded', keys ? (ok.length ? keys.length : 0) : ok.length);
     ctx.progress.add('failed', keys ? (ok.length ? 0 : keys.length) : bad.length);
   });
   ctx.loading = run.catch(() => undefined);
   return run;
+}
+
+/**
+ * Between two loads (which are serialised, so no load is open now): checkpoint once the WAL has grown to
+ * warehouse.checkpoint_wal, with DuckDB's memory limited to warehouse.checkpoint_memory, then let its cache shrink
+ * to warehouse.cache_between_loads. At DuckDB's own checkpoint (at commit, under the whole memory_limit) each
+ * checkpoint of a long night was its peak. A checkpoint refused because a ledger write is open is tried again
+ * after the next load.
+ */
+async function restWarehouse(ctx: JobContext): Promise<void> {
+  const w = ctx.config.warehouse;
+  if (ctx.warehouse.walBytes() >= sizeInBytes(w.checkpoint_wal)) await ctx.warehouse.checkpoint(sizeInBytes(w.checkpoint_memory), w.memory_limit);
+  await ctx.warehouse.trimCache(sizeInBytes(w.cache_between_loads), w.memory_limit);
 }
 
 /**

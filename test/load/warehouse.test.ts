@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Warehouse } from '../../src/load/warehouse.js';
+import { PARQUET_ROW_GROUP, Warehouse } from '../../src/load/warehouse.js';
 import { keywordTask, merchantTask, technologyTask, onpageTask, eventsTask, listTasks, task } from '../normalize/fixtures.js';
 import { dumpTables } from './helpers.js';
 
@@ -125,6 +125,19 @@ describe('Parquet export', () => {
     const back = await w.connection.runAndReadAll(`SELECT count(DISTINCT _id)::INT FROM read_parquet('${kw.file}')`);
     expect(back.getRows()[0][0]).toBe(7_000);
   });
+
+  it('bounds row groups in bytes: a table with more than 4 MiB of rows gets several groups of fewer rows than the row cap', async () => {
+    const w = await warehouse();
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-pq-'));
+    tmp.push(dir);
+    await w.loadTasks(Array.from({ length: 60 }, (_, i) => keywordTask(`K${i}`, 700, 0)), { runId: 'r1' });
+    const kw = (await w.exportParquet(dir, '2026-01-15', 'r1')).find((f) => f.table === 'keyword_data')!;
+    expect(kw.rows).toBe(42_000);
+    expect(kw.rows).toBeLessThan(PARQUET_ROW_GROUP);
+    const groups = (await w.connection.runAndReadAll(`SELECT row_group_id, max(row_group_num_rows)::INT FROM parquet_metadata('${kw.file}') GROUP BY ALL`)).getRows();
+    expect(groups.length).toBeGreaterThanOrEqual(2);
+    expect(groups.reduce((n, [, rows]) => n + (rows as number), 0)).toBe(42_000);
+  }, 60_000);
 });
 
 describe('Warehouse.trimCache', () => {
@@ -148,5 +161,75 @@ describe('Warehouse.trimCache', () => {
     expect(n.getRows()[0].map(Number)).toEqual([1_500_000, 1_500_000]);
     // Below the resting size nothing is done.
     expect(await w.trimCache(512e6, '256MB')).toBeLessThanOrEqual(512e6);
+  }, 60_000);
+});
+
+describe('Warehouse.checkpoint', () => {
+  const limitOf = async (w: Warehouse) => String((await w.connection.runAndReadAll(`SELECT current_setting('memory_limit')`)).getRows()[0][0]);
+
+  it('writes the WAL into the file under the lowered limit, leaves that much cached at most, and restores memory_limit', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-ckpt-'));
+    tmp.push(dir);
+    const w = await Warehouse.open(path.join(dir, 'w.duckdb'), { memoryLimit: '256MB', checkpointThreshold: '1GB' });
+    open.push(w);
+    expect(String((await w.connection.runAndReadAll(`SELECT current_setting('checkpoint_threshold')`)).getRows()[0][0])).toMatch(/^(1\.0 ?GB|953\.[0-9] ?MiB)$/);
+    // In transactions of less than a row group, as a night's loads write them: they go through the WAL.
+    await w.connection.run('CREATE TABLE big (id BIGINT, s VARCHAR)');
+    for (let i = 0; i < 15; i++) await w.connection.run(`INSERT INTO big SELECT range AS id, md5(range::VARCHAR) || md5((range + 1)::VARCHAR) AS s FROM range(${i * 100_000}, ${(i + 1) * 100_000})`);
+    expect(w.walBytes()).toBeGreaterThan(10e6);
+    const limitBefore = await limitOf(w);
+    expect(await w.checkpoint(64e6, '256MB')).toBe(true);
+    expect(w.walBytes()).toBe(0);
+    expect(await w.memoryInUse()).toBeLessThanOrEqual(64e6);
+    expect(await limitOf(w)).toBe(limitBefore);
+    const n = await w.connection.runAndReadAll('SELECT count(*), count(DISTINCT s) FROM big');
+    expect(n.getRows()[0].map(Number)).toEqual([1_500_000, 1_500_000]);
+  }, 60_000);
+
+  it('runs CHECKPOINT while the lowered limit is in effect, never above memory_limit', async () => {
+    const w = await Warehouse.open(':memory:');
+    open.push(w);
+    // memory_limit is the instance's: another connection reads what the statement runs under.
+    const probe = await w.connect();
+    const ran: string[] = [];
+    const run = w.connection.run.bind(w.connection);
+    w.connection.run = async (sql: string, ...rest: unknown[]) => {
+      const limit = (await probe.runAndReadAll(`SELECT current_setting('memory_limit')`)).getRows()[0][0];
+      ran.push(`${sql.trim()} -> ${String(limit)}`);
+      return run(sql, ...(rest as []));
+    };
+    expect(await w.checkpoint(96e6, '256MB')).toBe(true);
+    expect(await w.checkpoint(512e6, '128MB')).toBe(true);
+    expect(ran.map((r) => r.split(' -> ')[0])).toEqual([
+      `SET memory_limit = '93750KiB'`, 'CHECKPOINT', `SET memory_limit = '256MB'`,
+      `SET memory_limit = '125000KiB'`, 'CHECKPOINT', `SET memory_limit = '128MB'`,
+    ]);
+    // The limit each CHECKPOINT started under.
+    expect(ran[1].split(' -> ')[1]).toMatch(/^(91\.5 ?MiB|93\.7 ?MB|93750 ?KiB)$/);
+    expect(ran[4].split(' -> ')[1]).toMatch(/^(119\.2 ?MiB|122\.0 ?MiB|125\.0 ?MB)$/);
+    probe.closeSync();
+  });
+
+  it('does nothing and says so while another connection has a write open, and checkpoints once it is committed', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-ckpt-'));
+    tmp.push(dir);
+    const w = await Warehouse.open(path.join(dir, 'w.duckdb'), { memoryLimit: '256MB', checkpointThreshold: '1GB' });
+    open.push(w);
+    await w.connection.run('CREATE TABLE t AS SELECT range AS id FROM range(100000)');
+    const other = await w.connect();
+    await other.run('BEGIN TRANSACTION');
+    // An update, as the ledger's writes are (DuckDB checkpoints beside an open transaction that only appends).
+    await other.run('UPDATE t SET id = -1 WHERE id = 0');
+    const wal = w.walBytes();
+    expect(wal).toBeGreaterThan(0);
+    const limitBefore = await limitOf(w);
+    expect(await w.checkpoint(64e6, '256MB')).toBe(false);
+    expect(w.walBytes()).toBe(wal);
+    expect(await limitOf(w)).toBe(limitBefore);
+    await other.run('COMMIT');
+    other.closeSync();
+    expect(await w.checkpoint(64e6, '256MB')).toBe(true);
+    expect(w.walBytes()).toBe(0);
+    expect((await w.connection.runAndReadAll('SELECT count(*)::INT, min(id)::INT FROM t')).getRows()[0]).toEqual([100_000, -1]);
   }, 60_000);
 });

@@ -65,6 +65,16 @@ describe('warehouse memory', () => {
     expect(formatIssue(issues[0])).toMatch(/local\.yaml:3:3: warehouse\.cache_between_loads: must not be more than memory_limit \(128MB\)/);
   });
 
+  test('checkpoint_memory under 64MB and checkpoint_wal under 1MB are refused where written; above memory_limit is allowed', () => {
+    const issues = configIssues(project('warehouse:\n  checkpoint_wal: 512KB\n  checkpoint_memory: 32MB\n'));
+    expect(issues.map((i) => [i.key, i.line])).toEqual([['warehouse.checkpoint_memory', 3], ['warehouse.checkpoint_wal', 2]]);
+    expect(formatIssue(issues[0])).toMatch(/local\.yaml:3:3: warehouse\.checkpoint_memory: must be at least 64MB: a DuckDB checkpoint that runs out of memory invalidates/);
+    expect(formatIssue(issues[1])).toMatch(/local\.yaml:2:3: warehouse\.checkpoint_wal: must be at least 1MB/);
+    // The smaller of the two is used: a lower memory_limit alone is not an error.
+    const w = loadConfig({ root: project('warehouse:\n  memory_limit: 100MB\n  cache_between_loads: 50MB\n'), env: {} }).warehouse;
+    expect([w.memory_limit, w.checkpoint_memory, w.checkpoint_wal]).toEqual(['100MB', '128MB', '16MB']);
+  });
+
   test('sizes are read as DuckDB reads them', async () => {
     const { sizeInBytes } = await import('../../src/config/index.js');
     expect(sizeInBytes('64MB')).toBe(64_000_000);
