@@ -141,7 +141,6 @@ export class Warehouse {
   async trimCache(restBytes: number, memoryLimit: string): Promise<number> {
     const before = await this.memoryInUse();
     if (before <= restBytes) return before;
-    // When not all of it can be evicted now, DuckDB keeps the old limit; the next trim tries again.
     await this.underMemoryLimit(restBytes, memoryLimit, async () => undefined);
     return this.memoryInUse();
   }

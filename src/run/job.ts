@@ -226,7 +226,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     const summary = await ledger.summary(runId);
     const tableRows = await warehouse.tableCounts();
     ledgerConn.closeSync();
-    if (!(await warehouse.checkpoint(sizeInBytes(config.warehouse.checkpoint_memory), config.warehouse.memory_limit))) {
+    if (!(await checkpointWarehouse(ctx))) {
       throw new Error('could not checkpoint the working warehouse before publishing it: another connection has a write open');
     }
     warehouse.close();
@@ -577,8 +577,14 @@ function loadResults(ctx: JobContext, results: CollectedResult[], keys?: string[
  */
 async function restWarehouse(ctx: JobContext): Promise<void> {
   const w = ctx.config.warehouse;
-  if (ctx.warehouse.walBytes() >= sizeInBytes(w.checkpoint_wal)) await ctx.warehouse.checkpoint(sizeInBytes(w.checkpoint_memory), w.memory_limit);
+  if (ctx.warehouse.walBytes() >= sizeInBytes(w.checkpoint_wal)) await checkpointWarehouse(ctx);
   await ctx.warehouse.trimCache(sizeInBytes(w.cache_between_loads), w.memory_limit);
+}
+
+/** A checkpoint under warehouse.checkpoint_memory (Warehouse.checkpoint): false while another write is open. */
+function checkpointWarehouse(ctx: JobContext): Promise<boolean> {
+  const w = ctx.config.warehouse;
+  return ctx.warehouse.checkpoint(sizeInBytes(w.checkpoint_memory), w.memory_limit);
 }
 
 /**
