@@ -30,6 +30,8 @@ export interface CollectedResult {
   endpointId: string;
   task: ApiTask;
   version: string;
+  /** The ledger's key of the task, when the collector tracked it (the ledger finds a task faster by key than by id). */
+  key?: string;
 }
 
 export interface TrackedTask {
@@ -518,7 +520,7 @@ export class Collector {
     // Leaving `pending` here is what makes a second postback or pingback of the same task a no-op.
     this.pending.delete(t.serviceId);
     this.settling.set(t.serviceId, (t as Pending).stored ? t.postId : undefined);
-    this.buffer.push(r);
+    this.buffer.push({ ...r, key: t.key });
     if (this.buffer.length >= (this.o.batchSize ?? 200)) void this.flush();
     else this.flushWhenQuiet();
   }

@@ -12,7 +12,7 @@
  * transaction: a DuckDB transaction covers every statement on its connection.
  */
 import { randomUUID } from 'node:crypto';
-import { listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { DOUBLE, LIST, listValue, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import type { CollectMode, Paging, PlannedTask } from '../pipeline/types.js';
 import { LEDGER_DDL, TASK_STATES, type RunStatus, type TaskState } from './schema.js';
 
@@ -198,27 +198,67 @@ const strings = (xs: readonly string[]) => listValue([...xs]);
 const KEY_FORMAT = /^[0-9a-f]{24}$/;
 
 /**
- * Moves tasks (matched by key or service id within a run) from one of `from` to `to`, setting `<to>_at`.
- * No BEGIN/COMMIT: it joins whatever transaction the connection is in. Returns the keys that moved.
- * The keys are selected first and updated by a join: an UPDATE with RETURNING costs several times more.
+ * The seq numbers a set of tasks lies within (seq is unique in the ledger and grows with planning). Given to a
+ * write, it finds its tasks by that range first instead of scanning the run: the cost of a batch's state change
+ * then stays the same whatever the size of the run or of the ledger's history.
  */
-async function move(conn: DuckDBConnection, runId: string, refs: readonly TaskRef[], from: readonly TaskState[], to: TaskState, now: Date, extra = ''): Promise<string[]> {
-  if (refs.length === 0) return [];
+export interface SeqSpan {
+  from: number;
+  to: number;
+}
+
+export function seqSpan(tasks: readonly { seq: number }[]): SeqSpan | undefined {
+  if (tasks.length === 0) return undefined;
+  let from = tasks[0].seq;
+  let to = from;
+  for (const t of tasks) {
+    if (t.seq < from) from = t.seq;
+    if (t.seq > to) to = t.seq;
+  }
+  return { from, to };
+}
+
+/**
+ * The condition that picks a write's tasks; the refs are parameter `$at` and a span's bounds follow it. Within a
+ * narrow span (refs are then keys), the key list is checked on the few rows of the range only. Otherwise a
+ * semi-join on the key (and on the service id, unless `keys` says the refs are keys or every ref looks like one)
+ * reads the whole run. A wide span gains nothing: each row in it would be checked against the whole list.
+ */
+function matchRefs(refs: readonly string[], span: SeqSpan | undefined, at: number, opts: { keys?: boolean } = {}): { sql: string; values: DuckDBValue[] } {
+  if (span && span.to - span.from < 8 * refs.length + 64) {
+    return { sql: `seq BETWEEN $${at + 1} AND $${at + 2} AND list_contains($${at}::VARCHAR[], task_key)`, values: [strings(refs), span.from, span.to] };
+  }
   // Keys and service ids look different; matching only the column the refs can be is several times faster.
-  const allKeys = refs.every((r) => KEY_FORMAT.test(r));
-  const match = allKeys
-    ? 'task_key IN (SELECT unnest($3::VARCHAR[]))'
-    : 'task_key IN (SELECT unnest($3::VARCHAR[])) OR service_id IN (SELECT unnest($3::VARCHAR[]))';
-  const selected = await rows(conn, `SELECT task_key FROM _tasks WHERE run_id = $1 AND list_contains($2::VARCHAR[], state) AND (${match})`, [runId, strings(from), strings(refs)]);
+  const sql = opts.keys || refs.every((r) => KEY_FORMAT.test(r))
+    ? `task_key IN (SELECT unnest($${at}::VARCHAR[]))`
+    : `(task_key IN (SELECT unnest($${at}::VARCHAR[])) OR service_id IN (SELECT unnest($${at}::VARCHAR[])))`;
+  return { sql, values: [strings(refs)] };
+}
+
+/**
+ * Moves tasks (matched by key or service id within a run) from one of `from` to `to`, setting `<to>_at`. With
+ * `span`, refs are keys of tasks within it (see SeqSpan). No BEGIN/COMMIT: it joins whatever transaction the
+ * connection is in. Returns the keys that moved. The keys are selected first and updated by key: an UPDATE with
+ * RETURNING costs several times more.
+ */
+async function move(conn: DuckDBConnection, runId: string, refs: readonly TaskRef[], from: readonly TaskState[], to: TaskState, now: Date, extra = '', span?: SeqSpan): Promise<string[]> {
+  if (refs.length === 0) return [];
+  const match = matchRefs(refs, span, 3);
+  const selected = await rows(conn, `SELECT task_key FROM _tasks WHERE run_id = $1 AND list_contains($2::VARCHAR[], state) AND ${match.sql}`, [runId, strings(from), ...match.values]);
   const keys = selected.map((x) => String(x.task_key));
-  if (keys.length === 0) return [];
-  await conn.run(
-    `UPDATE _tasks SET state = $1, ${to}_at = $2::TIMESTAMP, updated_at = $2::TIMESTAMP${extra}
-     FROM (SELECT unnest($5::VARCHAR[]) AS k) v
-     WHERE _tasks.run_id = $3 AND _tasks.task_key = v.k AND list_contains($4::VARCHAR[], _tasks.state)`,
-    [to, ts(now), runId, strings(from), strings(keys)],
-  );
+  if (keys.length) await moveKeys(conn, runId, keys, from, to, now, extra, span);
   return keys;
+}
+
+/** The UPDATE of move, for refs known to be keys: how many tasks moved. */
+async function moveKeys(conn: DuckDBConnection, runId: string, keys: readonly string[], from: readonly TaskState[], to: TaskState, now: Date, extra: string, span?: SeqSpan): Promise<number> {
+  const byKey = matchRefs(keys, span, 5, { keys: true });
+  const r = await conn.run(
+    `UPDATE _tasks SET state = $1, ${to}_at = $2::TIMESTAMP, updated_at = $2::TIMESTAMP${extra}
+     WHERE run_id = $3 AND list_contains($4::VARCHAR[], state) AND ${byKey.sql}`,
+    [to, ts(now), runId, strings(from), ...byKey.values],
+  );
+  return Number(r.rowsChanged);
 }
 
 /** Completed and waiting to be fetched (listed by tasks_ready, or announced by a pingback). In-transaction safe. */
@@ -237,10 +277,14 @@ export function markCollected(conn: DuckDBConnection, runId: string, refs: reado
 
 /**
  * The result's rows are written. Call it in the transaction that writes them. Also from `loaded` (a re-parsed
- * task from tasks_fixed is loaded again). In-transaction safe.
+ * task from tasks_fixed is loaded again). With `collected`, the result came in with its rows: one move does what
+ * markCollected (`pages` included) and markLoaded do, and a task already loaded keeps when it was collected and
+ * its pages. In-transaction safe.
  */
-export function markLoaded(conn: DuckDBConnection, runId: string, refs: readonly TaskRef[], opts: { now?: Date } = {}): Promise<string[]> {
-  return move(conn, runId, refs, ['posted', 'ready', 'collected', 'loaded'], 'loaded', opts.now ?? new Date());
+export function markLoaded(conn: DuckDBConnection, runId: string, refs: readonly TaskRef[], opts: { now?: Date; collected?: boolean; pages?: number } = {}): Promise<string[]> {
+  const pages = opts.pages !== undefined ? `, pages = CASE WHEN state = 'loaded' THEN pages ELSE pages + ${Math.max(0, Math.floor(opts.pages))} END` : '';
+  const extra = opts.collected ? `, collected_at = CASE WHEN state = 'loaded' THEN collected_at ELSE $2::TIMESTAMP END${pages}` : '';
+  return move(conn, runId, refs, ['posted', 'ready', 'collected', 'loaded'], 'loaded', opts.now ?? new Date(), extra);
 }
 
 /** A task the service answered with an error (status >= 40000, or no result). In-transaction safe. */
@@ -269,20 +313,45 @@ export async function markFailed(conn: DuckDBConnection, runId: string, failures
  * separate commits would leave an answer that was paid for but never loaded). No BEGIN/COMMIT. Returns the keys
  * that moved.
  */
-export async function markPosted(conn: DuckDBConnection, runId: string, posted: readonly { key: string; serviceId: string; cost: number }[], opts: { now?: Date } = {}): Promise<string[]> {
-  if (posted.length === 0) return [];
-  const selected = await rows(conn, `SELECT task_key FROM _tasks WHERE run_id = $1 AND state = 'posting' AND task_key IN (SELECT unnest($2::VARCHAR[]))`, [runId, strings(posted.map((p) => p.key))]);
-  const moving = new Set(selected.map((x) => String(x.task_key)));
-  const set = posted.filter((p) => moving.has(p.key));
-  if (set.length === 0) return [];
-  await conn.run(
-    `UPDATE _tasks SET state = 'posted', service_id = v.sid, cost = v.c, posted_at = $1::TIMESTAMP, updated_at = $1::TIMESTAMP,
-            error_code = NULL, error_message = NULL
-     FROM (SELECT unnest($2::VARCHAR[]) AS k, unnest($3::VARCHAR[]) AS sid, unnest($4::DOUBLE[]) AS c) v
-     WHERE _tasks.run_id = $5 AND _tasks.task_key = v.k AND _tasks.state = 'posting'`,
-    [ts(opts.now ?? new Date()), strings(set.map((p) => p.key)), strings(set.map((p) => p.serviceId)), listValue(set.map((p) => p.cost)), runId],
+export async function markPosted(conn: DuckDBConnection, runId: string, posted: readonly PostedTask[], opts: { now?: Date; span?: SeqSpan } = {}): Promise<string[]> {
+  const byKey = new Map<string, PostedTask>();
+  for (const p of posted) if (!byKey.has(p.key)) byKey.set(p.key, p);
+  if (byKey.size === 0) return [];
+  const set = [...byKey.values()];
+  const now = ts(opts.now ?? new Date());
+  const match = matchRefs([...byKey.keys()], opts.span, 5, { keys: true });
+  // Updated first, selected only when some task was not `posting`: one statement for a batch in the usual case.
+  // Each row takes its service id and cost from the lists by the position of its key: no join.
+  const r = await conn.run(
+    `UPDATE _tasks SET state = 'posted', service_id = list_extract($2::VARCHAR[], list_position($5::VARCHAR[], task_key)),
+            cost = list_extract($3::DOUBLE[], list_position($5::VARCHAR[], task_key)),
+            posted_at = $4::TIMESTAMP, updated_at = $4::TIMESTAMP, error_code = NULL, error_message = NULL
+     WHERE run_id = $1 AND state = 'posting' AND ${match.sql}`,
+    [runId, strings(set.map((p) => p.serviceId)), listValue(set.map((p) => p.cost)), now, ...match.values],
+    COSTS_AT_3,
   );
-  return set.map((p) => p.key);
+  if (Number(r.rowsChanged) === set.length) return set.map((p) => p.key);
+  // Those this call moved carry its time and the service id it gave them.
+  const again = matchRefs([...byKey.keys()], opts.span, 4, { keys: true });
+  const moved = await rows(
+    conn,
+    `SELECT task_key FROM _tasks WHERE run_id = $1 AND state = 'posted' AND posted_at = $3::TIMESTAMP
+       AND service_id = list_extract($2::VARCHAR[], list_position($4::VARCHAR[], task_key)) AND ${again.sql}`,
+    [runId, strings(set.map((p) => p.serviceId)), now, ...again.values],
+  );
+  const keys = new Set(moved.map((x) => String(x.task_key)));
+  return set.filter((p) => keys.has(p.key)).map((p) => p.key);
+}
+
+/** Binds parameter 3 as DOUBLE[]: a list is otherwise typed by its first element, and [0, 0.5] fails as INTEGER[]. */
+const COSTS_AT_3: DuckDBType[] = [];
+COSTS_AT_3[2] = LIST(DOUBLE);
+
+/** A task the service accepted: its id and the cost it reported. */
+export interface PostedTask {
+  key: string;
+  serviceId: string;
+  cost: number;
 }
 
 export interface OpenRunInput {
@@ -383,7 +452,8 @@ export class Ledger {
     await this.conn.run(`CREATE TEMP TABLE ${staging} (k VARCHAR, s INTEGER, st VARCHAR, si INTEGER, e VARCHAR, c VARCHAR, p VARCHAR, pg VARCHAR, tg VARCHAR, ut VARCHAR, pr DOUBLE)`);
     try {
       for (const [runId, list] of byRun) {
-        const [{ next }] = await rows(this.conn, `SELECT coalesce(max(seq), -1)::INTEGER + 1 AS next FROM _tasks WHERE run_id = ?`, [runId]);
+        // seq grows across runs, not per run: a run's rows then hold a range of their own (see SeqSpan).
+        const [{ next }] = await rows(this.conn, `SELECT coalesce(max(seq), -1)::INTEGER + 1 AS next FROM _tasks`);
         const appender = await this.conn.createAppender(staging, 'main', 'temp');
         list.forEach((t, i) => {
           appender.appendVarchar(t.key);
@@ -423,33 +493,24 @@ export class Ledger {
    * Marks planned tasks `posting` and commits, BEFORE their batch is sent. Only the returned keys may be sent:
    * a key already posting or posted (by an earlier attempt) is left out, so nothing is posted twice.
    */
-  async beginPost(runId: string, keys: readonly string[]): Promise<{ batchId: string; keys: string[] }> {
+  async beginPost(runId: string, keys: readonly string[], opts: { span?: SeqSpan } = {}): Promise<{ batchId: string; keys: string[] }> {
     const batchId = randomUUID();
-    const moved = await this.atomically(() => move(this.conn, runId, keys, ['planned'], 'posting', this.now(), `, batch_id = '${batchId}', attempts = attempts + 1`));
+    const unique = [...new Set(keys)];
+    if (unique.length === 0) return { batchId, keys: [] };
+    const moved = await this.atomically(async () => {
+      // Updated first, selected only when some task was not `planned`: one statement for a batch in the usual case.
+      const n = await moveKeys(this.conn, runId, unique, ['planned'], 'posting', this.now(), `, batch_id = '${batchId}', attempts = attempts + 1`, opts.span);
+      if (n === unique.length) return unique;
+      const r = await rows(this.conn, `SELECT task_key FROM _tasks WHERE run_id = ? AND batch_id = ? ORDER BY seq`, [runId, batchId]);
+      return r.map((x) => String(x.task_key));
+    });
     return { batchId, keys: moved };
   }
 
   /** The service accepted these tasks: its id and the cost it reported. Commits before the next batch is sent. */
-  async recordPosted(runId: string, posted: readonly { key: string; serviceId: string; cost: number }[]): Promise<string[]> {
+  async recordPosted(runId: string, posted: readonly PostedTask[], opts: { span?: SeqSpan } = {}): Promise<string[]> {
     if (posted.length === 0) return [];
-    return this.atomically(async () => {
-      const selected = await rows(
-        this.conn,
-        `SELECT task_key FROM _tasks WHERE run_id = $1 AND state = 'posting' AND task_key IN (SELECT unnest($2::VARCHAR[]))`,
-        [runId, strings(posted.map((p) => p.key))],
-      );
-      const moving = new Set(selected.map((x) => String(x.task_key)));
-      const rowsToSet = posted.filter((p) => moving.has(p.key));
-      if (rowsToSet.length === 0) return [];
-      await this.conn.run(
-        `UPDATE _tasks SET state = 'posted', service_id = v.sid, cost = v.c, posted_at = $1::TIMESTAMP, updated_at = $1::TIMESTAMP,
-                error_code = NULL, error_message = NULL
-         FROM (SELECT unnest($2::VARCHAR[]) AS k, unnest($3::VARCHAR[]) AS sid, unnest($4::DOUBLE[]) AS c) v
-         WHERE _tasks.run_id = $5 AND _tasks.task_key = v.k AND _tasks.state = 'posting'`,
-        [ts(this.now()), strings(rowsToSet.map((p) => p.key)), strings(rowsToSet.map((p) => p.serviceId)), listValue(rowsToSet.map((p) => p.cost)), runId],
-      );
-      return rowsToSet.map((p) => p.key);
-    });
+    return this.atomically(() => markPosted(this.conn, runId, posted, { now: this.now(), ...opts }));
   }
 
   /** Runs the statements of one ledger write as one transaction, committed before it returns. */
@@ -476,6 +537,7 @@ export class Ledger {
    * a 5xx-range code) they go back to `planned` with the error kept, to be posted again; otherwise `failed`.
    */
   async recordPostFailed(runId: string, failures: readonly (Failure & { retry?: boolean })[]): Promise<string[]> {
+    if (failures.length === 0) return [];
     return this.atomically(() => this.postFailed(runId, failures));
   }
 
@@ -553,23 +615,18 @@ export class Ledger {
    * task is read at once, so the job itself pages.
    */
   async tasks(runId: string, filter: TaskFilter & { limit?: number; after?: TaskPosition } = {}): Promise<LedgerTask[]> {
-    const r = await rows(
-      this.conn,
-      `SELECT * FROM _tasks WHERE run_id = ?
-         AND (? IS NULL OR list_contains(?::VARCHAR[], state))
-         AND (? IS NULL OR step = ?)
-         AND (? IS NULL OR list_contains(?::VARCHAR[], collect))
-         AND (?::INTEGER IS NULL OR step_index > ?::INTEGER OR (step_index = ?::INTEGER AND seq > ?::INTEGER))
-       ORDER BY step_index, seq LIMIT ?`,
-      [
-        runId,
-        filter.states ? strings(filter.states) : null, filter.states ? strings(filter.states) : null,
-        filter.step ?? null, filter.step ?? null,
-        filter.collect ? strings(filter.collect) : null, filter.collect ? strings(filter.collect) : null,
-        filter.after?.stepIndex ?? null, filter.after?.stepIndex ?? null, filter.after?.stepIndex ?? null, filter.after?.seq ?? null,
-        filter.limit ?? 2_147_483_647,
-      ],
-    );
+    // Only the conditions asked for: DuckDB pushes plain ones into its scan, not `? IS NULL OR ...` forms.
+    const where = ['run_id = ?'];
+    const values: DuckDBValue[] = [runId];
+    if (filter.states) where.push('list_contains(?::VARCHAR[], state)'), values.push(strings(filter.states));
+    if (filter.step !== undefined) where.push('step = ?'), values.push(filter.step);
+    if (filter.collect) where.push('list_contains(?::VARCHAR[], collect)'), values.push(strings(filter.collect));
+    if (filter.after) {
+      where.push('step_index >= ?', '(step_index > ? OR seq > ?)');
+      values.push(filter.after.stepIndex, filter.after.stepIndex, filter.after.seq);
+    }
+    values.push(filter.limit ?? 2_147_483_647);
+    const r = await rows(this.conn, `SELECT * FROM _tasks WHERE ${where.join(' AND ')} ORDER BY step_index, seq LIMIT ?`, values);
     return r.map(toTask);
   }
 

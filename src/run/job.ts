@@ -24,7 +24,7 @@ import type { ApiTask } from '../api/envelope.js';
 import { Collector, type AmbiguousTask, type CollectedResult, type TrackedTask } from '../collect/index.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../collect/webhook.js';
 import { credentialsFor, loadConfig, sizeInBytes, type Config } from '../config/index.js';
-import { Ledger, acquireRunLock, markCollected, markFailed, markLoaded, markPosted, type LedgerTask, type PollScope, type RunSummary, type WaitingTask } from '../ledger/index.js';
+import { Ledger, acquireRunLock, markFailed, markLoaded, markPosted, seqSpan, type LedgerTask, type PollScope, type RunSummary, type WaitingTask } from '../ledger/index.js';
 import { Warehouse, emptySummary, mergeSummary, type LoadSummary } from '../load/index.js';
 import { budgetAllows, batchCost, expandStepChunks, loadPipeline, runIdFor, tasksPerPost, utcDate, type Pipeline, type PipelineStep } from '../pipeline/index.js';
 import { publishWarehouse, warehousePaths } from '../publish/index.js';
@@ -305,8 +305,11 @@ async function postStep(ctx: JobContext, step: PipelineStep): Promise<void> {
   // they were read at once); the walk starts past each page, so a batch refused back to `planned` waits for the
   // next pass, as it did when the list was read whole.
   for await (const page of ledger.pages(runId, { states: ['planned'], step: step.name }, per * POST_PAGE_BATCHES)) {
+    // What the run has spent is summed over its tasks once a page, then kept up to date with what each batch
+    // reported: summing it before every batch made posting slower the larger the run.
+    let spent = await ledger.spentUsd(runId);
     for (let i = 0; i < page.length; i += per) {
-      await postBatch(ctx, step, page.slice(i, i + per), callbacks);
+      spent += await postBatch(ctx, step, page.slice(i, i + per), callbacks, spent);
       if (ctx.budgetStopped) return;
     }
   }
@@ -315,21 +318,24 @@ async function postStep(ctx: JobContext, step: PipelineStep): Promise<void> {
 /** Batches of a step read from the ledger at once while posting (Ledger.pages). */
 const POST_PAGE_BATCHES = 10;
 
-/** Posts one batch: `posting` committed before the POST, `posted` (or the refusals) before the next batch. */
-async function postBatch(ctx: JobContext, step: PipelineStep, chunk: LedgerTask[], callbacks: ReturnType<typeof callbacksFor>): Promise<void> {
+/**
+ * Posts one batch (`spent`: what the run has spent so far): `posting` committed before the POST, `posted` (or the
+ * refusals) before the next batch. Returns the cost the service reported for it.
+ */
+async function postBatch(ctx: JobContext, step: PipelineStep, chunk: LedgerTask[], callbacks: ReturnType<typeof callbacksFor>, spent: number): Promise<number> {
   const { ledger, runId, client, collector, logger } = ctx;
-  const spent = await ledger.spentUsd(runId);
   if (!budgetAllows(spent, batchCost(chunk), ctx.pipeline.budgetUsd)) {
     ctx.budgetStopped = true;
     const notPosted = (await ledger.countTasks(runId, { states: ['planned'], step: step.name })).reduce((n, g) => n + g.count, 0);
     logger.warn({ step: step.name, spent_usd: spent, next_batch_usd: batchCost(chunk), budget_usd: ctx.pipeline.budgetUsd, not_posted: notPosted },
       'budget reached: no more tasks are posted; what was posted is still collected');
-    return;
+    return 0;
   }
-  const { keys } = await ledger.beginPost(runId, chunk.map((t) => t.key));
+  const span = seqSpan(chunk);
+  const { keys } = await ledger.beginPost(runId, chunk.map((t) => t.key), { span });
   const allowed = new Set(keys);
   const send = chunk.filter((t) => allowed.has(t.key));
-  if (!send.length) return;
+  if (!send.length) return 0;
   // The receiver's address changes between attempts of a run; the body gets the current one.
   const bodies = send.map((t) => ({ ...t.params, ...(callbacks ?? {}) }));
   const outcomes = await client.postTasks(step.endpointId, bodies);
@@ -343,7 +349,7 @@ async function postBatch(ctx: JobContext, step: PipelineStep, chunk: LedgerTask[
     else if (o.error.ambiguous && t.tag) ambiguous.push({ key: t.key, tag: t.tag, postId: step.endpointId, mode: modeOf(step), ...variantOf(t) });
     else failed.push({ ref: t.key, code: o.error.code, message: o.error.message, retry: isRetryablePostFailure(o) });
   });
-  await ledger.recordPosted(runId, posted);
+  await ledger.recordPosted(runId, posted, { span });
   // Retryable refusals (rate limit, 5xx-range at cost 0) the client already retried go back to planned with
   // their code and message, to be posted again by a later pass or `resume`; the others fail.
   await ledger.recordPostFailed(runId, failed);
@@ -361,6 +367,7 @@ async function postBatch(ctx: JobContext, step: PipelineStep, chunk: LedgerTask[
     const t = sentByKey.get(p.key)!;
     return { key: p.key, serviceId: p.serviceId, postId: step.endpointId, mode: modeOf(step), ...variantOf(t) };
   }));
+  return posted.reduce((s, p) => s + p.cost, 0);
 }
 
 /** Planned task_post tasks left (refused with a retryable answer, or an unclear POST the service never showed). */
@@ -542,7 +549,7 @@ function loadResults(ctx: JobContext, results: CollectedResult[], keys?: string[
     const ok: CollectedResult[] = [];
     const bad: CollectedResult[] = [];
     for (const r of results) (!isTaskError(r.task.status_code) && Array.isArray(r.task.result) ? ok : bad).push(r);
-    const refsOk = keys ?? ok.map((r) => r.task.id);
+    const refsOk = keys ?? ok.map((r) => r.key ?? r.task.id);
     const summary = await ctx.warehouse.loadTasks(results, {
       runId: ctx.runId,
       engines: ENGINE_NAMES(ctx.config),
@@ -551,9 +558,8 @@ function loadResults(ctx: JobContext, results: CollectedResult[], keys?: string[
         if (keys && bad.length && !ok.length) {
           await markFailed(conn, ctx.runId, keys.map((k) => ({ ref: k, code: bad[0].task.status_code, message: bad[0].task.status_message })));
         } else {
-          await markCollected(conn, ctx.runId, refsOk, pages !== undefined ? { pages } : {});
-          await markLoaded(conn, ctx.runId, refsOk);
-          if (!keys && bad.length) await markFailed(conn, ctx.runId, bad.map((r) => ({ ref: r.task.id, code: r.task.status_code, message: r.task.status_message })));
+          await markLoaded(conn, ctx.runId, refsOk, { collected: true, ...(pages !== undefined ? { pages } : {}) });
+          if (!keys && bad.length) await markFailed(conn, ctx.runId, bad.map((r) => ({ ref: r.key ?? r.task.id, code: r.task.status_code, message: r.task.status_message })));
         }
         await pauseAt('load', ctx.env);
       },

@@ -75,6 +75,9 @@ describe('a collector with a store', () => {
     expect(await collector.outstanding()).toBe(120);
     expect(await collector.drain(Date.now() + 20_000)).toBe(0);
     expect(loaded.map((r) => r.task.id).sort()).toEqual(tasks.map((t) => t.serviceId).sort());
+    // Each result names its ledger key (the job's ledger finds a task by key without reading the whole run).
+    const keyOf = new Map(tasks.map((t) => [t.serviceId, t.key]));
+    expect(loaded.map((r) => r.key)).toEqual(loaded.map((r) => keyOf.get(r.task.id)));
     expect(store.tasks.size).toBe(0);
     expect(collector.held).toBe(0);
     // While collecting it held the tasks being fetched and recorded, never all of them.

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { Ledger, markCollected, markFailed, markLoaded, markReady, toPlannedTask } from '../../src/ledger/index.js';
+import { Ledger, markCollected, markFailed, markLoaded, markReady, seqSpan, toPlannedTask } from '../../src/ledger/index.js';
 import type { PlannedTask } from '../../src/pipeline/index.js';
 
 const RUN = 'nightly-2024-05-01';
@@ -208,5 +208,66 @@ describe('transactions and resume', () => {
     expect((await ledger.beginPost(RUN, hexKeys(250))).keys.sort()).toEqual(hexKeys(250).slice(200));
     expect(await ledger.spentUsd(RUN)).toBe(0.06);
     expect(await ledger.countsByState(RUN)).toEqual({ planned: 0, posting: 150, posted: 100, ready: 0, collected: 0, loaded: 0, failed: 0 });
+  });
+});
+
+describe('writes that find their tasks by seq span', () => {
+  test('seq grows across runs; a batch posted with its span moves only its run\'s tasks, and the same keys of another run stay as they were', async () => {
+    const { conn } = await warehouse();
+    const ledger = await Ledger.open(conn, { clock });
+    const other = 'nightly-2024-04-30';
+    for (const runId of [other, RUN]) {
+      await ledger.openRun({ runId, pipeline: 'nightly', runDate: runId.slice(-10) });
+      await ledger.planTasks(hexKeys(300).map((k) => task(k, { runId })));
+    }
+    const mine = await ledger.tasks(RUN);
+    expect(mine.map((t) => t.seq)).toEqual(Array.from({ length: 300 }, (_, i) => 300 + i));
+    expect((await ledger.tasks(other)).map((t) => t.seq)).toEqual(Array.from({ length: 300 }, (_, i) => i));
+
+    const batch = mine.slice(100, 200);
+    const span = seqSpan(batch);
+    expect(span).toEqual({ from: 400, to: 499 });
+    expect((await ledger.beginPost(RUN, batch.map((t) => t.key), { span })).keys).toEqual(batch.map((t) => t.key));
+    // Some of them again, with one more: only the new one moves (found by the batch id, not by the count).
+    const again = mine.slice(195, 205);
+    expect((await ledger.beginPost(RUN, again.map((t) => t.key), { span: seqSpan(again) })).keys).toEqual(again.slice(5).map((t) => t.key));
+    const posted = await ledger.recordPosted(RUN, batch.slice(0, 3).map((t, i) => ({ key: t.key, serviceId: `svc-${i}`, cost: 0.5 })), { span });
+    expect(posted).toEqual(batch.slice(0, 3).map((t) => t.key));
+    // Already posted, or not posting at all (still planned): nothing moves, and the ids stay those first given.
+    const notPosting = mine[0];
+    expect(await ledger.recordPosted(RUN, [{ key: batch[0].key, serviceId: 'svc-x', cost: 9 }, { key: batch[3].key, serviceId: 'svc-3', cost: 0.5 }, { key: notPosting.key, serviceId: 'svc-y', cost: 9 }], { span: seqSpan([batch[0], batch[3], notPosting]) }))
+      .toEqual([batch[3].key]);
+    expect(await ledger.byKey(RUN, batch[0].key)).toMatchObject({ state: 'posted', serviceId: 'svc-0', cost: 0.5 });
+    expect(await ledger.byKey(RUN, notPosting.key)).toMatchObject({ state: 'planned', serviceId: null });
+    expect(await ledger.spentUsd(RUN)).toBe(2);
+    expect(await ledger.countsByState(RUN)).toMatchObject({ planned: 195, posting: 101, posted: 4 });
+    expect(await ledger.countsByState(other)).toMatchObject({ planned: 300, posting: 0, posted: 0 });
+  });
+
+  test('a span much wider than its keys is not used to search: the keys are still found by a semi-join', async () => {
+    const { conn } = await warehouse();
+    const ledger = await Ledger.open(conn, { clock });
+    await ledger.openRun({ runId: RUN, pipeline: 'nightly', runDate: '2024-05-01' });
+    await ledger.planTasks(hexKeys(400).map((k) => task(k)));
+    const all = await ledger.tasks(RUN);
+    const scattered = [all[0], all[399]];
+    expect((await ledger.beginPost(RUN, scattered.map((t) => t.key), { span: seqSpan(scattered) })).keys).toEqual(scattered.map((t) => t.key));
+    expect(await ledger.countsByState(RUN)).toMatchObject({ planned: 398, posting: 2 });
+  });
+
+  test('markLoaded with collected: one move sets collected and loaded (and pages); a task loaded before keeps when it was collected', async () => {
+    const { conn } = await warehouse();
+    const ledger = await Ledger.open(conn, { clock });
+    await ledger.openRun({ runId: RUN, pipeline: 'nightly', runDate: '2024-05-01' });
+    await ledger.planTasks(keys(3).map((k) => task(k)));
+    await ledger.beginPost(RUN, keys(3));
+    await ledger.recordPosted(RUN, keys(3).map((k) => ({ key: k, serviceId: `svc-${k}`, cost: 0 })));
+    const first = clock();
+    expect((await markLoaded(conn, RUN, ['svc-k000', 'k001'], { now: first, collected: true, pages: 2 })).sort()).toEqual(['k000', 'k001']);
+    expect(await ledger.byKey(RUN, 'k000')).toMatchObject({ state: 'loaded', collectedAt: first.toISOString(), loadedAt: first.toISOString(), pages: 2 });
+    const later = clock();
+    expect((await markLoaded(conn, RUN, ['k000', 'k002'], { now: later, collected: true, pages: 1 })).sort()).toEqual(['k000', 'k002']);
+    expect(await ledger.byKey(RUN, 'k000')).toMatchObject({ collectedAt: first.toISOString(), loadedAt: later.toISOString(), pages: 2 });
+    expect(await ledger.byKey(RUN, 'k002')).toMatchObject({ collectedAt: later.toISOString(), loadedAt: later.toISOString(), pages: 1 });
   });
 });
