@@ -107,6 +107,18 @@ export function stageTasks(tasks: readonly CollectedTask[], ctx: { runId: string
   return staged;
 }
 
+/** What a lean export leaves cached after each table: room for another connection's small statements meanwhile. */
+const EXPORT_CACHE_KEPT = 16 * 2 ** 20;
+
+export interface ExportOptions {
+  /** Every run's rows, not only this run's. */
+  all?: boolean;
+  rowGroupSize?: number;
+  /** Each table exported with DuckDB's memory limited to `memoryBytes` (see underMemoryLimit), its cache emptied after. */
+  lean?: { memoryBytes: number; memoryLimit: string };
+  beforeRename?: (tmp: string, file: string) => Promise<void>;
+}
+
 export class Warehouse {
   private constructor(readonly file: string, private readonly instance: DuckDBInstance, readonly connection: DuckDBConnection) {}
 
@@ -291,7 +303,7 @@ export class Warehouse {
    * `<dir>/<table>/snapshot_date=<date>/part-<runId>.parquet` with DuckDB's COPY (zstd), under a hidden temporary
    * name first and renamed, so a reader never sees a partial file. Tables without rows get no file.
    */
-  async exportParquet(dir: string, snapshotDate: string, runId: string, opts: { all?: boolean; rowGroupSize?: number; beforeRename?: (tmp: string, file: string) => Promise<void> } = {}): Promise<{ table: string; file: string; rows: number }[]> {
+  async exportParquet(dir: string, snapshotDate: string, runId: string, opts: ExportOptions = {}): Promise<{ table: string; file: string; rows: number }[]> {
     if (!/^\d{4}-\d{2}-\d{2}$/.test(snapshotDate)) throw new Error(`exportParquet: snapshotDate: must be YYYY-MM-DD, got '${snapshotDate}'`);
     if (!/^[A-Za-z0-9._-]+$/.test(runId)) throw new Error(`exportParquet: runId: only letters, digits, '.', '_' and '-' go in a file name, got '${runId}'`);
     const out: { table: string; file: string; rows: number }[] = [];
@@ -312,7 +324,7 @@ export class Warehouse {
     return out;
   }
 
-  private async exportTables(dir: string, snapshotDate: string, runId: string, opts: { all?: boolean; rowGroupSize?: number; beforeRename?: (tmp: string, file: string) => Promise<void> }, out: { table: string; file: string; rows: number }[]): Promise<void> {
+  private async exportTables(dir: string, snapshotDate: string, runId: string, opts: ExportOptions, out: { table: string; file: string; rows: number }[]): Promise<void> {
     for (const t of TABLES) {
       const where = opts.all ? '' : ` WHERE _run_id = '${runId.replace(/'/g, "''")}'`;
       const count = await this.connection.runAndReadAll(`SELECT count(*) FROM ${q(t.name)}${where}`);
@@ -327,7 +339,20 @@ export class Warehouse {
       // Catalog columns in catalog order and type, never `*`: a column added later by schema evolution sits at the
       // end of the DuckDB table, but every file of a table must carry one schema (docs/parquet.md).
       const cols = allColumns(t).map((c) => `CAST(${q(c.name)} AS ${c.type}) AS ${q(c.name)}`).join(', ');
-      await this.connection.run(`COPY (SELECT ${cols} FROM ${q(t.name)}${where}) TO '${tmp.replace(/'/g, "''")}' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${Math.max(2048, Math.floor(opts.rowGroupSize ?? PARQUET_ROW_GROUP))}, ROW_GROUP_SIZE_BYTES ${PARQUET_ROW_GROUP_BYTES})`);
+      const copy = () => this.connection.run(`COPY (SELECT ${cols} FROM ${q(t.name)}${where}) TO '${tmp.replace(/'/g, "''")}' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${Math.max(2048, Math.floor(opts.rowGroupSize ?? PARQUET_ROW_GROUP))}, ROW_GROUP_SIZE_BYTES ${PARQUET_ROW_GROUP_BYTES})`);
+      if (opts.lean) {
+        // The blocks a table's export reads stay cached until the limit presses: under a low limit, and emptied
+        // after each table, they never add up across tables. A table the low limit cannot export goes again
+        // under the whole limit (the file is written anew).
+        const { memoryBytes, memoryLimit } = opts.lean;
+        await this.underMemoryLimit(memoryBytes, memoryLimit, copy).catch((err: Error) => {
+          if (!/out of memory/i.test(err.message)) throw err;
+          return copy();
+        });
+        await this.trimCache(EXPORT_CACHE_KEPT, memoryLimit);
+      } else {
+        await copy();
+      }
       await opts.beforeRename?.(tmp, file);
       renameSync(tmp, file);
       out.push({ table: t.name, file, rows });

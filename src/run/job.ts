@@ -12,6 +12,7 @@
 import path from 'node:path';
 import { mkdirSync, createWriteStream, readdirSync, rmSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import pino from 'pino';
 import { endpoint } from '../api/catalog.js';
 import { ApiClient, type TaskOutcome } from '../api/client.js';
@@ -221,7 +222,13 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
 
     // Exported before the run is marked finished: a crash during the export leaves the run for `resume`.
     removeStaleFiles(dataDir, paths.published, logger);
-    await warehouse.exportParquet(path.join(dataDir, 'parquet'), runDate, runId, { beforeRename: () => pauseAt('parquet', env) });
+    // Table by table under the memory kept between loads (warehouse.cache_between_loads): at the whole limit the
+    // blocks each table's export read stayed cached and added up, and the export was the peak of a night.
+    collectGarbage();
+    await warehouse.exportParquet(path.join(dataDir, 'parquet'), runDate, runId, {
+      lean: { memoryBytes: sizeInBytes(config.warehouse.cache_between_loads), memoryLimit: config.warehouse.memory_limit },
+      beforeRename: () => pauseAt('parquet', env),
+    });
     await ledger.finishRun(runId, status, note);
     const summary = await ledger.summary(runId);
     const tableRows = await warehouse.tableCounts();
@@ -591,6 +598,21 @@ async function restWarehouse(ctx: JobContext): Promise<void> {
 function checkpointWarehouse(ctx: JobContext): Promise<boolean> {
   const w = ctx.config.warehouse;
   return ctx.warehouse.checkpoint(sizeInBytes(w.checkpoint_memory), w.memory_limit);
+}
+
+/**
+ * A full garbage collection now, before the export takes memory outside the JS heap: the heap then holds what is
+ * live instead of garbage up to 1.5x that (100,000 tasks: 80 -> 49 MB). Forced collections cost far more CPU than
+ * V8's own (about 0.4 s each with 100 MB live, measured): once a night, not before every checkpoint, where they
+ * saved 44 MB of peak for 10% more CPU.
+ */
+let gc: (() => void) | undefined;
+function collectGarbage(): void {
+  if (!gc) {
+    setFlagsFromString('--expose-gc');
+    gc = runInNewContext('gc') as () => void;
+  }
+  gc();
 }
 
 /**

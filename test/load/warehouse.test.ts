@@ -140,6 +140,71 @@ describe('Parquet export', () => {
   }, 60_000);
 });
 
+describe('lean Parquet export', () => {
+  it('exports each table under the lowered limit and empties the cache after it: same files, limit restored, less cached than a plain export', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-lean-'));
+    tmp.push(dir);
+    const w = await Warehouse.open(path.join(dir, 'w.duckdb'), { memoryLimit: '256MB' });
+    open.push(w);
+    await w.ensureSchema();
+    await w.loadTasks(Array.from({ length: 40 }, (_, i) => keywordTask(`K${i}`, 700, 2)), { runId: 'r1' });
+    await w.connection.run('CHECKPOINT');
+    const limitOf = async () => String((await w.connection.runAndReadAll(`SELECT current_setting('memory_limit')`)).getRows()[0][0]);
+    const limitBefore = await limitOf();
+    const seen: string[] = [];
+    const run = w.connection.run.bind(w.connection);
+    w.connection.run = async (sql: string, ...rest: unknown[]) => {
+      if (/^(COPY|SET memory_limit)/.test(sql.trim())) seen.push(sql.trim().startsWith('COPY') ? 'COPY' : sql.trim());
+      return run(sql, ...(rest as []));
+    };
+    const lean = await w.exportParquet(path.join(dir, 'lean'), '2026-01-15', 'r1', { lean: { memoryBytes: 32 * 2 ** 20, memoryLimit: '256MB' } });
+    w.connection.run = run;
+    expect(await limitOf()).toBe(limitBefore);
+    expect(await w.memoryInUse()).toBeLessThanOrEqual(16 * 2 ** 20);
+    // Each COPY ran right after the limit went down to 32 MiB, and the limit came back after it.
+    const copies = seen.flatMap((x, i) => (x === 'COPY' ? [[seen[i - 1], seen[i + 1]]] : []));
+    expect(copies.length).toBe(lean.length);
+    for (const [before, after] of copies) {
+      expect(before).toBe(`SET memory_limit = '${32 * 1024}KiB'`);
+      expect(after).toBe(`SET memory_limit = '256MB'`);
+    }
+    const plain = await w.exportParquet(path.join(dir, 'plain'), '2026-01-15', 'r1');
+    expect(lean.map((f) => [f.table, f.rows])).toEqual(plain.map((f) => [f.table, f.rows]));
+    for (const f of lean) {
+      const other = plain.find((p) => p.table === f.table)!.file;
+      const diff = await w.connection.runAndReadAll(`SELECT count(*)::INT FROM ((FROM read_parquet('${f.file}') EXCEPT ALL FROM read_parquet('${other}')) UNION ALL (FROM read_parquet('${other}') EXCEPT ALL FROM read_parquet('${f.file}')))`);
+      expect(diff.getRows()[0][0]).toBe(0);
+    }
+  }, 60_000);
+
+  it('a table the lowered limit cannot export goes again under the whole limit', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-lean-'));
+    tmp.push(dir);
+    const w = await Warehouse.open(path.join(dir, 'w.duckdb'), { memoryLimit: '256MB' });
+    open.push(w);
+    await w.ensureSchema();
+    await w.loadTasks(Array.from({ length: 20 }, (_, i) => keywordTask(`K${i}`, 700, 2)), { runId: 'r1' });
+    let outOfMemory = 0;
+    const run = w.connection.run.bind(w.connection);
+    w.connection.run = async (sql: string, ...rest: unknown[]) => {
+      try {
+        return await run(sql, ...(rest as []));
+      } catch (err) {
+        if (/out of memory/i.test(String((err as Error).message))) outOfMemory++;
+        throw err;
+      }
+    };
+    // 1 KiB: no COPY fits.
+    const files = await w.exportParquet(path.join(dir, 'lean'), '2026-01-15', 'r1', { lean: { memoryBytes: 1024, memoryLimit: '256MB' } });
+    w.connection.run = run;
+    expect(outOfMemory).toBeGreaterThan(0);
+    expect(files.find((f) => f.table === 'keyword_data')!.rows).toBe(14_000);
+    const back = await w.connection.runAndReadAll(`SELECT count(*)::INT FROM read_parquet('${files.find((f) => f.table === 'keyword_data')!.file}')`);
+    expect(back.getRows()[0][0]).toBe(14_000);
+    expect(String((await w.connection.runAndReadAll(`SELECT current_setting('memory_limit')`)).getRows()[0][0])).toMatch(/^(256\.0 ?MB|244\.1 ?MiB)$/);
+  }, 60_000);
+});
+
 describe('Warehouse.trimCache', () => {
   it('evicts DuckDB cache down to the resting size, restores memory_limit, and loses no data', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-trim-'));
