@@ -251,6 +251,27 @@ describe('Warehouse.checkpoint', () => {
     expect(n.getRows()[0].map(Number)).toEqual([1_500_000, 1_500_000]);
   }, 60_000);
 
+  it('raises the lowered limit to twice the WAL when the log is bigger than half of it', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-ckpt-'));
+    tmp.push(dir);
+    const w = await Warehouse.open(path.join(dir, 'w.duckdb'), { memoryLimit: '256MB', checkpointThreshold: '1GB' });
+    open.push(w);
+    await w.connection.run('CREATE TABLE big (id BIGINT, s VARCHAR)');
+    for (let i = 0; i < 5; i++) await w.connection.run(`INSERT INTO big SELECT range AS id, md5(range::VARCHAR) AS s FROM range(${i * 100_000}, ${(i + 1) * 100_000})`);
+    const wal = w.walBytes();
+    expect(wal).toBeGreaterThan(4e6);
+    const sets: string[] = [];
+    const run = w.connection.run.bind(w.connection);
+    w.connection.run = async (sql: string, ...rest: unknown[]) => {
+      if (sql.startsWith('SET memory_limit')) sets.push(sql);
+      return run(sql, ...(rest as []));
+    };
+    expect(await w.checkpoint(1e6, '256MB')).toBe(true);
+    expect(sets).toEqual([`SET memory_limit = '${Math.floor((2 * wal) / 1024)}KiB'`, `SET memory_limit = '256MB'`]);
+    expect(w.walBytes()).toBe(0);
+    expect(Number((await w.connection.runAndReadAll('SELECT count(*) FROM big')).getRows()[0][0])).toBe(500_000);
+  }, 60_000);
+
   it('runs CHECKPOINT while the lowered limit is in effect, never above memory_limit', async () => {
     const w = await Warehouse.open(':memory:');
     open.push(w);

@@ -65,10 +65,10 @@ describe('warehouse memory', () => {
     expect(formatIssue(issues[0])).toMatch(/local\.yaml:3:3: warehouse\.cache_between_loads: must not be more than memory_limit \(128MB\)/);
   });
 
-  test('checkpoint_memory under 64MB and checkpoint_wal under 1MB are refused where written; above memory_limit is allowed', () => {
-    const issues = configIssues(project('warehouse:\n  checkpoint_wal: 512KB\n  checkpoint_memory: 32MB\n'));
+  test('checkpoint_memory under 128MB and checkpoint_wal under 1MB are refused where written; above memory_limit is allowed', () => {
+    const issues = configIssues(project('warehouse:\n  checkpoint_wal: 512KB\n  checkpoint_memory: 100MB\n'));
     expect(issues.map((i) => [i.key, i.line])).toEqual([['warehouse.checkpoint_memory', 3], ['warehouse.checkpoint_wal', 2]]);
-    expect(formatIssue(issues[0])).toMatch(/local\.yaml:3:3: warehouse\.checkpoint_memory: must be at least 64MB: a DuckDB checkpoint that runs out of memory invalidates/);
+    expect(formatIssue(issues[0])).toMatch(/local\.yaml:3:3: warehouse\.checkpoint_memory: must be at least 128MB: a DuckDB checkpoint that runs out of memory can invalidate/);
     expect(formatIssue(issues[1])).toMatch(/local\.yaml:2:3: warehouse\.checkpoint_wal: must be at least 1MB/);
     // The smaller of the two is used: a lower memory_limit alone is not an error.
     const w = loadConfig({ root: project('warehouse:\n  memory_limit: 100MB\n  cache_between_loads: 50MB\n'), env: {} }).warehouse;
