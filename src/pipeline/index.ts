@@ -169,6 +169,18 @@ export async function* expandStepChunks(pipeline: Pipeline, stepIndex: number, o
   if (chunk.length) yield chunk;
 }
 
+/**
+ * Drops what a step's list and file sources were read into at load, once a run has planned the step: a run holds
+ * one chunk of tasks, never a step's inputs (a file of 100,000 targets kept about 16 MB of the heap live for the
+ * rest of the night). Planning the step again reads its sources again.
+ */
+export function releaseStepInputs(step: PipelineStep): void {
+  for (const axis of step.axes) {
+    if (axis.kind === 'values') delete axis.values;
+    else delete axis.rows;
+  }
+}
+
 /** The step of a pipeline by name. */
 export function stepNamed(pipeline: Pipeline, name: string): PipelineStep | undefined {
   return pipeline.steps.find((s) => s.name === name);

@@ -205,8 +205,17 @@ export class SlidingPacer {
     const inWindow = this.entries.length - this.windowStart;
     if (inWindow > this._maxInWindow) this._maxInWindow = inWindow;
     // Rule 2 needs the last `calls` starts and the count needs the window's: drop what neither needs, in bulk.
-    const keepFrom = Math.min(this.entries.length - this.calls, this.windowStart);
-    if (keepFrom > Math.max(this.calls, 1024)) {
+    let keepFrom = Math.min(this.entries.length - this.calls, this.windowStart);
+    // A call that ended a window (and a tick) before this start can never hold back a later one under rule 2
+    // either: with a large `calls` (a limit scaled out of the way, or a big account) the log would otherwise keep
+    // every start of the night. Looked at every 1024 starts; an older call still in flight stops the look.
+    if (keepFrom <= Math.max(this.calls, 1024) && this._started % 1024 === 0) {
+      let ended = 0;
+      const before = at - this.windowMs - this.tick;
+      while (ended < this.windowStart && this.entries[ended].end !== undefined && this.entries[ended].end! <= before) ended++;
+      if (ended > 1024) keepFrom = ended;
+    }
+    if (keepFrom > Math.max(this.calls, 1024) || (keepFrom > 1024 && this._started % 1024 === 0)) {
       this.entries = this.entries.slice(keepFrom);
       this.windowStart -= keepFrom;
     }

@@ -27,7 +27,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../collect/webhook.j
 import { credentialsFor, loadConfig, sizeInBytes, type Config } from '../config/index.js';
 import { Ledger, acquireRunLock, markFailed, markLoaded, markPosted, seqSpan, type LedgerTask, type PollScope, type RunSummary, type WaitingTask } from '../ledger/index.js';
 import { Warehouse, emptySummary, mergeSummary, type LoadSummary } from '../load/index.js';
-import { budgetAllows, batchCost, expandStepChunks, loadPipeline, runIdFor, tasksPerPost, utcDate, type Pipeline, type PipelineStep } from '../pipeline/index.js';
+import { budgetAllows, batchCost, expandStepChunks, loadPipeline, releaseStepInputs, runIdFor, tasksPerPost, utcDate, type Pipeline, type PipelineStep } from '../pipeline/index.js';
 import { publishWarehouse, warehousePaths } from '../publish/index.js';
 import { curatedViews } from '../publish/views.js';
 import { RateLimiter } from '../queue/index.js';
@@ -284,6 +284,7 @@ async function runSteps(ctx: JobContext, opts: { postOnly?: boolean } = {}): Pro
         const { inserted } = await ctx.ledger.planTasks(tasks);
         ctx.progress.add('planned', inserted);
       }
+      releaseStepInputs(step);
     }
     if (step.kind === 'task_post') await postStep(ctx, step);
     // tasks_fixed lists re-parsed results of completed tasks: it runs after collection (recollectFixed).

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { expandStep, expandStepChunks, generateTasks, PipelineError, runIdFor, type Axis, type EnumeratedValue, type PlannedTask, type QueryFn } from '../../src/pipeline/index.js';
+import { expandStep, expandStepChunks, generateTasks, PipelineError, releaseStepInputs, runIdFor, type Axis, type EnumeratedValue, type PlannedTask, type QueryFn } from '../../src/pipeline/index.js';
 import { load, useMemoryDuckDB } from './helpers.js';
 
 // A run plans a step a chunk at a time and builds its tasks on demand, so a night of 100,000 tasks never holds
@@ -37,6 +37,36 @@ describe('planning a step in chunks', () => {
     expect(chunks.map((c) => c.length)).toEqual([500, 500, 500, 500, 200]);
     expect(chunks.flat().map((t) => t.key)).toEqual(whole.map((t) => t.key));
     expect(chunks.flat().map((t) => t.params)).toEqual(whole.map((t) => t.params));
+  });
+
+  test('a planned step lets go of its inputs (file and list values), and planning it again reads them again', async () => {
+    const { pipeline } = load(yaml('      target: { file: targets.txt }\n      location_code: [2840, 2826]'), { 'targets.txt': sites(30) });
+    const p = pipeline();
+    const before = (await collect(expandStepChunks(p, 0, { runId: RUN }, 25))).flat();
+    expect(p.steps[0].axes.map((a) => (a.kind === 'values' ? a.values?.length : a.rows?.length))).toEqual([30, 2]);
+    releaseStepInputs(p.steps[0]);
+    expect(p.steps[0].axes.map((a) => (a.kind === 'values' ? a.values : a.rows))).toEqual([undefined, undefined]);
+    const again = (await collect(expandStepChunks(p, 0, { runId: RUN }, 25))).flat();
+    expect(again).toHaveLength(60);
+    expect(again.map((t) => [t.key, t.params])).toEqual(before.map((t) => [t.key, t.params]));
+  });
+
+  test('a released file-rows step is read again too', async () => {
+    const rowsYaml = `name: demo
+budget_usd: 1000
+steps:
+  - name: sites
+    endpoint: keywords_for_site.task_post
+    params: { language_code: en }
+    rows: { file: targets.csv }
+`;
+    const { pipeline } = load(rowsYaml, { 'targets.csv': 'target,location_code\na.example.com,2840\nb.example.com,2826\n' });
+    const p = pipeline();
+    const before = (await collect(expandStepChunks(p, 0, { runId: RUN }))).flat();
+    expect(before).toHaveLength(2);
+    releaseStepInputs(p.steps[0]);
+    const again = (await collect(expandStepChunks(p, 0, { runId: RUN }))).flat();
+    expect(again.map((t) => [t.key, t.params])).toEqual(before.map((t) => [t.key, t.params]));
   });
 
   test('a broken rule anywhere in the step throws before the first chunk, so nothing of it is planned', async () => {

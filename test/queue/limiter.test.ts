@@ -178,6 +178,28 @@ describe('RateLimiter on a fake clock', () => {
     expect(limiter.stats()).toMatchObject({ started: 2, inFlight: 0, waiting: 0 });
   });
 
+  it('keeps a bounded log under a limit far above the calls made, and still counts every window right', async () => {
+    // A limit scaled out of the way (the bench) or a large account: rule 2 never binds, and the log must not keep
+    // every start of the night. 20,000 calls of 2 ms, one started every millisecond, against a 1 s window.
+    const clock = new FakeClock(0);
+    const pacer = new SlidingPacer({ calls: 1_000_000_000, windowMs: 1000, clock });
+    const logged = () => (pacer as unknown as { entries: unknown[] }).entries.length;
+    let most = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const slot = await pacer.reserve();
+      slot.start(clock.now());
+      const started = clock.now();
+      await clock.advance(1);
+      if (i >= 2) slot.end(started + 2);
+      else slot.end(started + 5_000); // two long calls early on: still in flight for a while, then ended
+      most = Math.max(most, logged());
+    }
+    expect(pacer.stats().started).toBe(20_000);
+    expect(pacer.stats().maxInWindow).toBe(1000);
+    expect(logged()).toBeLessThan(1000 + 2 * 1024 + 1);
+    expect(most).toBeLessThan(1000 + 2 * 1024 + 1 + 5_000);
+  });
+
   it('rejects a nonsensical configuration with the field named', () => {
     expect(() => new RateLimiter({ calls: 0, windowMs: 1000, concurrency: 1 })).toThrow(/calls must be a positive integer \(got 0\)/);
     expect(() => new RateLimiter({ calls: 10, windowMs: 1000, concurrency: 0 })).toThrow(/concurrency/);
