@@ -20,8 +20,7 @@ export function sizeInBytes(s: string): number {
   return Math.round(Number(m[1]) * UNIT_BYTES[m[2].toLowerCase()]);
 }
 
-/** Below this a checkpoint of a night's WAL failed here (32MB, "failed to pin block"), which DuckDB treats as fatal. */
-/** 64MB ran out of memory in a checkpoint of a live 100,000-task night (other connections share the limit). */
+/** Below this a checkpoint ran out of memory here (64MB, in a live 100,000-task night: other connections share the limit). */
 const MIN_CHECKPOINT_MEMORY = 128e6;
 
 const priceSchema = z.strictObject({

@@ -187,8 +187,8 @@ function toRun(r: Record<string, unknown>): RunRow {
   };
 }
 
-async function rows(conn: DuckDBConnection, sql: string, values: DuckDBValue[] = []): Promise<Record<string, unknown>[]> {
-  const reader = await conn.runAndReadAll(sql, values);
+async function rows(conn: DuckDBConnection, sql: string, values: DuckDBValue[] = [], types?: DuckDBType[]): Promise<Record<string, unknown>[]> {
+  const reader = await conn.runAndReadAll(sql, values, types);
   return reader.getRowObjectsJS() as Record<string, unknown>[];
 }
 
@@ -277,14 +277,14 @@ export function markCollected(conn: DuckDBConnection, runId: string, refs: reado
 
 /**
  * The result's rows are written. Call it in the transaction that writes them. Also from `loaded` (a re-parsed
- * task from tasks_fixed is loaded again). With `collected`, the result came in with its rows: one move does what
- * markCollected (`pages` included) and markLoaded do, and a task already loaded keeps when it was collected and
- * its pages. In-transaction safe.
+ * task from tasks_fixed is loaded again). With `collected` (and `pages`), the result came in with its rows: one
+ * move does what markCollected and markLoaded do, and a task already loaded keeps when it was collected and its
+ * pages. In-transaction safe.
  */
 export function markLoaded(conn: DuckDBConnection, runId: string, refs: readonly TaskRef[], opts: { now?: Date; collected?: boolean; pages?: number } = {}): Promise<string[]> {
+  const collected = opts.collected ? `, collected_at = CASE WHEN state = 'loaded' THEN collected_at ELSE $2::TIMESTAMP END` : '';
   const pages = opts.pages !== undefined ? `, pages = CASE WHEN state = 'loaded' THEN pages ELSE pages + ${Math.max(0, Math.floor(opts.pages))} END` : '';
-  const extra = opts.collected ? `, collected_at = CASE WHEN state = 'loaded' THEN collected_at ELSE $2::TIMESTAMP END${pages}` : '';
-  return move(conn, runId, refs, ['posted', 'ready', 'collected', 'loaded'], 'loaded', opts.now ?? new Date(), extra);
+  return move(conn, runId, refs, ['posted', 'ready', 'collected', 'loaded'], 'loaded', opts.now ?? new Date(), collected + pages);
 }
 
 /** A task the service answered with an error (status >= 40000, or no result). In-transaction safe. */
@@ -322,22 +322,24 @@ export async function markPosted(conn: DuckDBConnection, runId: string, posted: 
   const match = matchRefs([...byKey.keys()], opts.span, 5, { keys: true });
   // Updated first, selected only when some task was not `posting`: one statement for a batch in the usual case.
   // Each row takes its service id and cost from the lists by the position of its key: no join.
+  const values = [runId, strings(set.map((p) => p.serviceId)), listValue(set.map((p) => p.cost)), now, ...match.values];
   const r = await conn.run(
     `UPDATE _tasks SET state = 'posted', service_id = list_extract($2::VARCHAR[], list_position($5::VARCHAR[], task_key)),
             cost = list_extract($3::DOUBLE[], list_position($5::VARCHAR[], task_key)),
             posted_at = $4::TIMESTAMP, updated_at = $4::TIMESTAMP, error_code = NULL, error_message = NULL
      WHERE run_id = $1 AND state = 'posting' AND ${match.sql}`,
-    [runId, strings(set.map((p) => p.serviceId)), listValue(set.map((p) => p.cost)), now, ...match.values],
+    values,
     COSTS_AT_3,
   );
   if (Number(r.rowsChanged) === set.length) return set.map((p) => p.key);
-  // Those this call moved carry its time and the service id it gave them.
-  const again = matchRefs([...byKey.keys()], opts.span, 4, { keys: true });
+  // Those this call moved carry its time and the service id and cost it gave them.
   const moved = await rows(
     conn,
-    `SELECT task_key FROM _tasks WHERE run_id = $1 AND state = 'posted' AND posted_at = $3::TIMESTAMP
-       AND service_id = list_extract($2::VARCHAR[], list_position($4::VARCHAR[], task_key)) AND ${again.sql}`,
-    [runId, strings(set.map((p) => p.serviceId)), now, ...again.values],
+    `SELECT task_key FROM _tasks WHERE run_id = $1 AND state = 'posted' AND posted_at = $4::TIMESTAMP
+       AND service_id = list_extract($2::VARCHAR[], list_position($5::VARCHAR[], task_key))
+       AND cost = list_extract($3::DOUBLE[], list_position($5::VARCHAR[], task_key)) AND ${match.sql}`,
+    values,
+    COSTS_AT_3,
   );
   const keys = new Set(moved.map((x) => String(x.task_key)));
   return set.filter((p) => keys.has(p.key)).map((p) => p.key);

@@ -189,7 +189,7 @@ export class Warehouse {
    * lifted the process's memory by up to that limit; the blocks are in the file afterwards, and a smaller limit
    * only evicts them sooner. Returns false, having done nothing, while another connection has a write open
    * (DuckDB refuses then; the caller tries again after its next write). A checkpoint that runs out of memory is
-   * fatal to the DuckDB instance: `memoryBytes` must leave room (config: at least 64MB), and the limit is raised
+   * fatal to the DuckDB instance: `memoryBytes` must leave room (config: at least 128MB), and the limit is raised
    * to twice the WAL when that is more (one large load can leave a log bigger than the usual threshold; a
    * checkpoint of a 41 MB log ran out of memory at 32MB and was fine at 64MB).
    */

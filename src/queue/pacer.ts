@@ -209,13 +209,13 @@ export class SlidingPacer {
     // A call that ended a window (and a tick) before this start can never hold back a later one under rule 2
     // either: with a large `calls` (a limit scaled out of the way, or a big account) the log would otherwise keep
     // every start of the night. Looked at every 1024 starts; an older call still in flight stops the look.
-    if (keepFrom <= Math.max(this.calls, 1024) && this._started % 1024 === 0) {
-      let ended = 0;
+    const look = this._started % 1024 === 0;
+    if (look) {
       const before = at - this.windowMs - this.tick;
-      while (ended < this.windowStart && this.entries[ended].end !== undefined && this.entries[ended].end! <= before) ended++;
-      if (ended > 1024) keepFrom = ended;
+      keepFrom = Math.max(0, keepFrom);
+      while (keepFrom < this.windowStart && this.entries[keepFrom].end !== undefined && this.entries[keepFrom].end! <= before) keepFrom++;
     }
-    if (keepFrom > Math.max(this.calls, 1024) || (keepFrom > 1024 && this._started % 1024 === 0)) {
+    if (keepFrom > 1024 && (look || keepFrom > this.calls)) {
       this.entries = this.entries.slice(keepFrom);
       this.windowStart -= keepFrom;
     }

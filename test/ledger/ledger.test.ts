@@ -43,6 +43,14 @@ const hexKeys = (n: number) => Array.from({ length: n }, (_, i) => i.toString(16
 let clockMs = Date.parse('2024-05-01T02:00:00Z');
 const clock = () => new Date((clockMs += 1000));
 
+/** A ledger on the test clock with run RUN open, on a fresh warehouse (`file` or in memory). */
+async function ledgerWithRun(file?: string) {
+  const db = await warehouse(file);
+  const ledger = await Ledger.open(db.conn, { clock });
+  await ledger.openRun({ runId: RUN, pipeline: 'nightly', runDate: '2024-05-01' });
+  return { ...db, ledger };
+}
+
 describe('runs', () => {
   test('a run id opened again is a resume; runs list newest first; the last unfinished run', async () => {
     const { conn } = await warehouse();
@@ -66,9 +74,7 @@ describe('runs', () => {
 
 describe('task states', () => {
   test('planned -> posting -> posted -> ready -> collected -> loaded, with costs and by-id/by-tag lookups', async () => {
-    const { conn } = await warehouse();
-    const ledger = await Ledger.open(conn, { clock });
-    await ledger.openRun({ runId: RUN, pipeline: 'nightly', runDate: '2024-05-01' });
+    const { conn, ledger } = await ledgerWithRun();
     const planned = keys(5).map((k) => task(k, k === 'k001' ? { userTag: 'campaign-7', params: { keyword: 'x', tag: 'seo-etl/nightly/events/k001/campaign-7' } } : {}));
     expect(await ledger.planTasks(planned)).toEqual({ inserted: 5, existing: 0 });
     expect((await ledger.tasksToPost(RUN)).map((t) => t.key)).toEqual(keys(5));
@@ -118,9 +124,7 @@ describe('task states', () => {
   });
 
   test('post refusals: retryable ones go back to planned with the error kept, others fail; requeue and release', async () => {
-    const { conn } = await warehouse();
-    const ledger = await Ledger.open(conn, { clock });
-    await ledger.openRun({ runId: RUN, pipeline: 'nightly', runDate: '2024-05-01' });
+    const { ledger } = await ledgerWithRun();
     await ledger.planTasks(keys(4).map((k) => task(k)));
     await ledger.beginPost(RUN, keys(4));
     const moved = await ledger.recordPostFailed(RUN, [
@@ -139,9 +143,7 @@ describe('task states', () => {
   });
 
   test('live calls: posted with the first page cost, more pages add cost and pages', async () => {
-    const { conn } = await warehouse();
-    const ledger = await Ledger.open(conn, { clock });
-    await ledger.openRun({ runId: RUN, pipeline: 'nightly', runDate: '2024-05-01' });
+    const { conn, ledger } = await ledgerWithRun();
     const live = task('live1', { endpointId: 'domain_analytics.domains_by_html_terms.live', collect: 'live', price: 0.01, paging: { maxPages: 3, pageSize: 100 } });
     await ledger.planTasks([live]);
     await ledger.beginPost(RUN, ['live1']);
@@ -156,9 +158,7 @@ describe('task states', () => {
 
 describe('transactions and resume', () => {
   test('a result\'s rows and its state commit together: a rolled back load leaves the task collected', async () => {
-    const { conn, second } = await warehouse();
-    const ledger = await Ledger.open(conn, { clock });
-    await ledger.openRun({ runId: RUN, pipeline: 'nightly', runDate: '2024-05-01' });
+    const { conn, second, ledger } = await ledgerWithRun();
     await ledger.planTasks(keys(3).map((k) => task(k)));
     await ledger.beginPost(RUN, keys(3));
     await ledger.recordPosted(RUN, keys(2).map((k, i) => ({ key: k, serviceId: `sid-${i}`, cost: 0.0006 })));
@@ -187,9 +187,7 @@ describe('transactions and resume', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-ledger-'));
     const file = path.join(dir, 'warehouse.duckdb');
     {
-      const { conn } = await warehouse(file);
-      const ledger = await Ledger.open(conn, { clock });
-      await ledger.openRun({ runId: RUN, pipeline: 'nightly', runDate: '2024-05-01' });
+      const { conn, ledger } = await ledgerWithRun(file);
       await ledger.planTasks(hexKeys(250).map((k) => task(k)));
       const first = await ledger.beginPost(RUN, hexKeys(100));
       await ledger.recordPosted(RUN, first.keys.map((k) => ({ key: k, serviceId: `sid-${k}`, cost: 0.0006 })));
@@ -245,9 +243,7 @@ describe('writes that find their tasks by seq span', () => {
   });
 
   test('a span much wider than its keys is not used to search: the keys are still found by a semi-join', async () => {
-    const { conn } = await warehouse();
-    const ledger = await Ledger.open(conn, { clock });
-    await ledger.openRun({ runId: RUN, pipeline: 'nightly', runDate: '2024-05-01' });
+    const { ledger } = await ledgerWithRun();
     await ledger.planTasks(hexKeys(400).map((k) => task(k)));
     const all = await ledger.tasks(RUN);
     const scattered = [all[0], all[399]];
@@ -256,9 +252,7 @@ describe('writes that find their tasks by seq span', () => {
   });
 
   test('markLoaded with collected: one move sets collected and loaded (and pages); a task loaded before keeps when it was collected', async () => {
-    const { conn } = await warehouse();
-    const ledger = await Ledger.open(conn, { clock });
-    await ledger.openRun({ runId: RUN, pipeline: 'nightly', runDate: '2024-05-01' });
+    const { conn, ledger } = await ledgerWithRun();
     await ledger.planTasks(keys(3).map((k) => task(k)));
     await ledger.beginPost(RUN, keys(3));
     await ledger.recordPosted(RUN, keys(3).map((k) => ({ key: k, serviceId: `svc-${k}`, cost: 0 })));

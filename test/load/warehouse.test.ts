@@ -12,6 +12,38 @@ afterEach(() => {
   while (open.length) open.pop()!.close();
   while (tmp.length) rmSync(tmp.pop()!, { recursive: true, force: true });
 });
+function tempDir(prefix: string): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  tmp.push(dir);
+  return dir;
+}
+/** A warehouse in a file of its own temporary directory (both gone after the test). */
+async function fileWarehouse(prefix: string, opts: Parameters<typeof Warehouse.open>[1]): Promise<{ w: Warehouse; dir: string }> {
+  const dir = tempDir(prefix);
+  const w = await Warehouse.open(path.join(dir, 'w.duckdb'), opts);
+  open.push(w);
+  return { w, dir };
+}
+const limitOf = async (w: Warehouse) => String((await w.connection.runAndReadAll(`SELECT current_setting('memory_limit')`)).getRows()[0][0]);
+/**
+ * Has `before` see each statement run on the warehouse's main connection (it may await: the statement waits), and
+ * `failed` each error one throws; returns what puts the connection back.
+ */
+function watchRun(w: Warehouse, watch: { before?: (sql: string) => unknown; failed?: (err: Error) => void }): () => void {
+  const run = w.connection.run.bind(w.connection);
+  w.connection.run = async (sql: string, ...rest: unknown[]) => {
+    await watch.before?.(sql);
+    try {
+      return await run(sql, ...(rest as []));
+    } catch (err) {
+      watch.failed?.(err as Error);
+      throw err;
+    }
+  };
+  return () => {
+    w.connection.run = run;
+  };
+}
 async function warehouse(): Promise<Warehouse> {
   const w = await Warehouse.open(':memory:');
   open.push(w);
@@ -94,8 +126,7 @@ describe('schema evolution', () => {
 describe('Parquet export', () => {
   it('writes hive-partitioned zstd files per table for the run, renamed into place', async () => {
     const w = await warehouse();
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-pq-'));
-    tmp.push(dir);
+    const dir = tempDir('seo-etl-pq-');
     await w.loadTasks([keywordTask('K1', 4, 1), technologyTask('D1')], { runId: 'r1' });
     await w.loadTasks([keywordTask('K9', 2, 1)], { runId: 'r2' });
     const files = await w.exportParquet(dir, '2026-01-15', 'r1');
@@ -110,8 +141,7 @@ describe('Parquet export', () => {
 
   it('writes bounded row groups without sorting, and leaves the insertion-order setting as it found it', async () => {
     const w = await warehouse();
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-pq-'));
-    tmp.push(dir);
+    const dir = tempDir('seo-etl-pq-');
     const tasks = Array.from({ length: 10 }, (_, i) => keywordTask(`K${i}`, 700, 0));
     await w.loadTasks(tasks, { runId: 'r1' });
     const setting = async () => (await w.connection.runAndReadAll(`SELECT current_setting('preserve_insertion_order')::VARCHAR`)).getRows()[0][0];
@@ -128,8 +158,7 @@ describe('Parquet export', () => {
 
   it('bounds row groups in bytes: a table with more than 4 MiB of rows gets several groups of fewer rows than the row cap', async () => {
     const w = await warehouse();
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-pq-'));
-    tmp.push(dir);
+    const dir = tempDir('seo-etl-pq-');
     await w.loadTasks(Array.from({ length: 60 }, (_, i) => keywordTask(`K${i}`, 700, 0)), { runId: 'r1' });
     const kw = (await w.exportParquet(dir, '2026-01-15', 'r1')).find((f) => f.table === 'keyword_data')!;
     expect(kw.rows).toBe(42_000);
@@ -142,24 +171,16 @@ describe('Parquet export', () => {
 
 describe('lean Parquet export', () => {
   it('exports each table under the lowered limit and empties the cache after it: same files, limit restored, less cached than a plain export', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-lean-'));
-    tmp.push(dir);
-    const w = await Warehouse.open(path.join(dir, 'w.duckdb'), { memoryLimit: '256MB' });
-    open.push(w);
+    const { w, dir } = await fileWarehouse('seo-etl-lean-', { memoryLimit: '256MB' });
     await w.ensureSchema();
     await w.loadTasks(Array.from({ length: 40 }, (_, i) => keywordTask(`K${i}`, 700, 2)), { runId: 'r1' });
     await w.connection.run('CHECKPOINT');
-    const limitOf = async () => String((await w.connection.runAndReadAll(`SELECT current_setting('memory_limit')`)).getRows()[0][0]);
-    const limitBefore = await limitOf();
+    const limitBefore = await limitOf(w);
     const seen: string[] = [];
-    const run = w.connection.run.bind(w.connection);
-    w.connection.run = async (sql: string, ...rest: unknown[]) => {
-      if (/^(COPY|SET memory_limit)/.test(sql.trim())) seen.push(sql.trim().startsWith('COPY') ? 'COPY' : sql.trim());
-      return run(sql, ...(rest as []));
-    };
+    const restore = watchRun(w, { before: (sql) => /^(COPY|SET memory_limit)/.test(sql.trim()) && seen.push(sql.trim().startsWith('COPY') ? 'COPY' : sql.trim()) });
     const lean = await w.exportParquet(path.join(dir, 'lean'), '2026-01-15', 'r1', { lean: { memoryBytes: 32 * 2 ** 20, memoryLimit: '256MB' } });
-    w.connection.run = run;
-    expect(await limitOf()).toBe(limitBefore);
+    restore();
+    expect(await limitOf(w)).toBe(limitBefore);
     expect(await w.memoryInUse()).toBeLessThanOrEqual(16 * 2 ** 20);
     // Each COPY ran right after the limit went down to 32 MiB, and the limit came back after it.
     const copies = seen.flatMap((x, i) => (x === 'COPY' ? [[seen[i - 1], seen[i + 1]]] : []));
@@ -178,25 +199,14 @@ describe('lean Parquet export', () => {
   }, 60_000);
 
   it('a table the lowered limit cannot export goes again under the whole limit', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-lean-'));
-    tmp.push(dir);
-    const w = await Warehouse.open(path.join(dir, 'w.duckdb'), { memoryLimit: '256MB' });
-    open.push(w);
+    const { w, dir } = await fileWarehouse('seo-etl-lean-', { memoryLimit: '256MB' });
     await w.ensureSchema();
     await w.loadTasks(Array.from({ length: 20 }, (_, i) => keywordTask(`K${i}`, 700, 2)), { runId: 'r1' });
     let outOfMemory = 0;
-    const run = w.connection.run.bind(w.connection);
-    w.connection.run = async (sql: string, ...rest: unknown[]) => {
-      try {
-        return await run(sql, ...(rest as []));
-      } catch (err) {
-        if (/out of memory/i.test(String((err as Error).message))) outOfMemory++;
-        throw err;
-      }
-    };
+    const restore = watchRun(w, { failed: (err) => /out of memory/i.test(err.message) && outOfMemory++ });
     // 1 KiB: no COPY fits.
     const files = await w.exportParquet(path.join(dir, 'lean'), '2026-01-15', 'r1', { lean: { memoryBytes: 1024, memoryLimit: '256MB' } });
-    w.connection.run = run;
+    restore();
     expect(outOfMemory).toBeGreaterThan(0);
     expect(files.find((f) => f.table === 'keyword_data')!.rows).toBe(14_000);
     const back = await w.connection.runAndReadAll(`SELECT count(*)::INT FROM read_parquet('${files.find((f) => f.table === 'keyword_data')!.file}')`);
@@ -207,21 +217,17 @@ describe('lean Parquet export', () => {
 
 describe('Warehouse.trimCache', () => {
   it('evicts DuckDB cache down to the resting size, restores memory_limit, and loses no data', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-trim-'));
-    tmp.push(dir);
-    const w = await Warehouse.open(path.join(dir, 'w.duckdb'), { memoryLimit: '256MB' });
-    open.push(w);
+    const { w } = await fileWarehouse('seo-etl-trim-', { memoryLimit: '256MB' });
     // About 50 MB of table blocks, cached as a night's loads leave them (no checkpoint has dropped them yet).
     await w.connection.run(`SET checkpoint_threshold = '1GB'`);
     await w.connection.run(`CREATE TABLE big AS SELECT range AS id, md5(range::VARCHAR) || md5((range + 1)::VARCHAR) AS s FROM range(1500000)`);
     const before = await w.memoryInUse();
     expect(before).toBeGreaterThan(40e6);
-    const limitOf = async () => String((await w.connection.runAndReadAll(`SELECT current_setting('memory_limit')`)).getRows()[0][0]);
-    const limitBefore = await limitOf();
+    const limitBefore = await limitOf(w);
     const after = await w.trimCache(16e6, '256MB');
     expect(after).toBeLessThanOrEqual(16e6);
     expect(await w.memoryInUse()).toBe(after);
-    expect(await limitOf()).toBe(limitBefore);
+    expect(await limitOf(w)).toBe(limitBefore);
     const n = await w.connection.runAndReadAll('SELECT count(*), count(DISTINCT s) FROM big');
     expect(n.getRows()[0].map(Number)).toEqual([1_500_000, 1_500_000]);
     // Below the resting size nothing is done.
@@ -230,13 +236,8 @@ describe('Warehouse.trimCache', () => {
 });
 
 describe('Warehouse.checkpoint', () => {
-  const limitOf = async (w: Warehouse) => String((await w.connection.runAndReadAll(`SELECT current_setting('memory_limit')`)).getRows()[0][0]);
-
   it('writes the WAL into the file under the lowered limit, leaves that much cached at most, and restores memory_limit', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-ckpt-'));
-    tmp.push(dir);
-    const w = await Warehouse.open(path.join(dir, 'w.duckdb'), { memoryLimit: '256MB', checkpointThreshold: '1GB' });
-    open.push(w);
+    const { w } = await fileWarehouse('seo-etl-ckpt-', { memoryLimit: '256MB', checkpointThreshold: '1GB' });
     expect(String((await w.connection.runAndReadAll(`SELECT current_setting('checkpoint_threshold')`)).getRows()[0][0])).toMatch(/^(1\.0 ?GB|953\.[0-9] ?MiB)$/);
     // In transactions of less than a row group, as a night's loads write them: they go through the WAL.
     await w.connection.run('CREATE TABLE big (id BIGINT, s VARCHAR)');
@@ -252,20 +253,13 @@ describe('Warehouse.checkpoint', () => {
   }, 60_000);
 
   it('raises the lowered limit to twice the WAL when the log is bigger than half of it', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-ckpt-'));
-    tmp.push(dir);
-    const w = await Warehouse.open(path.join(dir, 'w.duckdb'), { memoryLimit: '256MB', checkpointThreshold: '1GB' });
-    open.push(w);
+    const { w } = await fileWarehouse('seo-etl-ckpt-', { memoryLimit: '256MB', checkpointThreshold: '1GB' });
     await w.connection.run('CREATE TABLE big (id BIGINT, s VARCHAR)');
     for (let i = 0; i < 5; i++) await w.connection.run(`INSERT INTO big SELECT range AS id, md5(range::VARCHAR) AS s FROM range(${i * 100_000}, ${(i + 1) * 100_000})`);
     const wal = w.walBytes();
     expect(wal).toBeGreaterThan(4e6);
     const sets: string[] = [];
-    const run = w.connection.run.bind(w.connection);
-    w.connection.run = async (sql: string, ...rest: unknown[]) => {
-      if (sql.startsWith('SET memory_limit')) sets.push(sql);
-      return run(sql, ...(rest as []));
-    };
+    watchRun(w, { before: (sql) => sql.startsWith('SET memory_limit') && sets.push(sql) });
     expect(await w.checkpoint(1e6, '256MB')).toBe(true);
     expect(sets).toEqual([`SET memory_limit = '${Math.floor((2 * wal) / 1024)}KiB'`, `SET memory_limit = '256MB'`]);
     expect(w.walBytes()).toBe(0);
@@ -278,12 +272,7 @@ describe('Warehouse.checkpoint', () => {
     // memory_limit is the instance's: another connection reads what the statement runs under.
     const probe = await w.connect();
     const ran: string[] = [];
-    const run = w.connection.run.bind(w.connection);
-    w.connection.run = async (sql: string, ...rest: unknown[]) => {
-      const limit = (await probe.runAndReadAll(`SELECT current_setting('memory_limit')`)).getRows()[0][0];
-      ran.push(`${sql.trim()} -> ${String(limit)}`);
-      return run(sql, ...(rest as []));
-    };
+    watchRun(w, { before: async (sql) => ran.push(`${sql.trim()} -> ${String((await probe.runAndReadAll(`SELECT current_setting('memory_limit')`)).getRows()[0][0])}`) });
     expect(await w.checkpoint(96e6, '256MB')).toBe(true);
     expect(await w.checkpoint(512e6, '128MB')).toBe(true);
     expect(ran.map((r) => r.split(' -> ')[0])).toEqual([
@@ -297,10 +286,7 @@ describe('Warehouse.checkpoint', () => {
   });
 
   it('does nothing and says so while another connection has a write open, and checkpoints once it is committed', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-ckpt-'));
-    tmp.push(dir);
-    const w = await Warehouse.open(path.join(dir, 'w.duckdb'), { memoryLimit: '256MB', checkpointThreshold: '1GB' });
-    open.push(w);
+    const { w } = await fileWarehouse('seo-etl-ckpt-', { memoryLimit: '256MB', checkpointThreshold: '1GB' });
     await w.connection.run('CREATE TABLE t AS SELECT range AS id FROM range(100000)');
     const other = await w.connect();
     await other.run('BEGIN TRANSACTION');
