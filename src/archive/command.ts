@@ -21,17 +21,17 @@ export function warehousePaths(root: string, config: Config): { dir: string; war
  * Writes to the working warehouse under the run lock (a run and a reprocess never write at once), then publishes
  * it so that readers see the result, as a run does.
  */
-async function writeAndPublish(paths: ReturnType<typeof warehousePaths>, memoryLimit: string, write: (wh: Warehouse) => Promise<void>): Promise<void> {
+async function writeAndPublish(paths: ReturnType<typeof warehousePaths>, w: Config['warehouse'], write: (wh: Warehouse) => Promise<void>): Promise<void> {
   const lock = acquireRunLock(paths.dir);
   try {
-    const wh = await Warehouse.open(paths.warehouse, { memoryLimit });
+    const wh = await Warehouse.open(paths.warehouse, { memoryLimit: w.memory_limit, rowGroupSize: w.row_group_size });
     try {
       await write(wh);
       await wh.connection.run('CHECKPOINT');
     } finally {
       wh.close();
     }
-    await publishWarehouse({ workPath: paths.warehouse, publishedPath: paths.published, statements: curatedViews() });
+    await publishWarehouse({ workPath: paths.warehouse, publishedPath: paths.published, statements: curatedViews(), rowGroupSize: w.row_group_size });
   } finally {
     lock.release();
   }
@@ -57,7 +57,7 @@ export async function reprocessCommand(opts: { root: string }): Promise<number> 
   const config = loadConfig({ root: opts.root });
   const paths = warehousePaths(opts.root, config);
   const files = listArchiveFiles(paths.raw);
-  await writeAndPublish(paths, config.warehouse.memory_limit, async (wh) => {
+  await writeAndPublish(paths, config.warehouse, async (wh) => {
     await wh.resetTables();
     const r = await loadArchiveFiles(wh, files, { engines: config.engines });
     process.stdout.write(`reprocess: ${describeLoad(r)}\npublished: ${paths.published}\n`);
@@ -77,7 +77,7 @@ export async function ingestCommand(opts: { root: string; files: string[] }): Pr
   const writer = new ArchiveWriter({ dir: paths.raw, runId });
   for (const e of entries) await writer.append(e);
   await writer.close();
-  await writeAndPublish(paths, config.warehouse.memory_limit, async (wh) => {
+  await writeAndPublish(paths, config.warehouse, async (wh) => {
     await wh.ensureSchema();
     const r = await loadArchiveFiles(wh, writer.closedFiles, { engines: config.engines });
     process.stdout.write(`ingest: ${entries.length} response(s) archived under ${path.relative(process.cwd(), paths.raw) || paths.raw} as run ${runId}\n${describeLoad(r)}\npublished: ${paths.published}\n`);

@@ -42,7 +42,7 @@ interface Section {
 const SECTIONS: Section[] = [
   // First, on a quiet process: it is the figure most sensitive to timing.
   { name: 'limiter', run: async ({ quick }) => limiterFigures(await benchLimiter({ quick })) },
-  { name: 'load', run: async ({ quick, dir }) => (await benchLoad({ quick, dir })) as Figures },
+  { name: 'load', run: async ({ quick, dir, root }) => (await benchLoad({ quick, dir, root })) as Figures },
   { name: 'jobs', run: (ctx) => benchJobs(ctx) },
   { name: 'sandbox', run: (ctx) => benchSandboxRps(ctx) },
 ];

@@ -22,6 +22,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { runChild } from './child.js';
 import { ArchiveWriter } from '../archive/writer.js';
 import { Warehouse } from '../load/warehouse.js';
+import { loadConfig } from '../config/index.js';
 import { loadArchiveFiles } from '../load/archive-load.js';
 import { fastLineColumns } from '../load/sql-path.js';
 import { generateKeywordData } from '../sandbox/data/keywords.js';
@@ -86,13 +87,13 @@ async function measured<T>(fn: () => Promise<T>): Promise<{ ms: number; peakRss:
  * process's peak RSS (the kernel's maxRSS), so that the figure is that load alone and not what the baselines or
  * earlier rounds left in the allocator of the bench process.
  */
-interface ChildSpec { files: string[]; db: string; resultFile: string }
+interface ChildSpec { files: string[]; db: string; resultFile: string; rowGroupSize: number }
 interface ChildAnswer { ms: number; maxRssMb: number; rows: number }
 
 async function loadInChild(spec: ChildSpec): Promise<void> {
   rmSync(spec.db, { force: true });
   rmSync(`${spec.db}.wal`, { force: true });
-  const wh = await Warehouse.open(spec.db);
+  const wh = await Warehouse.open(spec.db, { rowGroupSize: spec.rowGroupSize });
   await wh.ensureSchema();
   const t0 = performance.now();
   const r = await loadArchiveFiles(wh, spec.files, { engines: ENGINES });
@@ -107,15 +108,16 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   await loadInChild(JSON.parse(process.argv[2]) as ChildSpec);
 }
 
-async function peakInChild(dir: string, files: string[], name: string): Promise<ChildAnswer> {
-  return runChild<ChildAnswer>('load', { files, db: path.join(dir, `${name}.duckdb`), resultFile: path.join(dir, `${name}.json`) }, { timeoutMs: 600_000 });
+async function peakInChild(dir: string, files: string[], name: string, rowGroupSize: number): Promise<ChildAnswer> {
+  return runChild<ChildAnswer>('load', { files, db: path.join(dir, `${name}.duckdb`), resultFile: path.join(dir, `${name}.json`), rowGroupSize }, { timeoutMs: 600_000 });
 }
 
-async function ours(dir: string, files: string[], name: string) {
+/** Our archive load, as `seo-etl reprocess` runs it (the configured row group size), into a fresh file. */
+async function ours(dir: string, files: string[], name: string, rowGroupSize: number) {
   const file = path.join(dir, `${name}.duckdb`);
   rmSync(file, { force: true });
   rmSync(`${file}.wal`, { force: true });
-  const wh = await Warehouse.open(file);
+  const wh = await Warehouse.open(file, { rowGroupSize });
   try {
     await wh.ensureSchema();
     return await measured(async () => {
@@ -163,7 +165,8 @@ export async function baseline(dir: string, files: string[], explicit: boolean) 
   }
 }
 
-export async function benchLoad(opts: { quick: boolean; dir: string }): Promise<Record<string, Figure>> {
+export async function benchLoad(opts: { quick: boolean; dir: string; root: string }): Promise<Record<string, Figure>> {
+  const rowGroupSize = loadConfig({ root: opts.root, env: {} }).warehouse.row_group_size;
   const dir = path.resolve(opts.dir, 'bench-load');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -184,15 +187,15 @@ export async function benchLoad(opts: { quick: boolean; dir: string }): Promise<
     baseRows = a.value;
     const e = await baseline(dir, files, true);
     bestExplicit = Math.min(bestExplicit, e.ms);
-    const o = await ours(dir, files, 'ours');
+    const o = await ours(dir, files, 'ours', rowGroupSize);
     if (o.ms < best) result = o.value;
     best = Math.min(best, o.ms);
     peak = Math.max(peak, o.peakRss);
     perRound.push(`${(o.ms / a.ms).toFixed(2)} (${(o.ms / 1000).toFixed(1)} s / ${(a.ms / 1000).toFixed(1)} s)`);
     ratios.push(o.ms / a.ms);
   }
-  const fullChild = await peakInChild(dir, files, 'child-full');
-  const halfChild = await peakInChild(dir, half, 'child-half');
+  const fullChild = await peakInChild(dir, files, 'child-full', rowGroupSize);
+  const halfChild = await peakInChild(dir, half, 'child-half', rowGroupSize);
   const t = result!.timings;
   const rows = Object.values(result!.rows).reduce((x, y) => x + y, 0);
   const kwRows = (result!.rows.keyword_data ?? 0) + (result!.rows.keyword_data__monthly_searches ?? 0) + (result!.rows.keyword_data__categories ?? 0);

@@ -23,6 +23,20 @@ export function sizeInBytes(s: string): number {
 /** Below this a checkpoint ran out of memory here (64MB, in a live 100,000-task night: other connections share the limit). */
 const MIN_CHECKPOINT_MEMORY = 128e6;
 
+/** DuckDB's own row group size; larger sizes need a newer storage version than the files we write. */
+export const DUCKDB_ROW_GROUP_SIZE = 122_880;
+/** A row group holds whole vectors of 2048 rows. */
+const ROW_GROUP_MULTIPLE = 2048;
+
+/** The rule a row group size breaks, or undefined (DuckDB refuses the ATTACH otherwise). */
+export function rowGroupSizeProblem(n: number): string | undefined {
+  if (!Number.isInteger(n) || n < ROW_GROUP_MULTIPLE || n > DUCKDB_ROW_GROUP_SIZE || n % ROW_GROUP_MULTIPLE) {
+    return `must be a multiple of ${ROW_GROUP_MULTIPLE} from ${ROW_GROUP_MULTIPLE} to ${DUCKDB_ROW_GROUP_SIZE}, got ${n}`;
+  }
+  return undefined;
+}
+
+
 const priceSchema = z.strictObject({
   per_task: z.number().nonnegative(),
   per_extra_10_results: z.number().nonnegative().optional(),
@@ -51,6 +65,7 @@ export const configSchema = z.strictObject({
       cache_between_loads: size,
       checkpoint_wal: size,
       checkpoint_memory: size,
+      row_group_size: z.int(),
     })
     .superRefine((w, ctx) => {
       const limit = sizeInBytes(w.memory_limit);
@@ -60,6 +75,8 @@ export const configSchema = z.strictObject({
       if (sizeInBytes(w.checkpoint_memory) < MIN_CHECKPOINT_MEMORY) {
         ctx.addIssue({ code: 'custom', path: ['checkpoint_memory'], message: 'must be at least 128MB: a DuckDB checkpoint that runs out of memory can invalidate the database for the rest of the run, and at 64MB one ran out in a 100,000-task night' });
       }
+      const rowGroups = rowGroupSizeProblem(w.row_group_size);
+      if (rowGroups) ctx.addIssue({ code: 'custom', path: ['row_group_size'], message: rowGroups });
       if (sizeInBytes(w.checkpoint_wal) < 1e6) ctx.addIssue({ code: 'custom', path: ['checkpoint_wal'], message: 'must be at least 1MB' });
     }),
   collect: z.strictObject({

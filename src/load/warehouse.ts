@@ -9,7 +9,8 @@
  */
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { connectTo, openDatabase, WAREHOUSE_CATALOG } from './database.js';
 import { TABLES, allColumns, table as tableDef, type TableDef } from '../normalize/catalog.js';
 import { normalizeTask, tablesOfTask, NormalizeStats, type CollectedTask, type Row } from '../normalize/extract.js';
 import { createTableSql, ensureSchema, q, type SchemaChange } from './ddl.js';
@@ -122,17 +123,18 @@ export interface ExportOptions {
 export class Warehouse {
   private constructor(readonly file: string, private readonly instance: DuckDBInstance, readonly connection: DuckDBConnection) {}
 
-  /** Opens (creating) a warehouse file; `:memory:` for tests. A DuckDB file is open in one process at a time. */
-  static async open(file: string, opts: { threads?: number; memoryLimit?: string; checkpointThreshold?: string } = {}): Promise<Warehouse> {
+  /**
+   * Opens (creating) a warehouse file; `:memory:` for tests. A DuckDB file is open in one process at a time.
+   * `rowGroupSize` (warehouse.row_group_size): every writer of a file must give the same (see openDatabase).
+   */
+  static async open(file: string, opts: { threads?: number; memoryLimit?: string; checkpointThreshold?: string; rowGroupSize?: number } = {}): Promise<Warehouse> {
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
-    const config: Record<string, string> = {};
-    if (opts.threads) config.threads = String(opts.threads);
-    if (opts.memoryLimit) config.memory_limit = opts.memoryLimit;
-    if (opts.checkpointThreshold) config.checkpoint_threshold = opts.checkpointThreshold;
-    const instance = await DuckDBInstance.create(file, config);
-    const connection = await instance.connect();
-    const w = new Warehouse(file, instance, connection);
-    return w;
+    const settings: Record<string, string> = {};
+    if (opts.threads) settings.threads = String(opts.threads);
+    if (opts.memoryLimit) settings.memory_limit = opts.memoryLimit;
+    if (opts.checkpointThreshold) settings.checkpoint_threshold = opts.checkpointThreshold;
+    const { instance, connection } = await openDatabase(file, { settings, rowGroupSize: opts.rowGroupSize });
+    return new Warehouse(file, instance, connection);
   }
 
   /** Bytes DuckDB holds now (buffer pool, temporary data, indexes), from `duckdb_memory()`. */
@@ -196,7 +198,7 @@ export class Warehouse {
   async checkpoint(memoryBytes: number, memoryLimit: string): Promise<boolean> {
     return this.underMemoryLimit(Math.max(memoryBytes, 2 * this.walBytes()), memoryLimit, async () => {
       try {
-        await this.connection.run('CHECKPOINT');
+        await this.connection.run(`CHECKPOINT ${WAREHOUSE_CATALOG}`);
         return true;
       } catch (err) {
         if (/other write transactions active/i.test(String((err as Error).message))) return false;
@@ -208,7 +210,7 @@ export class Warehouse {
   /** Another connection to the same database: a DuckDB transaction spans one connection, so the ledger's own
    *  commits use a second one while a load transaction is open on `connection`. */
   connect(): Promise<DuckDBConnection> {
-    return this.instance.connect();
+    return connectTo(this.instance);
   }
 
   /** Creates missing tables and columns from the catalog (never drops or narrows). */

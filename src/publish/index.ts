@@ -10,7 +10,7 @@
 import { copyFile, rename, rm, mkdir, constants as fsConstants } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { openDatabase } from '../load/database.js';
 
 export interface PublishOptions {
   /** The job's working database; it must be closed (or checkpointed with no open writes) before publishing. */
@@ -19,6 +19,8 @@ export interface PublishOptions {
   publishedPath: string;
   /** SQL statements run in the published copy only (curated views, comments). */
   statements?: readonly string[];
+  /** warehouse.row_group_size: the working file's, or this checkpoint would rewrite its tables (openDatabase). */
+  rowGroupSize?: number;
   /** Called with the finished side file just before it is renamed over the published path (tests pause here). */
   beforeRename?: (side: string) => Promise<void>;
 }
@@ -34,8 +36,7 @@ export async function publishWarehouse(opts: PublishOptions): Promise<PublishRes
   try {
     // FICLONE makes the copy a reflink where the file system allows it, a plain copy elsewhere.
     await copyFile(opts.workPath, side, fsConstants.COPYFILE_FICLONE);
-    const instance = await DuckDBInstance.create(side);
-    const conn = await instance.connect();
+    const { instance, connection: conn } = await openDatabase(side, { rowGroupSize: opts.rowGroupSize });
     try {
       for (const sql of opts.statements ?? []) await conn.run(sql);
       await conn.run('CHECKPOINT');

@@ -130,7 +130,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   try {
     // DuckDB's own checkpoint at commit stays as a safety net for writes outside loads (see restWarehouse).
-    warehouse = await Warehouse.open(paths.work, { memoryLimit: config.warehouse.memory_limit, checkpointThreshold: `${Math.ceil((4 * sizeInBytes(config.warehouse.checkpoint_wal)) / 1024)}KiB` });
+    warehouse = await Warehouse.open(paths.work, { memoryLimit: config.warehouse.memory_limit, checkpointThreshold: `${Math.ceil((4 * sizeInBytes(config.warehouse.checkpoint_wal)) / 1024)}KiB`, rowGroupSize: config.warehouse.row_group_size });
     await warehouse.ensureSchema();
     const ledgerConn = await warehouse.connect();
     const ledger = await Ledger.open(ledgerConn);
@@ -238,7 +238,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     }
     warehouse.close();
     warehouse = undefined;
-    await publishWarehouse({ workPath: paths.work, publishedPath: paths.published, statements: curatedViews(), beforeRename: () => pauseAt('publish', env) });
+    await publishWarehouse({ workPath: paths.work, publishedPath: paths.published, statements: curatedViews(), rowGroupSize: config.warehouse.row_group_size, beforeRename: () => pauseAt('publish', env) });
 
     progress.stop();
     const failed = summary?.byState.failed ?? 0;

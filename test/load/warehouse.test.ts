@@ -276,8 +276,8 @@ describe('Warehouse.checkpoint', () => {
     expect(await w.checkpoint(96e6, '256MB')).toBe(true);
     expect(await w.checkpoint(512e6, '128MB')).toBe(true);
     expect(ran.map((r) => r.split(' -> ')[0])).toEqual([
-      `SET memory_limit = '93750KiB'`, 'CHECKPOINT', `SET memory_limit = '256MB'`,
-      `SET memory_limit = '125000KiB'`, 'CHECKPOINT', `SET memory_limit = '128MB'`,
+      `SET memory_limit = '93750KiB'`, 'CHECKPOINT warehouse', `SET memory_limit = '256MB'`,
+      `SET memory_limit = '125000KiB'`, 'CHECKPOINT warehouse', `SET memory_limit = '128MB'`,
     ]);
     // The limit each CHECKPOINT started under.
     expect(ran[1].split(' -> ')[1]).toMatch(/^(91\.5 ?MiB|93\.7 ?MB|93750 ?KiB)$/);
@@ -304,4 +304,32 @@ describe('Warehouse.checkpoint', () => {
     expect(w.walBytes()).toBe(0);
     expect((await w.connection.runAndReadAll('SELECT count(*)::INT, min(id)::INT FROM t')).getRows()[0]).toEqual([100_000, -1]);
   }, 60_000);
+});
+
+describe('row groups (warehouse.row_group_size)', () => {
+  const rowGroups = async (w: Warehouse, table: string) =>
+    (await w.connection.runAndReadAll(`SELECT count(DISTINCT row_group_id)::INT, max(count)::INT FROM pragma_storage_info('${table}')`)).getRows()[0];
+
+  it('stores rows in groups of the size given, through every connection, and spills beside the file', async () => {
+    const { w, dir } = await fileWarehouse('seo-etl-rg-', { rowGroupSize: 2048 });
+    await w.connection.run('CREATE TABLE t AS SELECT range AS id FROM range(10000)');
+    const other = await w.connect();
+    await other.run('INSERT INTO t SELECT range FROM range(10000, 12000)');
+    other.closeSync();
+    await w.connection.run('CHECKPOINT');
+    expect(await rowGroups(w, 't')).toEqual([6, 2048]);
+    expect(String((await w.connection.runAndReadAll(`SELECT current_setting('temp_directory')`)).getRows()[0][0])).toBe(path.join(dir, 'w.duckdb.tmp'));
+  });
+
+  it('keeps DuckDB\'s own size when none is given', async () => {
+    const { w } = await fileWarehouse('seo-etl-rg-', {});
+    await w.connection.run('CREATE TABLE t AS SELECT range AS id FROM range(130000)');
+    await w.connection.run('CHECKPOINT');
+    expect(await rowGroups(w, 't')).toEqual([2, 122_880]);
+  });
+
+  it('refuses a size DuckDB cannot store, with the rule', async () => {
+    const dir = tempDir('seo-etl-rg-');
+    await expect(Warehouse.open(path.join(dir, 'w.duckdb'), { rowGroupSize: 3000 })).rejects.toThrow(/row group size: must be a multiple of 2048 from 2048 to 122880, got 3000/);
+  });
 });

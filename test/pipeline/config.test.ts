@@ -75,6 +75,16 @@ describe('warehouse memory', () => {
     expect([w.memory_limit, w.checkpoint_memory, w.checkpoint_wal]).toEqual(['100MB', '128MB', '16MB']);
   });
 
+  test('a row_group_size DuckDB cannot store is refused where written, with the rule; the default is 32768', () => {
+    for (const bad of ['3000', '0', '245760']) {
+      const issues = configIssues(project(`warehouse:\n  dir: data\n  row_group_size: ${bad}\n`));
+      expect(issues.map((i) => [i.key, i.line])).toEqual([['warehouse.row_group_size', 3]]);
+      expect(formatIssue(issues[0])).toMatch(new RegExp(`local\\.yaml:3:3: warehouse\\.row_group_size: must be a multiple of 2048 from 2048 to 122880, got ${bad}`));
+    }
+    expect(loadConfig({ root: project('warehouse:\n  row_group_size: 2048\n'), env: {} }).warehouse.row_group_size).toBe(2048);
+    expect(loadConfig({ root: project(''), env: {} }).warehouse.row_group_size).toBe(32768);
+  });
+
   test('sizes are read as DuckDB reads them', async () => {
     const { sizeInBytes } = await import('../../src/config/index.js');
     expect(sizeInBytes('64MB')).toBe(64_000_000);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { publishWarehouse } from '../../src/publish/index.js';
+import { openDatabase } from '../../src/load/database.js';
 
 async function makeWork(file: string, n: number) {
   const i = await DuckDBInstance.create(file);
@@ -66,6 +67,25 @@ describe('publish', () => {
     expect(await count(published)).toBe(25); // a new reader sees the new one
     expect(await count(published, 'SELECT max(y)::INT FROM v')).toBe(48);
     await reader.quit();
+  });
+
+  test('a warehouse stored in small row groups is published in them; a publish without the size would merge them', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-pub-'));
+    const work = path.join(dir, 'work.duckdb');
+    const published = path.join(dir, 'warehouse.duckdb');
+    const { instance, connection } = await openDatabase(work, { rowGroupSize: 2048 });
+    await connection.run('CREATE TABLE t AS SELECT range AS x FROM range(10000)');
+    await connection.run('CHECKPOINT');
+    connection.closeSync();
+    instance.closeSync();
+    const groups = `SELECT count(DISTINCT row_group_id)::INT FROM pragma_storage_info('t')`;
+    expect(await count(work, groups)).toBe(5);
+    await publishWarehouse({ workPath: work, publishedPath: published, rowGroupSize: 2048, statements: ['CREATE VIEW v AS SELECT x FROM t'] });
+    expect(await count(published, groups)).toBe(5);
+    expect(await count(published)).toBe(10000);
+    // What the size passed on prevents: DuckDB rewrites the whole table at the publish's checkpoint.
+    await publishWarehouse({ workPath: work, publishedPath: published, statements: ['CREATE VIEW v AS SELECT x FROM t'] });
+    expect(await count(published, groups)).toBe(1);
   });
 
   test('publishing nothing is an error, and a failed statement leaves the published file as it was', async () => {
