@@ -8,6 +8,7 @@
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { Credentials } from '../config/index.js';
+import { UserError } from '../exit.js';
 
 export type { Logger } from 'pino';
 
@@ -71,12 +72,23 @@ export interface CreateLoggerOptions {
   name?: string;
 }
 
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+export type LogLevel = (typeof LEVELS)[number];
+
+/** The level SEO_ETL_LOG_LEVEL names (info when unset); an unknown name is an error that lists the known ones. */
+export function logLevel(env: NodeJS.ProcessEnv = process.env): LogLevel {
+  const v = env.SEO_ETL_LOG_LEVEL;
+  if (v === undefined || v === '') return 'info';
+  if ((LEVELS as readonly string[]).includes(v)) return v as LogLevel;
+  throw new UserError(`SEO_ETL_LOG_LEVEL: must be one of ${LEVELS.join(', ')}, got '${v}'`);
+}
+
 export function createLogger(opts: CreateLoggerOptions = {}): Logger {
   const secrets = [...(opts.secrets ?? [])];
   return pino(
     {
       name: opts.name ?? 'seo-etl',
-      level: opts.level ?? process.env.SEO_ETL_LOG_LEVEL ?? 'info',
+      level: opts.level ?? logLevel(),
       redact: { paths: [...REDACT_PATHS], censor: REDACTED },
       hooks: {
         logMethod(args, method) {
