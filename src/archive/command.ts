@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { loadConfig, type Config } from '../config/index.js';
 import { Warehouse } from '../load/warehouse.js';
+import { storageOptions } from '../load/database.js';
 import { loadArchiveFiles, type ArchiveLoadResult } from '../load/archive-load.js';
 import { listArchiveFiles } from './reader.js';
 import { ArchiveWriter } from './writer.js';
@@ -24,14 +25,14 @@ export function warehousePaths(root: string, config: Config): { dir: string; war
 async function writeAndPublish(paths: ReturnType<typeof warehousePaths>, w: Config['warehouse'], write: (wh: Warehouse) => Promise<void>): Promise<void> {
   const lock = acquireRunLock(paths.dir);
   try {
-    const wh = await Warehouse.open(paths.warehouse, { memoryLimit: w.memory_limit, rowGroupSize: w.row_group_size });
+    const wh = await Warehouse.open(paths.warehouse, { memoryLimit: w.memory_limit, ...storageOptions(w) });
     try {
       await write(wh);
       await wh.connection.run('CHECKPOINT');
     } finally {
       wh.close();
     }
-    await publishWarehouse({ workPath: paths.warehouse, publishedPath: paths.published, statements: curatedViews(), rowGroupSize: w.row_group_size });
+    await publishWarehouse({ workPath: paths.warehouse, publishedPath: paths.published, statements: curatedViews(), ...storageOptions(w) });
   } finally {
     lock.release();
   }

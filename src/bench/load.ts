@@ -23,6 +23,7 @@ import { runChild } from './child.js';
 import { ArchiveWriter } from '../archive/writer.js';
 import { Warehouse } from '../load/warehouse.js';
 import { loadConfig } from '../config/index.js';
+import { storageOptions } from '../load/database.js';
 import { loadArchiveFiles } from '../load/archive-load.js';
 import { fastLineColumns } from '../load/sql-path.js';
 import { generateKeywordData } from '../sandbox/data/keywords.js';
@@ -87,13 +88,14 @@ async function measured<T>(fn: () => Promise<T>): Promise<{ ms: number; peakRss:
  * process's peak RSS (the kernel's maxRSS), so that the figure is that load alone and not what the baselines or
  * earlier rounds left in the allocator of the bench process.
  */
-interface ChildSpec { files: string[]; db: string; resultFile: string; rowGroupSize: number }
+interface ChildSpec { files: string[]; db: string; resultFile: string; storage: Storage }
+type Storage = ReturnType<typeof storageOptions>;
 interface ChildAnswer { ms: number; maxRssMb: number; rows: number }
 
 async function loadInChild(spec: ChildSpec): Promise<void> {
   rmSync(spec.db, { force: true });
   rmSync(`${spec.db}.wal`, { force: true });
-  const wh = await Warehouse.open(spec.db, { rowGroupSize: spec.rowGroupSize });
+  const wh = await Warehouse.open(spec.db, spec.storage);
   await wh.ensureSchema();
   const t0 = performance.now();
   const r = await loadArchiveFiles(wh, spec.files, { engines: ENGINES });
@@ -108,16 +110,16 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   await loadInChild(JSON.parse(process.argv[2]) as ChildSpec);
 }
 
-async function peakInChild(dir: string, files: string[], name: string, rowGroupSize: number): Promise<ChildAnswer> {
-  return runChild<ChildAnswer>('load', { files, db: path.join(dir, `${name}.duckdb`), resultFile: path.join(dir, `${name}.json`), rowGroupSize }, { timeoutMs: 600_000 });
+async function peakInChild(dir: string, files: string[], name: string, storage: Storage): Promise<ChildAnswer> {
+  return runChild<ChildAnswer>('load', { files, db: path.join(dir, `${name}.duckdb`), resultFile: path.join(dir, `${name}.json`), storage }, { timeoutMs: 600_000 });
 }
 
-/** Our archive load, as `seo-etl reprocess` runs it (the configured row group size), into a fresh file. */
-async function ours(dir: string, files: string[], name: string, rowGroupSize: number) {
+/** Our archive load, as `seo-etl reprocess` runs it (the configured storage), into a fresh file. */
+async function ours(dir: string, files: string[], name: string, storage: Storage) {
   const file = path.join(dir, `${name}.duckdb`);
   rmSync(file, { force: true });
   rmSync(`${file}.wal`, { force: true });
-  const wh = await Warehouse.open(file, { rowGroupSize });
+  const wh = await Warehouse.open(file, storage);
   try {
     await wh.ensureSchema();
     return await measured(async () => {
@@ -166,7 +168,7 @@ export async function baseline(dir: string, files: string[], explicit: boolean) 
 }
 
 export async function benchLoad(opts: { quick: boolean; dir: string; root: string }): Promise<Record<string, Figure>> {
-  const rowGroupSize = loadConfig({ root: opts.root, env: {} }).warehouse.row_group_size;
+  const storage = storageOptions(loadConfig({ root: opts.root, env: {} }).warehouse);
   const dir = path.resolve(opts.dir, 'bench-load');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -187,15 +189,15 @@ export async function benchLoad(opts: { quick: boolean; dir: string; root: strin
     baseRows = a.value;
     const e = await baseline(dir, files, true);
     bestExplicit = Math.min(bestExplicit, e.ms);
-    const o = await ours(dir, files, 'ours', rowGroupSize);
+    const o = await ours(dir, files, 'ours', storage);
     if (o.ms < best) result = o.value;
     best = Math.min(best, o.ms);
     peak = Math.max(peak, o.peakRss);
     perRound.push(`${(o.ms / a.ms).toFixed(2)} (${(o.ms / 1000).toFixed(1)} s / ${(a.ms / 1000).toFixed(1)} s)`);
     ratios.push(o.ms / a.ms);
   }
-  const fullChild = await peakInChild(dir, files, 'child-full', rowGroupSize);
-  const halfChild = await peakInChild(dir, half, 'child-half', rowGroupSize);
+  const fullChild = await peakInChild(dir, files, 'child-full', storage);
+  const halfChild = await peakInChild(dir, half, 'child-half', storage);
   const t = result!.timings;
   const rows = Object.values(result!.rows).reduce((x, y) => x + y, 0);
   const kwRows = (result!.rows.keyword_data ?? 0) + (result!.rows.keyword_data__monthly_searches ?? 0) + (result!.rows.keyword_data__categories ?? 0);

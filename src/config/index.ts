@@ -66,6 +66,7 @@ export const configSchema = z.strictObject({
       checkpoint_wal: size,
       checkpoint_memory: size,
       row_group_size: z.int(),
+      merge_row_groups: z.boolean(),
     })
     .superRefine((w, ctx) => {
       const limit = sizeInBytes(w.memory_limit);

@@ -7,7 +7,7 @@
  * job, reprocess, publish) opens it here, with the configured size.
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { rowGroupSizeProblem } from '../config/index.js';
+import { rowGroupSizeProblem, type Config } from '../config/index.js';
 
 /** The name the warehouse file is attached under, and every connection's default catalog. */
 export const WAREHOUSE_CATALOG = 'warehouse';
@@ -17,6 +17,16 @@ export interface OpenDatabaseOptions {
   settings?: Record<string, string>;
   /** Rows per row group of new data (warehouse.row_group_size); DuckDB's default when omitted. */
   rowGroupSize?: number;
+  /**
+   * warehouse.merge_row_groups: false keeps DuckDB from merging under-full row groups at a checkpoint (its
+   * vacuum); DuckDB's default (merge) when omitted.
+   */
+  mergeRowGroups?: boolean;
+}
+
+/** How the configuration says the warehouse is stored: what every writer passes to openDatabase. */
+export function storageOptions(w: Config['warehouse']): Pick<OpenDatabaseOptions, 'rowGroupSize' | 'mergeRowGroups'> {
+  return { rowGroupSize: w.row_group_size, mergeRowGroups: w.merge_row_groups };
 }
 
 export interface OpenedDatabase {
@@ -30,6 +40,7 @@ export async function openDatabase(file: string, opts: OpenDatabaseOptions = {})
   // The instance's own database is in memory, whose spill folder would be `.tmp` in the working directory: keep
   // it beside the file, where DuckDB puts it for a database opened directly.
   if (file !== ':memory:' && !settings.temp_directory) settings.temp_directory = `${file}.tmp`;
+  if (opts.mergeRowGroups === false) settings.max_vacuum_tasks = '0';
   const problem = opts.rowGroupSize === undefined ? undefined : rowGroupSizeProblem(opts.rowGroupSize);
   if (problem) throw new Error(`row group size: ${problem}`);
   const instance = await DuckDBInstance.create(':memory:', settings);

@@ -125,15 +125,16 @@ export class Warehouse {
 
   /**
    * Opens (creating) a warehouse file; `:memory:` for tests. A DuckDB file is open in one process at a time.
-   * `rowGroupSize` (warehouse.row_group_size): every writer of a file must give the same (see openDatabase).
+   * `rowGroupSize` (warehouse.row_group_size): every writer of a file must give the same (see openDatabase);
+   * `mergeRowGroups` (warehouse.merge_row_groups).
    */
-  static async open(file: string, opts: { threads?: number; memoryLimit?: string; checkpointThreshold?: string; rowGroupSize?: number } = {}): Promise<Warehouse> {
+  static async open(file: string, opts: { threads?: number; memoryLimit?: string; checkpointThreshold?: string; rowGroupSize?: number; mergeRowGroups?: boolean } = {}): Promise<Warehouse> {
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
     const settings: Record<string, string> = {};
     if (opts.threads) settings.threads = String(opts.threads);
     if (opts.memoryLimit) settings.memory_limit = opts.memoryLimit;
     if (opts.checkpointThreshold) settings.checkpoint_threshold = opts.checkpointThreshold;
-    const { instance, connection } = await openDatabase(file, { settings, rowGroupSize: opts.rowGroupSize });
+    const { instance, connection } = await openDatabase(file, { settings, rowGroupSize: opts.rowGroupSize, mergeRowGroups: opts.mergeRowGroups });
     return new Warehouse(file, instance, connection);
   }
 

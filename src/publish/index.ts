@@ -21,6 +21,8 @@ export interface PublishOptions {
   statements?: readonly string[];
   /** warehouse.row_group_size: the working file's, or this checkpoint would rewrite its tables (openDatabase). */
   rowGroupSize?: number;
+  /** warehouse.merge_row_groups, as the job's checkpoints. */
+  mergeRowGroups?: boolean;
   /** Called with the finished side file just before it is renamed over the published path (tests pause here). */
   beforeRename?: (side: string) => Promise<void>;
 }
@@ -36,7 +38,7 @@ export async function publishWarehouse(opts: PublishOptions): Promise<PublishRes
   try {
     // FICLONE makes the copy a reflink where the file system allows it, a plain copy elsewhere.
     await copyFile(opts.workPath, side, fsConstants.COPYFILE_FICLONE);
-    const { instance, connection: conn } = await openDatabase(side, { rowGroupSize: opts.rowGroupSize });
+    const { instance, connection: conn } = await openDatabase(side, { rowGroupSize: opts.rowGroupSize, mergeRowGroups: opts.mergeRowGroups });
     try {
       for (const sql of opts.statements ?? []) await conn.run(sql);
       await conn.run('CHECKPOINT');

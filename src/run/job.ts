@@ -26,7 +26,7 @@ import { Collector, type AmbiguousTask, type CollectedResult, type TrackedTask }
 import { startWebhookReceiver, type WebhookReceiver } from '../collect/webhook.js';
 import { credentialsFor, loadConfig, sizeInBytes, type Config } from '../config/index.js';
 import { Ledger, acquireRunLock, markFailed, markLoaded, markPosted, seqSpan, type LedgerTask, type PollScope, type RunSummary, type WaitingTask } from '../ledger/index.js';
-import { Warehouse, emptySummary, mergeSummary, type LoadSummary } from '../load/index.js';
+import { Warehouse, emptySummary, mergeSummary, storageOptions, type LoadSummary } from '../load/index.js';
 import { budgetAllows, batchCost, expandStepChunks, loadPipeline, releaseStepInputs, runIdFor, tasksPerPost, utcDate, type Pipeline, type PipelineStep } from '../pipeline/index.js';
 import { publishWarehouse, warehousePaths } from '../publish/index.js';
 import { curatedViews } from '../publish/views.js';
@@ -133,7 +133,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
   let progress: Progress | undefined;
   try {
     // DuckDB's own checkpoint at commit stays as a safety net for writes outside loads (see restWarehouse).
-    warehouse = await Warehouse.open(paths.work, { memoryLimit: config.warehouse.memory_limit, checkpointThreshold: `${Math.ceil((4 * sizeInBytes(config.warehouse.checkpoint_wal)) / 1024)}KiB`, rowGroupSize: config.warehouse.row_group_size });
+    warehouse = await Warehouse.open(paths.work, { memoryLimit: config.warehouse.memory_limit, checkpointThreshold: `${Math.ceil((4 * sizeInBytes(config.warehouse.checkpoint_wal)) / 1024)}KiB`, ...storageOptions(config.warehouse) });
     await warehouse.ensureSchema();
     const ledgerConn = await warehouse.connect();
     const ledger = await Ledger.open(ledgerConn);
@@ -241,7 +241,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     }
     warehouse.close();
     warehouse = undefined;
-    await publishWarehouse({ workPath: paths.work, publishedPath: paths.published, statements: curatedViews(), rowGroupSize: config.warehouse.row_group_size, beforeRename: () => pauseAt('publish', env) });
+    await publishWarehouse({ workPath: paths.work, publishedPath: paths.published, statements: curatedViews(), ...storageOptions(config.warehouse), beforeRename: () => pauseAt('publish', env) });
 
     progress.stop();
     const failed = summary?.byState.failed ?? 0;

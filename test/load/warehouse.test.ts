@@ -328,6 +328,30 @@ describe('row groups (warehouse.row_group_size)', () => {
     expect(await rowGroups(w, 't')).toEqual([2, 122_880]);
   });
 
+  // Each checkpoint leaves the rows appended since the one before as a row group of their own (seen in DuckDB
+  // 1.5); DuckDB's vacuum merges under-full neighbours at a later checkpoint unless mergeRowGroups is false.
+  const appendInIntervals = async (w: Warehouse) => {
+    await w.connection.run('CREATE TABLE t (id BIGINT, s VARCHAR)');
+    for (let i = 0; i < 4; i++) {
+      await w.connection.run(`INSERT INTO t SELECT range, md5(range::VARCHAR) FROM range(${i * 3000}, ${(i + 1) * 3000})`);
+      await w.connection.run('CHECKPOINT');
+    }
+    return rowGroups(w, 't');
+  };
+
+  it('keeps the row groups each checkpoint leaves when mergeRowGroups is false', async () => {
+    const { w } = await fileWarehouse('seo-etl-rg-', { rowGroupSize: 32768, mergeRowGroups: false });
+    expect(await appendInIntervals(w)).toEqual([4, 3000]);
+    expect(Number((await w.connection.runAndReadAll('SELECT count(DISTINCT id) FROM t')).getRows()[0][0])).toBe(12_000);
+  });
+
+  it('lets DuckDB merge them otherwise', async () => {
+    const { w } = await fileWarehouse('seo-etl-rg-', { rowGroupSize: 32768 });
+    const [groups, largest] = await appendInIntervals(w);
+    expect(groups).toBeLessThan(4);
+    expect(largest).toBeGreaterThan(3000);
+  });
+
   it('refuses a size DuckDB cannot store, with the rule', async () => {
     const dir = tempDir('seo-etl-rg-');
     await expect(Warehouse.open(path.join(dir, 'w.duckdb'), { rowGroupSize: 3000 })).rejects.toThrow(/row group size: must be a multiple of 2048 from 2048 to 122880, got 3000/);

@@ -75,7 +75,7 @@ describe('warehouse memory', () => {
     expect([w.memory_limit, w.checkpoint_memory, w.checkpoint_wal]).toEqual(['100MB', '128MB', '16MB']);
   });
 
-  test('a row_group_size DuckDB cannot store is refused where written, with the rule; the default is 32768', () => {
+  test('a row_group_size DuckDB cannot store is refused where written, with the rule; the defaults are 32768 rows and no merging', () => {
     for (const bad of ['3000', '0', '245760']) {
       const issues = configIssues(project(`warehouse:\n  dir: data\n  row_group_size: ${bad}\n`));
       expect(issues.map((i) => [i.key, i.line])).toEqual([['warehouse.row_group_size', 3]]);
@@ -83,6 +83,9 @@ describe('warehouse memory', () => {
     }
     expect(loadConfig({ root: project('warehouse:\n  row_group_size: 2048\n'), env: {} }).warehouse.row_group_size).toBe(2048);
     expect(loadConfig({ root: project(''), env: {} }).warehouse.row_group_size).toBe(32768);
+    expect(loadConfig({ root: project(''), env: {} }).warehouse.merge_row_groups).toBe(false);
+    const issues = configIssues(project('warehouse:\n  merge_row_groups: sometimes\n'));
+    expect(issues.map((i) => [i.key, i.line])).toEqual([['warehouse.merge_row_groups', 2]]);
   });
 
   test('sizes are read as DuckDB reads them', async () => {
