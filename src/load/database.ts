@@ -1,10 +1,11 @@
 /**
  * Opens a warehouse file for writing with the row group size the job stores its tables in.
  *
- * DuckDB takes a row group size only as an ATTACH option, and only for that attachment: a process that opens the
- * file without it merges the smaller row groups of every table it checkpoints (measured: a 100,000-task
- * warehouse's first plain checkpoint rewrote every table, 3 s and +350 MB). So every writer of a warehouse (the
- * job, reprocess, publish) opens it here, with the configured size.
+ * DuckDB takes a row group size only as an ATTACH option, and only for that attachment, and it merges under-full
+ * row groups at any checkpoint unless told not to (max_vacuum_tasks): a process that opened the file plainly
+ * merged the smaller row groups of every table at its first checkpoint, even one that only added a view
+ * (measured on a 100,000-task warehouse: 3 s and +350 MB). So every writer of a warehouse (the job, reprocess,
+ * ingest, publish) opens it here, with storageOptions(config.warehouse).
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { rowGroupSizeProblem, type Config } from '../config/index.js';
