@@ -1,5 +1,5 @@
 /**
- * Opens a warehouse file for writing with the row group size the job stores its tables in.
+ * Opens a warehouse file for writing, stored as the configuration says (row group size, merging of row groups).
  *
  * DuckDB takes a row group size only as an ATTACH option, and only for that attachment, and it merges under-full
  * row groups at any checkpoint unless told not to (max_vacuum_tasks): a process that opened the file plainly

@@ -88,6 +88,29 @@ describe('publish', () => {
     expect(await count(published, groups)).toBe(1);
   });
 
+  test('a warehouse whose row groups are not merged is published without merging them', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-pub-'));
+    const work = path.join(dir, 'work.duckdb');
+    const published = path.join(dir, 'warehouse.duckdb');
+    const storage = { rowGroupSize: 32768, mergeRowGroups: false };
+    const { instance, connection } = await openDatabase(work, storage);
+    // A row group per checkpoint, as a night's loads leave them.
+    await connection.run('CREATE TABLE t (x BIGINT)');
+    for (let i = 0; i < 4; i++) {
+      await connection.run(`INSERT INTO t SELECT range FROM range(${i * 1000}, ${(i + 1) * 1000})`);
+      await connection.run('CHECKPOINT');
+    }
+    connection.closeSync();
+    instance.closeSync();
+    const groups = `SELECT count(DISTINCT row_group_id)::INT FROM pragma_storage_info('t')`;
+    await publishWarehouse({ workPath: work, publishedPath: published, ...storage, statements: ['CREATE VIEW v AS SELECT x FROM t'] });
+    expect(await count(published, groups)).toBe(4);
+    expect(await count(published)).toBe(4000);
+    // With DuckDB's merging on, the publish's checkpoint (only a view added) merges them.
+    await publishWarehouse({ workPath: work, publishedPath: published, rowGroupSize: 32768, statements: ['CREATE VIEW v AS SELECT x FROM t'] });
+    expect(await count(published, groups)).toBeLessThan(4);
+  });
+
   test('publishing nothing is an error, and a failed statement leaves the published file as it was', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-pub-'));
     const work = path.join(dir, 'work.duckdb');
