@@ -23,7 +23,7 @@ import { runChild } from './child.js';
 import { ArchiveWriter } from '../archive/writer.js';
 import { Warehouse } from '../load/warehouse.js';
 import { loadConfig } from '../config/index.js';
-import { storageOptions } from '../load/database.js';
+import { storageOptions, type StorageOptions } from '../load/database.js';
 import { loadArchiveFiles } from '../load/archive-load.js';
 import { fastLineColumns } from '../load/sql-path.js';
 import { generateKeywordData } from '../sandbox/data/keywords.js';
@@ -88,8 +88,7 @@ async function measured<T>(fn: () => Promise<T>): Promise<{ ms: number; peakRss:
  * process's peak RSS (the kernel's maxRSS), so that the figure is that load alone and not what the baselines or
  * earlier rounds left in the allocator of the bench process.
  */
-interface ChildSpec { files: string[]; db: string; resultFile: string; storage: Storage }
-type Storage = ReturnType<typeof storageOptions>;
+interface ChildSpec { files: string[]; db: string; resultFile: string; storage: StorageOptions }
 interface ChildAnswer { ms: number; maxRssMb: number; rows: number }
 
 async function loadInChild(spec: ChildSpec): Promise<void> {
@@ -110,12 +109,12 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   await loadInChild(JSON.parse(process.argv[2]) as ChildSpec);
 }
 
-async function peakInChild(dir: string, files: string[], name: string, storage: Storage): Promise<ChildAnswer> {
+async function peakInChild(dir: string, files: string[], name: string, storage: StorageOptions): Promise<ChildAnswer> {
   return runChild<ChildAnswer>('load', { files, db: path.join(dir, `${name}.duckdb`), resultFile: path.join(dir, `${name}.json`), storage }, { timeoutMs: 600_000 });
 }
 
 /** Our archive load, as `seo-etl reprocess` runs it (the configured storage), into a fresh file. */
-async function ours(dir: string, files: string[], name: string, storage: Storage) {
+async function ours(dir: string, files: string[], name: string, storage: StorageOptions) {
   const file = path.join(dir, `${name}.duckdb`);
   rmSync(file, { force: true });
   rmSync(`${file}.wal`, { force: true });

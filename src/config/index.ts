@@ -36,7 +36,6 @@ export function rowGroupSizeProblem(n: number): string | undefined {
   return undefined;
 }
 
-
 const priceSchema = z.strictObject({
   per_task: z.number().nonnegative(),
   per_extra_10_results: z.number().nonnegative().optional(),

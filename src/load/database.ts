@@ -13,9 +13,8 @@ import { rowGroupSizeProblem, type Config } from '../config/index.js';
 /** The name the warehouse file is attached under, and every connection's default catalog. */
 export const WAREHOUSE_CATALOG = 'warehouse';
 
-export interface OpenDatabaseOptions {
-  /** DuckDB settings for the instance (memory_limit, threads, checkpoint_threshold). */
-  settings?: Record<string, string>;
+/** How a warehouse file is stored: every writer of one file must give the same. */
+export interface StorageOptions {
   /** Rows per row group of new data (warehouse.row_group_size); DuckDB's default when omitted. */
   rowGroupSize?: number;
   /**
@@ -25,8 +24,13 @@ export interface OpenDatabaseOptions {
   mergeRowGroups?: boolean;
 }
 
+export interface OpenDatabaseOptions extends StorageOptions {
+  /** DuckDB settings for the instance (memory_limit, threads, checkpoint_threshold). */
+  settings?: Record<string, string>;
+}
+
 /** How the configuration says the warehouse is stored: what every writer passes to openDatabase. */
-export function storageOptions(w: Config['warehouse']): Pick<OpenDatabaseOptions, 'rowGroupSize' | 'mergeRowGroups'> {
+export function storageOptions(w: Config['warehouse']): StorageOptions {
   return { rowGroupSize: w.row_group_size, mergeRowGroups: w.merge_row_groups };
 }
 

@@ -10,7 +10,7 @@
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { connectTo, openDatabase, WAREHOUSE_CATALOG } from './database.js';
+import { connectTo, openDatabase, WAREHOUSE_CATALOG, type StorageOptions } from './database.js';
 import { TABLES, allColumns, table as tableDef, type TableDef } from '../normalize/catalog.js';
 import { normalizeTask, tablesOfTask, NormalizeStats, type CollectedTask, type Row } from '../normalize/extract.js';
 import { createTableSql, ensureSchema, q, type SchemaChange } from './ddl.js';
@@ -125,16 +125,15 @@ export class Warehouse {
 
   /**
    * Opens (creating) a warehouse file; `:memory:` for tests. A DuckDB file is open in one process at a time.
-   * `rowGroupSize` (warehouse.row_group_size): every writer of a file must give the same (see openDatabase);
-   * `mergeRowGroups` (warehouse.merge_row_groups).
+   * The storage options: see openDatabase.
    */
-  static async open(file: string, opts: { threads?: number; memoryLimit?: string; checkpointThreshold?: string; rowGroupSize?: number; mergeRowGroups?: boolean } = {}): Promise<Warehouse> {
+  static async open(file: string, opts: StorageOptions & { threads?: number; memoryLimit?: string; checkpointThreshold?: string } = {}): Promise<Warehouse> {
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
     const settings: Record<string, string> = {};
     if (opts.threads) settings.threads = String(opts.threads);
     if (opts.memoryLimit) settings.memory_limit = opts.memoryLimit;
     if (opts.checkpointThreshold) settings.checkpoint_threshold = opts.checkpointThreshold;
-    const { instance, connection } = await openDatabase(file, { settings, rowGroupSize: opts.rowGroupSize, mergeRowGroups: opts.mergeRowGroups });
+    const { instance, connection } = await openDatabase(file, { rowGroupSize: opts.rowGroupSize, mergeRowGroups: opts.mergeRowGroups, settings });
     return new Warehouse(file, instance, connection);
   }
 

@@ -10,7 +10,7 @@ import type { PositionedIssue } from '../config/yaml.js';
 import { tagFor, taskKey } from './key.js';
 import { PipelineError } from './errors.js';
 import { MAX_TASKS_PER_STEP, suggest } from './schema.js';
-import { queryRows, queryValues, readRows, readValues, type QueryFn } from './sources.js';
+import { queryRows, queryValues, readAxisRows, readAxisValues, type QueryFn } from './sources.js';
 import type { Axis, EnumeratedValue, Origin, Paging, Pipeline, PipelineStep, PlannedTask } from './types.js';
 
 /** The receiver's addresses, with $id and $tag for the service to fill in (from the webhook receiver). */
@@ -319,8 +319,8 @@ export async function resolveStep(pipeline: Pipeline, step: PipelineStep, opts: 
   for (const axis of step.axes) {
     const ctx = { def, at: axis.at, keyPath: axis.keyPath };
     if (axis.kind === 'values') {
-      // List and file values are read at load; read again if a run released them (releaseStepInputs).
-      const read = axis.values ?? (axis.source.type === 'sql' ? undefined : readValues(axis.source, axis.param, ctx, issues));
+      // List and file sources are read at load; again if a run released them (releaseStepInputs).
+      const read = axis.values ?? readAxisValues(axis, ctx, issues);
       if (read) values.set(axis, read);
       else if (axis.source.type === 'sql') {
         if (!opts.query) throw new Error(`step ${step.name} reads SQL (${axis.keyPath}); expandStep needs a query function`);
@@ -329,19 +329,20 @@ export async function resolveStep(pipeline: Pipeline, step: PipelineStep, opts: 
         if (!v) queryFailed ||= issues.slice(before).some((i) => i.key.endsWith('.sql'));
         else values.set(axis, v);
       }
-    } else if (axis.rows || axis.source.type === 'file') {
-      const read = axis.rows ?? (axis.source.type === 'file' ? readRows(axis.source, axis.columns, ctx, issues) : undefined);
+    } else {
+      const read = axis.rows ?? readAxisRows(axis, ctx, issues);
       if (read) rows.set(axis, read);
-    } else if (axis.source.type === 'sql') {
-      if (!opts.query) throw new Error(`step ${step.name} reads SQL (${axis.keyPath}); expandStep needs a query function`);
-      const before = issues.length;
-      const r = await queryRows(axis.source, axis.columns, opts.query, vars, ctx, issues);
-      if (!r) queryFailed ||= issues.slice(before).some((i) => i.key.endsWith('.sql'));
-      else {
-        const taken = new Set([...Object.keys(step.params), ...step.axes.filter((a) => a.kind === 'values').map((a) => (a as { param: string }).param)]);
-        const clash = r.length ? Object.keys(r[0]).filter((p) => taken.has(p)) : [];
-        if (clash.length) issues.push({ ...axis.at, key: axis.keyPath, rule: `the query's columns ${clash.join(', ')} are also set in params or for_each; set each in one place` });
-        else rows.set(axis, r);
+      else if (axis.source.type === 'sql') {
+        if (!opts.query) throw new Error(`step ${step.name} reads SQL (${axis.keyPath}); expandStep needs a query function`);
+        const before = issues.length;
+        const r = await queryRows(axis.source, axis.columns, opts.query, vars, ctx, issues);
+        if (!r) queryFailed ||= issues.slice(before).some((i) => i.key.endsWith('.sql'));
+        else {
+          const taken = new Set([...Object.keys(step.params), ...step.axes.filter((a) => a.kind === 'values').map((a) => (a as { param: string }).param)]);
+          const clash = r.length ? Object.keys(r[0]).filter((p) => taken.has(p)) : [];
+          if (clash.length) issues.push({ ...axis.at, key: axis.keyPath, rule: `the query's columns ${clash.join(', ')} are also set in params or for_each; set each in one place` });
+          else rows.set(axis, r);
+        }
       }
     }
   }

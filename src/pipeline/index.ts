@@ -10,7 +10,7 @@ import { parseYamlDocument, type PositionedIssue } from '../config/yaml.js';
 import { PipelineError } from './errors.js';
 import { buildTasks, checkTasks, fixedParamIssues, generateTasks, resolveStep, type ExpandOptions } from './expand.js';
 import { SchemaReader, displayPath, readPipelineSchema } from './schema.js';
-import { readRows, readValues } from './sources.js';
+import { readAxisRows, readAxisValues } from './sources.js';
 import type { Axis, EnumeratedValue, Pipeline, PipelineStep, PlannedTask } from './types.js';
 
 export type { Pipeline, PipelineStep, PlannedTask, Paging, CollectMode, Axis, SourceSpec, EnumeratedValue, Origin, Place } from './types.js';
@@ -57,10 +57,10 @@ export function loadPipeline(file: string, config: Config, opts: LoadOptions = {
     const axes: Axis[] = d.axes.map((axis) => {
       const ctx = { def: d.def, at: axis.at, keyPath: axis.keyPath };
       if (axis.kind === 'values') {
-        const values = axis.source.type === 'sql' ? undefined : readValues(axis.source, axis.param, ctx, issues);
+        const values = readAxisValues(axis, ctx, issues);
         return values ? { ...axis, values } : axis;
       }
-      const rows = axis.source.type === 'file' ? readRows(axis.source, axis.columns, ctx, issues) : undefined;
+      const rows = readAxisRows(axis, ctx, issues);
       if (rows?.length && !axis.columns) {
         const taken = new Set([...Object.keys(d.params), ...d.axes.flatMap((a) => (a.kind === 'values' ? [a.param] : []))]);
         const clash = Object.keys(rows[0]).filter((p) => taken.has(p));

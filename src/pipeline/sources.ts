@@ -7,7 +7,7 @@ import type { EndpointDef, FieldRule } from '../api/catalog.js';
 import { formatTimestamp } from '../api/envelope.js';
 import type { PositionedIssue } from '../config/yaml.js';
 import { CsvSyntaxError, parseCsv } from './csv.js';
-import type { EnumeratedValue, Place, SourceSpec } from './types.js';
+import type { Axis, EnumeratedValue, Place, SourceSpec } from './types.js';
 
 /** Runs SQL against the warehouse; the orchestrator passes one bound to its connection. */
 export type QueryFn = (sql: string) => Promise<Record<string, unknown>[]>;
@@ -73,6 +73,16 @@ function readCsvRecords(text: string, display: string, ctx: SourceContext, issue
 }
 
 /** The values of one parameter from a list, a text file or a CSV column (SQL sources: see queryValues). */
+/** What a values axis reads without a query (its list or file), or undefined for an SQL source. */
+export function readAxisValues(axis: Extract<Axis, { kind: 'values' }>, ctx: SourceContext, issues: Issues): EnumeratedValue[] | undefined {
+  return axis.source.type === 'sql' ? undefined : readValues(axis.source, axis.param, ctx, issues);
+}
+
+/** What a rows axis reads without a query (its file), or undefined for an SQL source. */
+export function readAxisRows(axis: Extract<Axis, { kind: 'rows' }>, ctx: SourceContext, issues: Issues): Record<string, EnumeratedValue>[] | undefined {
+  return axis.source.type === 'file' ? readRows(axis.source, axis.columns, ctx, issues) : undefined;
+}
+
 export function readValues(source: SourceSpec, param: string, ctx: SourceContext, issues: Issues): EnumeratedValue[] | undefined {
   const rule = ctx.def?.fields?.[param];
   const itemRule: FieldRule | undefined = rule?.type === 'string_array' ? { type: 'string' } : rule;

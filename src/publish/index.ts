@@ -10,19 +10,16 @@
 import { copyFile, rename, rm, mkdir, constants as fsConstants } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { openDatabase } from '../load/database.js';
+import { openDatabase, type StorageOptions } from '../load/database.js';
 
-export interface PublishOptions {
+/** The storage options are the working file's (openDatabase): a checkpoint with others rewrites its tables. */
+export interface PublishOptions extends StorageOptions {
   /** The job's working database; it must be closed (or checkpointed with no open writes) before publishing. */
   workPath: string;
   /** Where readers look, e.g. data/warehouse.duckdb. */
   publishedPath: string;
   /** SQL statements run in the published copy only (curated views, comments). */
   statements?: readonly string[];
-  /** warehouse.row_group_size: the working file's, or this checkpoint would rewrite its tables (openDatabase). */
-  rowGroupSize?: number;
-  /** warehouse.merge_row_groups, as the job's checkpoints. */
-  mergeRowGroups?: boolean;
   /** Called with the finished side file just before it is renamed over the published path (tests pause here). */
   beforeRename?: (side: string) => Promise<void>;
 }

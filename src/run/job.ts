@@ -558,7 +558,7 @@ function trackedOf(w: WaitingTask): TrackedTask {
  * transaction. Loads are serialised: DuckDB runs one transaction per connection.
  */
 function loadResults(ctx: JobContext, results: CollectedResult[], keys?: string[], pages?: number, posted?: { key: string; serviceId: string; cost: number }): Promise<void> {
-  const run = ctx.loading.then(async () => {
+  return afterLoads(ctx, async () => {
     const ok: CollectedResult[] = [];
     const bad: CollectedResult[] = [];
     for (const r of results) (!isTaskError(r.task.status_code) && Array.isArray(r.task.result) ? ok : bad).push(r);
@@ -584,6 +584,15 @@ function loadResults(ctx: JobContext, results: CollectedResult[], keys?: string[
     ctx.progress.add('loaded', keys ? (ok.length ? keys.length : 0) : ok.length);
     ctx.progress.add('failed', keys ? (ok.length ? 0 : keys.length) : bad.length);
   });
+}
+
+/**
+ * Runs `work` once the loads (and rests) before it are done, and makes the next wait for it: DuckDB runs one
+ * transaction per connection, so what uses the warehouse's connection goes one at a time. A failure reaches the
+ * caller, not the next in line.
+ */
+function afterLoads(ctx: JobContext, work: () => Promise<void>): Promise<void> {
+  const run = ctx.loading.then(work);
   ctx.loading = run.catch(() => undefined);
   return run;
 }
@@ -613,9 +622,7 @@ async function restWarehouse(ctx: JobContext, after: 'load' | 'ledger' = 'load')
  * sat at 285-314 MB, and at 241-274 MB with these checkpoints.
  */
 function restAfterLoads(ctx: JobContext): Promise<void> {
-  const run = ctx.loading.then(() => restWarehouse(ctx, 'ledger'));
-  ctx.loading = run.catch(() => undefined);
-  return run;
+  return afterLoads(ctx, () => restWarehouse(ctx, 'ledger'));
 }
 
 /** A checkpoint under warehouse.checkpoint_memory (Warehouse.checkpoint): false while another write is open. */
