@@ -171,7 +171,7 @@ GROUP BY snapshot_date, keyword, location_code, language_code, currency`,
       col('max_price', 'Seller\'s highest price.'),
       col('price_rank', 'Rank of the seller\'s lowest price among the keyword\'s sellers (1 = cheapest).'),
       col('best_rank_absolute', 'Best (lowest) position of the seller\'s offers among all result items.'),
-      col('avg_product_rating', 'Average product rating value of the seller\'s offers (two decimals).'),
+      col('avg_product_rating', 'Average product rating of the seller\'s offers, out of 5 (each rating scaled by its own maximum; two decimals).'),
     ],
     select: `
 WITH offers AS (${merchantOffers()}), by_seller AS (
@@ -342,15 +342,21 @@ WHERE t.state = 'failed'`,
 ];
 
 /** Offers of shopping results: priced items and priced carousel elements, under their result's keyword. */
+/** A product rating on one scale, out of 5: the service rates on 5, 10 or 100 (rating_max, or the rating type's own maximum). */
+function ratingOutOf5(alias: string): string {
+  const max = `coalesce(${alias}.product_rating_max, CASE ${alias}.product_rating_type WHEN 'Max5' THEN 5 WHEN 'Percents' THEN 100 END)`;
+  return `5.0 * ${alias}.product_rating_value / nullif(${max}, 0)`;
+}
+
 function merchantOffers(): string {
   return `
   SELECT ${snapshotDate('s')} AS snapshot_date, s.keyword, s.location_code, s.language_code,
-         i.seller, i.currency, i.price, i.rank_absolute, i.product_rating_value AS product_rating, false AS sponsored
+         i.seller, i.currency, i.price, i.rank_absolute, ${ratingOutOf5('i')} AS product_rating, false AS sponsored
   FROM merchant_shopping__items i JOIN merchant_shopping s ON s._id = i._parent_id LEFT JOIN _runs r ON r.run_id = s._run_id
   WHERE i.price IS NOT NULL
   UNION ALL
   SELECT ${snapshotDate('s')}, s.keyword, s.location_code, s.language_code,
-         e.seller, e.currency, e.price, i.rank_absolute, e.product_rating_value, true
+         e.seller, e.currency, e.price, i.rank_absolute, ${ratingOutOf5('e')}, true
   FROM merchant_shopping__items__elements e JOIN merchant_shopping__items i ON i._id = e._parent_id
   JOIN merchant_shopping s ON s._id = i._parent_id LEFT JOIN _runs r ON r.run_id = s._run_id
   WHERE e.price IS NOT NULL`;

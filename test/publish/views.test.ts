@@ -115,11 +115,12 @@ describe('on hand-made rows', () => {
       { keyword: 'tent', currency: 'EUR', offers: 1, sponsored_offers: 0, sellers: 1, min_price: 99, median_price: 99, avg_price: 99, max_price: 99, cheapest_seller: 'B' },
       { keyword: 'tent', currency: 'GBP', offers: 4, sponsored_offers: 1, sellers: 3, min_price: 5, median_price: 15, avg_price: 16.25, max_price: 30, cheapest_seller: 'C' },
     ]);
-    const s = await q(`SELECT seller, offers, min_price, price_rank, best_rank_absolute FROM v_merchant_sellers WHERE currency = 'GBP' ORDER BY price_rank`);
+    const s = await q(`SELECT seller, offers, min_price, price_rank, best_rank_absolute, avg_product_rating FROM v_merchant_sellers WHERE currency = 'GBP' ORDER BY price_rank`);
+    // Ratings on 5, 10 and 100 are averaged on one scale: A's 4/5 and 90% give 4.25, B's 3/10 gives 1.5.
     expect(s).toEqual([
-      { seller: 'C', offers: 1, min_price: 5, price_rank: 1, best_rank_absolute: 1 },
-      { seller: 'A', offers: 2, min_price: 10, price_rank: 2, best_rank_absolute: 2 },
-      { seller: 'B', offers: 1, min_price: 30, price_rank: 3, best_rank_absolute: 3 },
+      { seller: 'C', offers: 1, min_price: 5, price_rank: 1, best_rank_absolute: 1, avg_product_rating: null },
+      { seller: 'A', offers: 2, min_price: 10, price_rank: 2, best_rank_absolute: 2, avg_product_rating: 4.25 },
+      { seller: 'B', offers: 1, min_price: 30, price_rank: 3, best_rank_absolute: 3, avg_product_rating: 1.5 },
     ]);
   });
 
@@ -219,13 +220,13 @@ INSERT INTO domain_technologies__items__technologies (_id, _task_id, _run_id, _l
 
 INSERT INTO merchant_shopping (_id, _task_id, _run_id, _loaded_at, _list_idx, keyword, location_code, language_code) VALUES
   ('m:0', 'm', 'p-2025-05-01', TIMESTAMPTZ '2025-05-01 02:00:00+00', 0, 'tent', 2826, 'en');
-INSERT INTO merchant_shopping__items (_id, _task_id, _run_id, _loaded_at, _parent_id, _list_idx, item_type, rank_absolute, seller, price, currency, product_rating_value) VALUES
-  ('m:0:0', 'm', 'p-2025-05-01', TIMESTAMPTZ '2025-05-01 02:00:00+00', 'm:0', 0, 'shopping_sponsored_carousel', 1, NULL, NULL, NULL, NULL),
-  ('m:0:1', 'm', 'p-2025-05-01', TIMESTAMPTZ '2025-05-01 02:00:00+00', 'm:0', 1, 'shopping_serp', 2, 'A', 10, 'GBP', 4),
-  ('m:0:2', 'm', 'p-2025-05-01', TIMESTAMPTZ '2025-05-01 02:00:00+00', 'm:0', 2, 'shopping_serp', 3, 'B', 30, 'GBP', 3),
-  ('m:0:3', 'm', 'p-2025-05-01', TIMESTAMPTZ '2025-05-01 02:00:00+00', 'm:0', 3, 'shopping_serp', 4, 'A', 20, 'GBP', 5),
-  ('m:0:4', 'm', 'p-2025-05-01', TIMESTAMPTZ '2025-05-01 02:00:00+00', 'm:0', 4, 'shopping_paid', 5, NULL, NULL, NULL, NULL),
-  ('m:0:5', 'm', 'p-2025-05-01', TIMESTAMPTZ '2025-05-01 02:00:00+00', 'm:0', 5, 'shopping_serp', 6, 'B', 99, 'EUR', NULL);
+INSERT INTO merchant_shopping__items (_id, _task_id, _run_id, _loaded_at, _parent_id, _list_idx, item_type, rank_absolute, seller, price, currency, product_rating_value, product_rating_type, product_rating_max) VALUES
+  ('m:0:0', 'm', 'p-2025-05-01', TIMESTAMPTZ '2025-05-01 02:00:00+00', 'm:0', 0, 'shopping_sponsored_carousel', 1, NULL, NULL, NULL, NULL, NULL, NULL),
+  ('m:0:1', 'm', 'p-2025-05-01', TIMESTAMPTZ '2025-05-01 02:00:00+00', 'm:0', 1, 'shopping_serp', 2, 'A', 10, 'GBP', 4, 'Max5', 5),
+  ('m:0:2', 'm', 'p-2025-05-01', TIMESTAMPTZ '2025-05-01 02:00:00+00', 'm:0', 2, 'shopping_serp', 3, 'B', 30, 'GBP', 3, 'CustomMax', 10),
+  ('m:0:3', 'm', 'p-2025-05-01', TIMESTAMPTZ '2025-05-01 02:00:00+00', 'm:0', 3, 'shopping_serp', 4, 'A', 20, 'GBP', 90, 'Percents', NULL),
+  ('m:0:4', 'm', 'p-2025-05-01', TIMESTAMPTZ '2025-05-01 02:00:00+00', 'm:0', 4, 'shopping_paid', 5, NULL, NULL, NULL, NULL, NULL, NULL),
+  ('m:0:5', 'm', 'p-2025-05-01', TIMESTAMPTZ '2025-05-01 02:00:00+00', 'm:0', 5, 'shopping_serp', 6, 'B', 99, 'EUR', NULL, NULL, NULL);
 INSERT INTO merchant_shopping__items__elements (_id, _task_id, _run_id, _loaded_at, _parent_id, _list_idx, seller, price, currency) VALUES
   ('m:0:0:0', 'm', 'p-2025-05-01', TIMESTAMPTZ '2025-05-01 02:00:00+00', 'm:0:0', 0, 'C', 5, 'GBP');
 
