@@ -3,41 +3,56 @@
  * Exit codes (documented in the README): 0 ok, 1 finished with failed tasks, 2 bad input, 3 another run holds
  * the warehouse, 4 stopped by budget, 5 the service refused the account (auth, payment), 70 internal error.
  */
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { EXIT, exitCodeOf, describeError } from './exit.js';
 import { exitWhenDone } from './exit-when-done.js';
 
 /** Set by the one command that serves until stopped (the sandbox); every other command ends its process. */
 let serving = false;
 
-const int = (name: string) => (v: string) => {
+const int = (name: string, max = Number.MAX_SAFE_INTEGER) => (v: string) => {
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a whole number`);
+  if (!/^\d+$/.test(v) || n > max) throw new InvalidArgumentError(`${name} must be a whole number from 0 to ${max}`);
   return n;
+};
+
+/** A real calendar day: `2026-13-45` is refused here rather than deep inside the run. */
+const day = (v: string) => {
+  const d = new Date(`${v}T00:00:00Z`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(v) || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== v) {
+    throw new InvalidArgumentError('must be a calendar day written YYYY-MM-DD');
+  }
+  return v;
 };
 
 const program = new Command()
   .name('seo-etl')
   .description('Pulls Search-Data and Site-Analysis Task API data into a typed DuckDB + Parquet warehouse.')
   .option('-C, --root <dir>', 'project folder holding config/ and data/', process.cwd())
-  .showHelpAfterError();
+  .showHelpAfterError('(seo-etl help <command> lists its arguments and options)')
+  // Usage mistakes are bad input (exit 2), answered by commander's one-line message, not a stack or exit 1.
+  .exitOverride();
 
 program
   .command('sandbox')
   .description('start the embedded API sandbox on 127.0.0.1')
-  .option('-p, --port <n>', 'port to listen on (0 picks a free one)', int('port'))
+  .option('-p, --port <n>', 'port to listen on (0 picks a free one)', int('--port', 65535))
   .option('--host <addr>', 'address to listen on', '127.0.0.1')
   .action(async (opts) => {
     const { sandboxCommand } = await import('./sandbox/command.js');
     serving = true;
-    await sandboxCommand({ root: program.opts().root, port: opts.port, host: opts.host });
+    try {
+      await sandboxCommand({ root: program.opts().root, port: opts.port, host: opts.host });
+    } finally {
+      serving = false;
+    }
   });
 
 program
   .command('run')
   .description('run a pipeline: plan, post, collect, normalize, load and publish')
   .argument('<pipeline>', 'pipeline YAML file')
-  .option('--run-date <yyyy-mm-dd>', 'the day this run is for (a run of the same pipeline and day resumes)')
+  .option('--run-date <yyyy-mm-dd>', 'the day this run is for (a run of the same pipeline and day resumes)', day)
   .option('--no-progress', 'no progress display, even on a terminal')
   .action(async (pipeline, opts) => {
     const { runCommand } = await import('./run/command.js');
@@ -118,11 +133,17 @@ program
     process.exitCode = await benchCommand({ root: program.opts().root, quick: process.env.BENCH_QUICK === '1' });
   });
 
+for (const c of program.commands) c.exitOverride();
+
 try {
   await program.parseAsync(process.argv);
 } catch (err) {
-  process.stderr.write(`seo-etl: ${describeError(err)}\n`);
-  process.exitCode = exitCodeOf(err);
+  if (err instanceof CommanderError) {
+    // commander has printed its message (or the help or version asked for) already.
+    process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.badInput;
+  } else {
+    process.stderr.write(`seo-etl: ${describeError(err)}\n`);
+    process.exitCode = exitCodeOf(err);
+  }
 }
 if (!serving) exitWhenDone();
-void EXIT;

@@ -1,0 +1,47 @@
+/**
+ * Usage mistakes exit 2 (bad input, as the README says) with commander's one-line message and no stack trace; the
+ * help asked for exits 0. Each case runs the built CLI as a child process, as cron would.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createServer, type Server } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { ROOT } from '../helpers/project.js';
+import { runCli } from '../reliability/helpers.js';
+
+const env = { ...process.env, SEO_ETL_API_BASE_URL: 'sandbox' };
+const cli = (args: string[]) => runCli(args, { env, timeoutMs: 30_000 });
+
+let busy: Server;
+let busyPort = 0;
+beforeAll(async () => {
+  busy = createServer();
+  await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+  busyPort = (busy.address() as AddressInfo).port;
+});
+afterAll(() => new Promise<void>((resolve) => busy.close(() => resolve())));
+
+describe('usage mistakes exit 2 with a short message and no stack trace', () => {
+  const cases: Array<[string, () => string[], RegExp]> = [
+    ['an unknown command', () => ['bogus'], /unknown command 'bogus'/],
+    ['an unknown option', () => ['status', '--bogus'], /unknown option '--bogus'/],
+    ['a missing argument', () => ['run'], /missing required argument 'pipeline'/],
+    ['a port that is not a number', () => ['sandbox', '--port', 'abc'], /--port must be a whole number from 0 to 65535/],
+    ['a port out of range', () => ['sandbox', '--port', '99999'], /--port must be a whole number from 0 to 65535/],
+    ['a day that is not in the calendar', () => ['run', `${ROOT}/pipelines/nightly.yaml`, '--run-date', '2026-13-45'], /--run-date.*must be a calendar day written YYYY-MM-DD/],
+    ['a port already in use', () => ['sandbox', '--port', String(busyPort)], /127\.0\.0\.1:\d+ is in use/],
+  ];
+  test.each(cases)('%s', async (_name, args, says) => {
+    const r = await cli(args());
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(says);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    // Not the whole help text: one message and a pointer to the help.
+    expect(r.stderr.length, r.stderr).toBeLessThan(400);
+  });
+});
+
+test('help asked for exits 0', async () => {
+  const r = await cli(['run', '--help']);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toMatch(/Usage: seo-etl run/);
+});
