@@ -3,12 +3,23 @@
  * Exit codes (documented in the README): 0 ok, 1 finished with failed tasks, 2 bad input, 3 another run holds
  * the warehouse, 4 stopped by budget, 5 the service refused the account (auth, payment), 70 internal error.
  */
+import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { EXIT, exitCodeOf, describeError } from './exit.js';
 import { exitWhenDone } from './exit-when-done.js';
+import { findProject } from './config/project.js';
 
 /** Set by the one command that serves until stopped (the sandbox); every other command ends its process. */
 let serving = false;
+
+/** The project a command works on (src/config/project.ts); `file` is the pipeline or input file it was given. */
+const rootFor = (file?: string) => findProject({ root: program.opts().root, home: process.env.SEO_ETL_HOME, file, cwd: process.cwd() });
+/** A file argument as the user meant it: relative to the working directory, not to the project. */
+/** The sandbox needs only a configuration: outside any project it serves with the shipped defaults. */
+const sandboxRoot = () => {
+  try { return rootFor(); } catch { return path.resolve(import.meta.dirname, '..'); }
+};
+const abs = (file: string) => path.resolve(process.cwd(), file);
 
 const int = (name: string, max = Number.MAX_SAFE_INTEGER) => (v: string) => {
   const n = Number(v);
@@ -28,7 +39,7 @@ const day = (v: string) => {
 const program = new Command()
   .name('seo-etl')
   .description('Pulls Search-Data and Site-Analysis Task API data into a typed DuckDB + Parquet warehouse.')
-  .option('-C, --root <dir>', 'project folder holding config/ and data/', process.cwd())
+  .option('-C, --root <dir>', 'project folder holding config/ and data/ (default: SEO_ETL_HOME, else the project holding the pipeline file, else the one at or above the working directory)')
   .showHelpAfterError('(seo-etl help <command> lists its arguments and options)')
   // Usage mistakes are bad input (exit 2), answered by commander's one-line message, not a stack or exit 1.
   .exitOverride();
@@ -42,7 +53,7 @@ program
     const { sandboxCommand } = await import('./sandbox/command.js');
     serving = true;
     try {
-      await sandboxCommand({ root: program.opts().root, port: opts.port, host: opts.host });
+      await sandboxCommand({ root: sandboxRoot(), port: opts.port, host: opts.host });
     } finally {
       serving = false;
     }
@@ -56,7 +67,7 @@ program
   .option('--no-progress', 'no progress display, even on a terminal')
   .action(async (pipeline, opts) => {
     const { runCommand } = await import('./run/command.js');
-    process.exitCode = await runCommand({ root: program.opts().root, pipeline, runDate: opts.runDate, progress: opts.progress });
+    process.exitCode = await runCommand({ root: rootFor(pipeline), pipeline: abs(pipeline), runDate: opts.runDate, progress: opts.progress });
   });
 
 program
@@ -66,7 +77,7 @@ program
   .option('--no-progress', 'no progress display')
   .action(async (pipeline, opts) => {
     const { resumeCommand } = await import('./run/command.js');
-    process.exitCode = await resumeCommand({ root: program.opts().root, pipeline, progress: opts.progress });
+    process.exitCode = await resumeCommand({ root: rootFor(pipeline), pipeline: pipeline && abs(pipeline), progress: opts.progress });
   });
 
 program
@@ -76,7 +87,7 @@ program
   .option('--json', 'print the plan as JSON')
   .action(async (pipeline, opts) => {
     const { planCommand } = await import('./run/command.js');
-    process.exitCode = await planCommand({ root: program.opts().root, pipeline, json: Boolean(opts.json) });
+    process.exitCode = await planCommand({ root: rootFor(pipeline), pipeline: abs(pipeline), json: Boolean(opts.json) });
   });
 
 program
@@ -85,7 +96,7 @@ program
   .option('--json', 'print as JSON')
   .action(async (opts) => {
     const { statusCommand } = await import('./run/command.js');
-    process.exitCode = await statusCommand({ root: program.opts().root, json: Boolean(opts.json) });
+    process.exitCode = await statusCommand({ root: rootFor(), json: Boolean(opts.json) });
   });
 
 program
@@ -93,7 +104,7 @@ program
   .description('rebuild every table from the raw archive, without calling the API')
   .action(async () => {
     const { reprocessCommand } = await import('./archive/command.js');
-    process.exitCode = await reprocessCommand({ root: program.opts().root });
+    process.exitCode = await reprocessCommand({ root: rootFor() });
   });
 
 program
@@ -102,7 +113,7 @@ program
   .argument('<files...>', 'response files')
   .action(async (files) => {
     const { ingestCommand } = await import('./archive/command.js');
-    process.exitCode = await ingestCommand({ root: program.opts().root, files });
+    process.exitCode = await ingestCommand({ root: rootFor(), files: files.map(abs) });
   });
 
 program
@@ -114,7 +125,7 @@ program
   .option('--schema <name>', 'with --ddl: schema / dataset to create the tables in (default: seo)')
   .action(async (opts) => {
     const { tablesCommand } = await import('./publish/command.js');
-    process.exitCode = await tablesCommand({ root: program.opts().root, json: Boolean(opts.json), ddl: opts.ddl, location: opts.location, schema: opts.schema });
+    process.exitCode = await tablesCommand({ root: rootFor(), json: Boolean(opts.json), ddl: opts.ddl, location: opts.location, schema: opts.schema });
   });
 
 program
@@ -122,7 +133,7 @@ program
   .description('regenerate docs/tables.md (the data dictionary) from the table catalog')
   .action(async () => {
     const { docsCommand } = await import('./normalize/command.js');
-    process.exitCode = await docsCommand({ root: program.opts().root });
+    process.exitCode = await docsCommand({ root: rootFor() });
   });
 
 program
@@ -130,7 +141,7 @@ program
   .description('measure every performance figure against the embedded sandbox (BENCH_QUICK=1 for a small run)')
   .action(async () => {
     const { benchCommand } = await import('./bench/command.js');
-    process.exitCode = await benchCommand({ root: program.opts().root, quick: process.env.BENCH_QUICK === '1' });
+    process.exitCode = await benchCommand({ root: rootFor(), quick: process.env.BENCH_QUICK === '1' });
   });
 
 for (const c of program.commands) c.exitOverride();

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { ROOT } from '../helpers/project.js';
 import { runCli } from '../reliability/helpers.js';
 
@@ -38,6 +39,13 @@ describe('usage mistakes exit 2 with a short message and no stack trace', () => 
     // Not the whole help text: one message and a pointer to the help.
     expect(r.stderr.length, r.stderr).toBeLessThan(400);
   });
+});
+
+test('docs outside any project exits 2, naming the way out, instead of a stack trace', async () => {
+  const r = await runCli(['docs'], { env, timeoutMs: 30_000, cwd: tmpdir() });
+  expect(r.code, r.stderr).toBe(2);
+  expect(r.stderr).toMatch(/no seo-etl project found/);
+  expect(r.stderr).not.toMatch(/\n\s+at /);
 });
 
 test('help asked for exits 0', async () => {

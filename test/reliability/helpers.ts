@@ -189,12 +189,14 @@ export interface RunCliOptions {
   beforeKill?: () => Promise<void>;
   /** A hard limit: the child is killed and the promise rejects. */
   timeoutMs?: number;
+  /** Working directory of the child (default: this checkout). */
+  cwd?: string;
 }
 
 /** Runs `seo-etl <args>` as a child process. */
 export function runCli(args: string[], opts: RunCliOptions): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd ?? ROOT, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let killed = false;
