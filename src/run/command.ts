@@ -45,7 +45,8 @@ export async function planCommand(o: { root: string; pipeline: string; json: boo
     });
     const estimate = estimatePlan(plan, config);
     process.stdout.write(o.json ? `${formatPlanJson(estimate)}\n` : `${formatPlan(estimate)}\n`);
-    return EXIT.ok;
+    // A plan over its budget would stop posting part-way: a scheduler's check before `run` must see that.
+    return estimate.totals.withinBudget ? EXIT.ok : EXIT.budget;
   } finally {
     db?.close();
   }
