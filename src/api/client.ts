@@ -139,7 +139,9 @@ export interface ApiClientOptions {
 /** Envelope statuses that refuse the whole account or request, whatever tasks it carries. */
 const ACCOUNT_REFUSALS: ReadonlySet<number> = new Set([40100, 40200, 40201, 40203, 40204, 40207]);
 /** Connection errors that prove the request never left (nothing can have been created). */
-const NOT_SENT_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ERR_INVALID_URL']);
+/** fetch refuses ports on its block list (9, 25, 6000, ...) before connecting, with this message and no code. */
+const BAD_PORT = 'FETCH_BAD_PORT';
+const NOT_SENT_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ERR_INVALID_URL', BAD_PORT]);
 
 type Attempt =
   | { kind: 'answer'; httpStatus: number; body: string; envelope?: Envelope; parseError?: string; retryAfterMs?: number }
@@ -168,6 +170,7 @@ function errorCodes(err: unknown, depth = 0): string[] {
   const out: string[] = [];
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string') out.push(code);
+  if (err instanceof Error && err.message === 'bad port') out.push(BAD_PORT);
   out.push(...errorCodes((err as { cause?: unknown }).cause, depth + 1));
   const inner = (err as { errors?: unknown }).errors;
   if (Array.isArray(inner)) for (const e of inner) out.push(...errorCodes(e, depth + 1));

@@ -162,6 +162,19 @@ describe('task_post is never re-sent when the service may have created the tasks
   });
 });
 
+describe('a service that cannot be reached', () => {
+  it('a refused connection or a port fetch will not use is "not sent", never an ambiguous post', async () => {
+    const closed = await startSandbox({ config, port: 0 });
+    const refusedUrl = closed.url;
+    await closed.close();
+    for (const baseUrl of [refusedUrl, 'http://127.0.0.1:9']) {
+      const [o] = await client({ baseUrl, retries: 1 }).postTasks('keywords_for_site.task_post', [site(1)]);
+      expect(err(o).ambiguous, baseUrl).toBeFalsy();
+      expect(err(o).message, baseUrl).toMatch(/not sent/);
+    }
+  });
+});
+
 describe('the retry rules as a table', () => {
   const env = (status: number, tasks: unknown[] = []) => ({ kind: 'answer' as const, httpStatus: 200, body: '', envelope: { version: 'v', status_code: status, status_message: 'm', time: '0', cost: 0, tasks_count: tasks.length, tasks_error: 0, tasks: tasks as never } });
   const net = (code: string) => ({ kind: 'network' as const, error: Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error(code), { code }) }), timeout: false, notSent: code === 'ECONNREFUSED' });
