@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from '../config/index.js';
 import { systemClock, type SandboxClock } from './clock.js';
 import { TaskStore, type StoredTask } from './store.js';
+import { TaskJournal } from './journal.js';
 import { Records } from './records.js';
 import { Faults } from './faults.js';
 import { SlidingWindowLimiter } from './rate-limit.js';
@@ -33,6 +34,8 @@ export interface StartSandboxOptions {
   callbackTimeoutMs?: number;
   /** Credentials to accept instead of config.sandbox.login/password (e.g. what credentialsFor(config) gives the client). */
   credentials?: { login: string; password: string };
+  /** Where the sandbox keeps its tasks across processes (journal.ts); without it, it forgets them when it stops. */
+  stateFile?: string;
 }
 
 export interface Sandbox {
@@ -47,11 +50,15 @@ export async function startSandbox(opts: StartSandboxOptions): Promise<Sandbox> 
   const { config } = opts;
   const s = config.sandbox;
   const effective: Config = opts.credentials ? { ...config, sandbox: { ...s, login: opts.credentials.login, password: opts.credentials.password } } : config;
+  const clock = opts.clock ?? systemClock();
+  const state = opts.stateFile ? TaskJournal.open(opts.stateFile) : undefined;
+  const store = new TaskStore(state?.journal);
+  if (state) store.restore(state.events, clock.now());
   const ctx: SandboxContext = {
     config: effective,
     engines: config.engines,
-    clock: opts.clock ?? systemClock(),
-    store: new TaskStore(),
+    clock,
+    store,
     records: new Records(),
     settings: {
       completionDelayMs: s.completion_delay_ms,
@@ -106,6 +113,7 @@ export async function startSandbox(opts: StartSandboxOptions): Promise<Sandbox> 
     controls,
     close: async () => {
       webhooks.close();
+      store.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { DAY_MS } from './clock.js';
 import { hashString } from './data/prng.js';
+import type { JournalEvent, TaskJournal } from './journal.js';
 
 export const RETENTION_MS = 30 * DAY_MS;
 export const FIXED_WINDOW_MS = DAY_MS;
@@ -66,6 +67,32 @@ export class TaskStore {
   /** Tasks whose callback has not been attempted yet, ordered by completion. */
   private dueCallbacks: StoredTask[] = [];
 
+  /** With a journal, every change is written to it before the answer that reports it (journal.ts). */
+  constructor(private readonly journal?: TaskJournal) {}
+
+  /**
+   * Rebuilds the store from a journal's events: tasks past retention are forgotten, a callback cut off in flight
+   * is attempted again (its receiver may be gone; it then fails and the task is listed, as on the service).
+   */
+  restore(events: readonly JournalEvent[], now: number): void {
+    for (const ev of events) {
+      const task = ev.e === 'add' ? ev.task : this.tasks.get(ev.id);
+      if (!task) continue;
+      if (ev.e === 'add') this.tasks.set(task.id, task);
+      else if (ev.e === 'collect') Object.assign(task, { collectedAt: ev.collectedAt, fixedCollectedAt: ev.fixedCollectedAt });
+      else if (ev.e === 'delivery') task.delivery = ev.ok ? 'delivered' : 'failed';
+      else { task.reparsedAt = ev.at; task.fixedCollectedAt = null; }
+    }
+    for (const task of [...this.tasks.values()].sort((a, b) => a.postedAt - b.postedAt)) {
+      if (now - task.completeAt > RETENTION_MS) { this.tasks.delete(task.id); continue; }
+      if (task.delivery === 'in_flight') task.delivery = 'pending';
+      if (task.collectedAt === null && task.delivery !== 'delivered') this.bucket(this.uncollected, task.postId).set(task.id, task);
+      if (task.reparsedAt !== null && task.fixedCollectedAt === null) this.bucket(this.fixedCandidates, task.postId).set(task.id, task);
+      if (task.delivery === 'pending') this.insertDue(task);
+    }
+    this.journal?.rewrite(this.tasks.values());
+  }
+
   add(n: NewTask): StoredTask {
     const p = n.params;
     const tag = typeof p.tag === 'string' ? p.tag : null;
@@ -93,6 +120,7 @@ export class TaskStore {
       reparsedAt: reparsed ? completeAt + Math.max(n.completionDelayMs, 1) : null,
       fixedCollectedAt: null,
     };
+    this.journal?.append({ e: 'add', task });
     this.tasks.set(task.id, task);
     this.bucket(this.uncollected, n.postId).set(task.id, task);
     if (reparsed) this.bucket(this.fixedCandidates, n.postId).set(task.id, task);
@@ -120,14 +148,18 @@ export class TaskStore {
     if (now < task.completeAt) return { status: 'in_queue', task };
     if (now - task.completeAt > RETENTION_MS) return { status: 'expired', task };
     if (opts.collect !== false) {
+      let changed = false;
       if (task.collectedAt === null) {
         task.collectedAt = now;
         this.uncollected.get(postId)?.delete(id);
+        changed = true;
       }
       if (task.reparsedAt !== null && now >= task.reparsedAt && task.fixedCollectedAt === null) {
         task.fixedCollectedAt = now;
         this.fixedCandidates.get(postId)?.delete(id);
+        changed = true;
       }
+      if (changed) this.journal?.append({ e: 'collect', id, collectedAt: task.collectedAt, fixedCollectedAt: task.fixedCollectedAt });
     }
     return { status: 'ok', task };
   }
@@ -171,6 +203,7 @@ export class TaskStore {
   /** Records a callback's outcome; a delivered task leaves the ready scan for good (it is never listed). */
   setDelivery(task: StoredTask, ok: boolean): void {
     task.delivery = ok ? 'delivered' : 'failed';
+    this.journal?.append({ e: 'delivery', id: task.id, ok });
     if (ok) this.uncollected.get(task.postId)?.delete(task.id);
   }
 
@@ -185,6 +218,7 @@ export class TaskStore {
       }
       task.reparsedAt = Math.max(now, task.completeAt);
       task.fixedCollectedAt = null;
+      this.journal?.append({ e: 'reparse', id, at: task.reparsedAt });
       this.bucket(this.fixedCandidates, task.postId).set(task.id, task);
     }
     return missing;
@@ -206,10 +240,15 @@ export class TaskStore {
   }
 
   clear(): void {
+    this.journal?.rewrite([]);
     this.tasks.clear();
     this.uncollected.clear();
     this.fixedCandidates.clear();
     this.dueCallbacks = [];
+  }
+
+  close(): void {
+    this.journal?.close();
   }
 
   private insertDue(task: StoredTask): void {
