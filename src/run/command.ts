@@ -3,12 +3,13 @@ import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { loadConfig } from '../config/index.js';
-import { Ledger, readRunLock } from '../ledger/index.js';
+import { Ledger, readRunLock, type RunSummary } from '../ledger/index.js';
 import { pidAlive } from '../ledger/lock.js';
 import { estimatePlan, formatPlan, formatPlanJson, loadPipeline, planPipeline, runIdFor, utcDate } from '../pipeline/index.js';
 import { warehousePaths } from '../publish/index.js';
 import { EXIT } from '../exit.js';
 import { runJob } from './job.js';
+import { groupFailures, runCondition, statusLines } from './status-view.js';
 
 export async function runCommand(o: { root: string; pipeline: string; runDate?: string; progress?: boolean }): Promise<number> {
   const r = await runJob({ root: o.root, pipelineFile: o.pipeline, runDate: o.runDate, progress: o.progress });
@@ -60,32 +61,31 @@ export async function statusCommand(o: { root: string; json: boolean }): Promise
   const paths = warehousePaths(dataDir);
   // While a run holds the working file, the last published snapshot is what can be read.
   const db = (running ? undefined : await openReadOnly(paths.work)) ?? (await openReadOnly(paths.published));
-  const out: { running: typeof running; runs: unknown[] } = { running, runs: [] };
+  const summaries: RunSummary[] = [];
   if (db) {
     try {
       const conn = await db.instance.connect();
       const hasLedger = (await conn.runAndReadAll(`SELECT count(*) FROM duckdb_tables() WHERE table_name = '_runs'`)).getRows()[0][0];
       if (Number(hasLedger) > 0) {
         const ledger = await Ledger.open(conn, { readOnly: true });
-        for (const run of await ledger.runs({ limit: 10 })) out.runs.push(await ledger.summary(run.runId));
+        for (const run of await ledger.runs({ limit: 10 })) {
+          const summary = await ledger.summary(run.runId);
+          if (summary) summaries.push(summary);
+        }
       }
     } finally {
       db.close();
     }
   }
   if (o.json) {
-    process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    const runs = summaries.map((r) => ({ ...r, condition: runCondition(r, running?.run_id), failureGroups: groupFailures(r.failures) }));
+    process.stdout.write(`${JSON.stringify({ running, runs }, null, 2)}\n`);
     return EXIT.ok;
   }
   const lines: string[] = [];
   if (running) lines.push(`a run is in progress: pid ${running.pid}, started ${running.started_at}${running.run_id ? `, run ${running.run_id}` : ''} (showing the last published state)`);
-  if (!out.runs.length) lines.push('no runs yet');
-  for (const s of out.runs as Awaited<ReturnType<Ledger['summary']>>[]) {
-    if (!s) continue;
-    const states = Object.entries(s.byState).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ');
-    lines.push(`${s.run.runId}  ${s.run.status}  tasks ${s.tasks} (${states || 'none'})  $${s.costUsd.toFixed(4)}  started ${s.run.startedAt}${s.run.note ? `  - ${s.run.note}` : ''}`);
-    for (const f of s.failures) lines.push(`    failed: ${f.count} x ${f.code ?? '-'} ${f.message ?? ''} (step ${f.step})`);
-  }
+  if (!summaries.length) lines.push('no runs yet');
+  lines.push(...statusLines(summaries, running?.run_id));
   process.stdout.write(`${lines.join('\n')}\n`);
   return EXIT.ok;
 }
