@@ -8,6 +8,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { EXIT, exitCodeOf, describeError } from './exit.js';
 import { exitWhenDone } from './exit-when-done.js';
 import { findProject } from './config/project.js';
+import { configWarnings } from './config/index.js';
 
 /** Set by the one command that serves until stopped (the sandbox); every other command ends its process. */
 let serving = false;
@@ -42,7 +43,10 @@ const program = new Command()
   .option('-C, --root <dir>', 'project folder holding config/ and data/ (default: SEO_ETL_HOME, else the project holding the pipeline file, else the one at or above the working directory)')
   .showHelpAfterError('(seo-etl help <command> lists its arguments and options)')
   // Usage mistakes are bad input (exit 2), answered by commander's one-line message, not a stack or exit 1.
-  .exitOverride();
+  .exitOverride()
+  .hook('preAction', () => {
+    for (const w of configWarnings(process.env)) process.stderr.write(`seo-etl: warning: ${w}\n`);
+  });
 
 program
   .command('sandbox')

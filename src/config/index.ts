@@ -2,6 +2,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseYamlDocument, formatIssues, type PositionedIssue, type ParsedYaml } from './yaml.js';
+import { settingVariables, unknownVariableWarnings } from './env.js';
 
 export const ENGINE_TOKENS = ['engine_a', 'engine_b', 'engine_c', 'engine_d'] as const;
 export type EngineToken = (typeof ENGINE_TOKENS)[number];
@@ -133,7 +134,10 @@ function applyEnv(raw: Record<string, any>, env: NodeJS.ProcessEnv): { path: str
       const v = env[name];
       if (v === undefined) continue;
       const current = values[key];
-      values[key] = typeof current === 'number' ? Number(v) : v;
+      // A number or flag that does not read as one stays text, so the error shows what was given.
+      const asNumber = v.trim() === '' ? NaN : Number(v);
+      values[key] = typeof current === 'number' && !Number.isNaN(asNumber) ? asNumber
+        : typeof current === 'boolean' && (v === 'true' || v === 'false') ? v === 'true' : v;
       applied.push({ path: [section, key], name });
     }
   }
@@ -157,10 +161,11 @@ interface ConfigSource { file: string; doc: ParsedYaml }
  * section that lacks it in the last file holding that section.
  */
 function locateMergedIssues(
-  zodIssues: readonly { path: readonly PropertyKey[]; message: string; code?: string; keys?: string[] }[],
+  zodIssues: readonly { path: readonly PropertyKey[]; message: string; code?: string; keys?: string[]; expected?: string }[],
   sources: ConfigSource[],
   envApplied: { path: string[]; name: string }[],
   overrides: Record<string, unknown>,
+  merged: Record<string, unknown>,
 ): PositionedIssue[] {
   const out: PositionedIssue[] = [];
   const place = (keyPath: PropertyKey[], rule: string) => {
@@ -185,9 +190,20 @@ function locateMergedIssues(
   for (const i of zodIssues) {
     if (i.code === 'unrecognized_keys' && i.keys?.length) {
       for (const k of i.keys) place([...i.path, k], 'unknown key');
-    } else place([...i.path], i.message);
+    } else place([...i.path], i.code === 'invalid_type' && i.expected ? `must be ${A_TYPE[i.expected] ?? i.expected} (got ${shown(valueAt(merged, i.path))})` : i.message);
   }
   return out;
+}
+
+/** What a type mismatch says instead of the validator's own words. */
+const A_TYPE: Record<string, string> = { number: 'a number', int: 'a whole number', string: 'text', boolean: 'true or false', object: 'a mapping of keys', array: 'a list' };
+
+const shown = (v: unknown) => (v === undefined ? 'nothing' : typeof v === 'string' ? `'${v}'` : JSON.stringify(v));
+
+function valueAt(obj: unknown, keyPath: readonly PropertyKey[]): unknown {
+  let cur: any = obj;
+  for (const k of keyPath) cur = cur === null || typeof cur !== 'object' ? undefined : cur[k as any];
+  return cur;
 }
 
 function deepMerge(base: any, over: any): any {
@@ -204,6 +220,12 @@ export interface LoadConfigOptions {
   env?: NodeJS.ProcessEnv;
   /** Values merged last, for tests and for command-line flags. */
   overrides?: Record<string, unknown>;
+}
+
+/** Warnings about the environment: SEO_ETL_* variables that set nothing (a misspelling, or a removed setting). */
+export function configWarnings(env: NodeJS.ProcessEnv = process.env): string[] {
+  const sections = Object.fromEntries(Object.entries(configSchema.shape).map(([name, schema]) => [name, 'shape' in schema ? (schema.shape as Record<string, unknown>) : {}]));
+  return unknownVariableWarnings(env, settingVariables(sections));
 }
 
 /** Loads config/default.yaml, then config/local.yaml, then SEO_ETL_* variables, and validates the result. */
@@ -230,7 +252,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
   const envApplied = applyEnv(merged, env);
   const result = configSchema.safeParse(merged);
   if (!result.success) {
-    throw new ConfigError(locateMergedIssues(result.error.issues as any, sources, envApplied, opts.overrides ?? {}));
+    throw new ConfigError(locateMergedIssues(result.error.issues as any, sources, envApplied, opts.overrides ?? {}, merged));
   }
   return result.data;
 }

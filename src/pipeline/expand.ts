@@ -9,7 +9,8 @@ import { validateTask, type ValidationIssue } from '../api/validate.js';
 import type { PositionedIssue } from '../config/yaml.js';
 import { tagFor, taskKey } from './key.js';
 import { PipelineError } from './errors.js';
-import { MAX_TASKS_PER_STEP, suggest } from './schema.js';
+import { MAX_TASKS_PER_STEP } from './schema.js';
+import { suggest } from '../config/suggest.js';
 import { queryRows, queryValues, readAxisRows, readAxisValues, type QueryFn } from './sources.js';
 import type { Axis, EnumeratedValue, Origin, Paging, Pipeline, PipelineStep, PlannedTask } from './types.js';
 

@@ -10,6 +10,7 @@ import type { Config } from '../config/index.js';
 import type { PositionedIssue } from '../config/yaml.js';
 import { NAME_PATTERN, NAME_RULE } from './key.js';
 import { TASK_COLLECT_MODES, type Axis, type CollectMode, type EnumeratedValue, type PipelineStep, type Place, type SourceSpec } from './types.js';
+import { suggest } from '../config/suggest.js';
 
 /**
  * What the schema walk yields before file sources are read: a PipelineStep without what is known only later
@@ -33,34 +34,6 @@ const PAGING_KEYS = ['max_pages', 'max_items'];
 export const CALLBACK_FIELDS = ['pingback_url', 'postback_url'];
 const STEP_KINDS = new Set(['task_post', 'live', 'list', 'tasks_fixed']);
 export const MAX_TASKS_PER_STEP = 1_000_000;
-
-/** Levenshtein distance, for "did you mean" hints on unknown keys and endpoints. */
-function distance(a: string, b: string): number {
-  const d = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = d[0];
-    d[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = d[j];
-      d[j] = Math.min(d[j] + 1, d[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return d[b.length];
-}
-
-export function suggest(word: string, candidates: readonly string[]): string {
-  let best: string | undefined;
-  let bestD = Infinity;
-  for (const c of candidates) {
-    const dd = distance(word.toLowerCase(), c.toLowerCase());
-    if (dd < bestD) {
-      bestD = dd;
-      best = c;
-    }
-  }
-  return best !== undefined && bestD <= Math.max(2, Math.floor(best.length / 3)) ? ` (did you mean ${best}?)` : '';
-}
 
 export class SchemaReader {
   readonly issues: PositionedIssue[] = [];

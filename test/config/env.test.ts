@@ -1,0 +1,29 @@
+/** Environment variables: a misspelled one is a warning with a hint, a bad value names its variable and the rule. */
+import { expect, test } from 'vitest';
+import { ConfigError, configWarnings, loadConfig } from '../../src/config/index.js';
+import { ROOT } from '../helpers/project.js';
+import { runCli } from '../reliability/helpers.js';
+
+test('a SEO_ETL_* variable that sets nothing is a warning, with the setting it was probably meant for', () => {
+  expect(configWarnings({ SEO_ETL_API_BASEURL: 'x', SEO_ETL_RATE_LIMIT_CALLS: '3', SEO_ETL_LOGIN: 'a', SEO_ETL_HOME: '/x', PATH: '/bin' })).toEqual([
+    'environment variable SEO_ETL_API_BASEURL is not a seo-etl setting and is ignored (did you mean SEO_ETL_API_BASE_URL?)',
+  ]);
+  expect(configWarnings({ SEO_ETL_NOTHING_LIKE_IT: '1' })).toEqual(['environment variable SEO_ETL_NOTHING_LIKE_IT is not a seo-etl setting and is ignored']);
+});
+
+test.each([
+  ['SEO_ETL_RATE_LIMIT_CALLS', 'abc', "rate_limit.calls: must be a number (got 'abc')"],
+  ['SEO_ETL_RATE_LIMIT_CALLS', '1.5', 'rate_limit.calls: must be a whole number (got 1.5)'],
+  ['SEO_ETL_API_RETRIES', '', "api.retries: must be a number (got '')"],
+])('%s=%s is refused naming the variable and the rule, in words', (name, value, says) => {
+  let err: unknown;
+  try { loadConfig({ root: ROOT, env: { [name]: value } }); } catch (e) { err = e; }
+  expect(err).toBeInstanceOf(ConfigError);
+  expect((err as Error).message).toBe(`environment variable ${name}: ${says}`);
+});
+
+test('the CLI prints the warning on stderr and carries on', async () => {
+  const r = await runCli(['plan', `${ROOT}/pipelines/nightly.yaml`], { env: { ...process.env, SEO_ETL_API_BASE_URL: 'sandbox', SEO_ETL_RATE_LIMIT_CALS: '10' }, timeoutMs: 30_000 });
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stderr).toContain('seo-etl: warning: environment variable SEO_ETL_RATE_LIMIT_CALS is not a seo-etl setting and is ignored (did you mean SEO_ETL_RATE_LIMIT_CALLS?)');
+});
