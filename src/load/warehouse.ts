@@ -108,6 +108,16 @@ export function stageTasks(tasks: readonly CollectedTask[], ctx: { runId: string
   return staged;
 }
 
+/** Normalizes tasks for one load: the rows, and what the load will have done, counted. */
+export function stageLoad(tasks: readonly CollectedTask[], opts: Pick<LoadOptions, 'runId' | 'loadedAt' | 'engines'>): { rows: StagedRows; summary: LoadSummary } {
+  const stats = new NormalizeStats();
+  const rows = stageTasks(tasks, { runId: opts.runId, loadedAt: opts.loadedAt ?? new Date(), engines: opts.engines }, stats);
+  const summary = emptySummary();
+  addStats(summary, stats);
+  for (const [name, r] of rows.rows) summary.rows[name] = r.length;
+  return { rows, summary };
+}
+
 /** What a lean export leaves cached after each table: room for another connection's small statements meanwhile. */
 const EXPORT_CACHE_KEPT = 16 * 2 ** 20;
 
@@ -125,7 +135,7 @@ export class Warehouse {
 
   /**
    * Opens (creating) a warehouse file; `:memory:` for tests. A DuckDB file is open in one process at a time.
-   * The storage options: see openDatabase.
+   * Writers pass WAREHOUSE_STORAGE (see openDatabase); without it DuckDB's own storage defaults apply.
    */
   static async open(file: string, opts: StorageOptions & { threads?: number; memoryLimit?: string; checkpointThreshold?: string } = {}): Promise<Warehouse> {
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
@@ -186,14 +196,10 @@ export class Warehouse {
   }
 
   /**
-   * Checkpoints with DuckDB's memory limited to `memoryBytes` (see underMemoryLimit). DuckDB keeps what a
-   * checkpoint reads and writes cached up to its limit, so at the full limit each checkpoint of a long night
-   * lifted the process's memory by up to that limit; the blocks are in the file afterwards, and a smaller limit
-   * only evicts them sooner. Returns false, having done nothing, while another connection has a write open
-   * (DuckDB refuses then; the caller tries again after its next write). A checkpoint that runs out of memory is
-   * fatal to the DuckDB instance: `memoryBytes` must leave room (config: at least 128MB), and the limit is raised
-   * to twice the WAL when that is more (one large load can leave a log bigger than the usual threshold; a
-   * checkpoint of a 41 MB log ran out of memory at 32MB and was fine at 64MB).
+   * Checkpoints with DuckDB's memory limited to `memoryBytes` (see underMemoryLimit): DuckDB keeps what a
+   * checkpoint touches cached up to its limit. Returns false, having done nothing, while another connection has a
+   * write open. A checkpoint that runs out of memory is fatal to the instance, so the limit is raised to twice the
+   * WAL when that is more (one large load can leave a large log).
    */
   async checkpoint(memoryBytes: number, memoryLimit: string): Promise<boolean> {
     return this.underMemoryLimit(Math.max(memoryBytes, 2 * this.walBytes()), memoryLimit, async () => {
@@ -226,19 +232,14 @@ export class Warehouse {
 
   /** Normalizes and loads collected tasks with a task-level replace, in one transaction with `inTransaction`. */
   async loadTasks(tasks: readonly CollectedTask[], opts: LoadOptions): Promise<LoadSummary> {
-    const stats = new NormalizeStats();
-    const staged = stageTasks(tasks, { runId: opts.runId, loadedAt: opts.loadedAt ?? new Date(), engines: opts.engines }, stats);
-    const summary = emptySummary();
-    addStats(summary, stats);
-    for (const [name, rows] of staged.rows) summary.rows[name] = rows.length;
-    await this.applyStaged(staged, opts.inTransaction);
-    return summary;
+    const staged = stageLoad(tasks, opts);
+    await this.applyStaged(staged.rows, opts.inTransaction);
+    return staged.summary;
   }
 
   /**
    * Stages the rows in temp tables (appends run outside the transaction, so a slow append never holds it), then
-   * deletes the replaced tasks' rows, inserts, and runs the callback in one transaction. `conn` is another
-   * connection from `connect()` when the caller runs loads side by side (the archive loader does).
+   * deletes the replaced tasks' rows, inserts, and runs the callback in one transaction.
    */
   async applyStaged(staged: StagedRows, inTransaction?: (conn: DuckDBConnection) => Promise<void>, conn: DuckDBConnection = this.connection): Promise<void> {
     const stageNames = new Map<string, string>();
@@ -311,13 +312,8 @@ export class Warehouse {
     if (!/^\d{4}-\d{2}-\d{2}$/.test(snapshotDate)) throw new Error(`exportParquet: snapshotDate: must be YYYY-MM-DD, got '${snapshotDate}'`);
     if (!/^[A-Za-z0-9._-]+$/.test(runId)) throw new Error(`exportParquet: runId: only letters, digits, '.', '_' and '-' go in a file name, got '${runId}'`);
     const out: { table: string; file: string; rows: number }[] = [];
-    // Rows go out in no promised order, without a sort, and in row groups bounded in bytes as well as rows
-    // (PARQUET_ROW_GROUP_BYTES, which DuckDB allows only without insertion order): sorting by _id, or keeping
-    // insertion order across threads, held the whole table (or large slices of it) in memory and made the export
-    // the peak of a night (measured on a 100,000-task warehouse at memory_limit 128MB: +230 MB RSS and 6-14 s CPU
-    // sorted, +136 MB and 2.2 s unsorted), and what each export thread buffers is a row group: exporting a
-    // 100,000-task night's rows lifted RSS by 354 MB with groups of 122,880 rows, 194 MB with 30,720 rows, and
-    // 135 MB with 122,880 rows or 4 MiB, whichever comes first, in the same time.
+    // No promised order and row groups bounded in bytes: a sort, or insertion order across threads, held whole
+    // tables in memory (figures: docs/performance.md).
     const previous = (await this.connection.runAndReadAll(`SELECT current_setting('preserve_insertion_order')`)).getRows()[0][0];
     await this.connection.run('SET preserve_insertion_order = false');
     try {
