@@ -131,6 +131,9 @@ export interface ExportOptions {
 }
 
 export class Warehouse {
+  /** Each table's column order in the file, read once (see columnsOf); forgotten when the schema changes. */
+  private readonly columnOrder = new Map<string, string[]>();
+
   private constructor(readonly file: string, private readonly instance: DuckDBInstance, readonly connection: DuckDBConnection) {}
 
   /**
@@ -221,6 +224,7 @@ export class Warehouse {
 
   /** Creates missing tables and columns from the catalog (never drops or narrows). */
   async ensureSchema(): Promise<SchemaChange[]> {
+    this.columnOrder.clear();
     return ensureSchema(this.connection);
   }
 
@@ -238,43 +242,40 @@ export class Warehouse {
   }
 
   /**
-   * Stages the rows in temp tables (appends run outside the transaction, so a slow append never holds it), then
-   * deletes the replaced tasks' rows, inserts, and runs the callback in one transaction.
+   * In one transaction: deletes the replaced tasks' rows, appends the new ones straight into their tables (an
+   * appender writes inside the connection's open transaction) and runs the callback. The writer's queue is what
+   * keeps anything else from waiting on this transaction.
    */
   async applyStaged(staged: StagedRows, inTransaction?: (conn: DuckDBConnection) => Promise<void>, conn: DuckDBConnection = this.connection): Promise<void> {
-    const stageNames = new Map<string, string>();
+    await conn.run('DROP TABLE IF EXISTS temp._stage_keys');
+    await conn.run('CREATE TEMP TABLE _stage_keys (tbl VARCHAR, k VARCHAR)');
+    const keyRows: Row[] = [];
+    for (const id of staged.taskRowIds) keyRows.push({ tbl: 'tasks', k: id });
+    for (const [name, ids] of staged.replace) for (const id of ids) keyRows.push({ tbl: name, k: id });
+    await appendRows(conn, '_stage_keys', ['tbl', 'k'], keyRows);
+    await conn.run('BEGIN TRANSACTION');
     try {
+      await this.deleteReplaced(staged, conn);
       for (const [name, rows] of staged.rows) {
-        if (!rows.length) continue;
-        const t = tableDef(name);
-        const stage = `_stage_${name}`;
-        await conn.run(`DROP TABLE IF EXISTS temp.${q(stage)}`);
-        await conn.run(createTableSql(t, stage, true));
-        await appendRows(conn, stage, allColumns(t).map((c) => c.name), rows);
-        stageNames.set(name, stage);
+        if (rows.length) await appendRows(conn, name, await this.columnsOf(name, conn), rows);
       }
-      await conn.run('DROP TABLE IF EXISTS temp._stage_keys');
-      await conn.run('CREATE TEMP TABLE _stage_keys (tbl VARCHAR, k VARCHAR)');
-      const keyRows: Row[] = [];
-      for (const id of staged.taskRowIds) keyRows.push({ tbl: 'tasks', k: id });
-      for (const [name, ids] of staged.replace) for (const id of ids) keyRows.push({ tbl: name, k: id });
-      await appendRows(conn, '_stage_keys', ['tbl', 'k'], keyRows);
-      await conn.run('BEGIN TRANSACTION');
-      try {
-        await this.deleteReplaced(staged, conn);
-        for (const [name, stage] of stageNames) {
-          const cols = allColumns(tableDef(name)).map((c) => q(c.name)).join(', ');
-          await conn.run(`INSERT INTO ${q(name)} (${cols}) SELECT ${cols} FROM temp.${q(stage)}`);
-        }
-        if (inTransaction) await inTransaction(conn);
-        await conn.run('COMMIT');
-      } catch (err) {
-        await conn.run('ROLLBACK').catch(() => undefined);
-        throw err;
-      }
-    } finally {
-      for (const stage of stageNames.values()) await conn.run(`DROP TABLE IF EXISTS temp.${q(stage)}`).catch(() => undefined);
+      if (inTransaction) await inTransaction(conn);
+      await conn.run('COMMIT');
+    } catch (err) {
+      await conn.run('ROLLBACK').catch(() => undefined);
+      throw err;
     }
+  }
+
+  /** A table's columns in the order the file has them (a column added by schema evolution is last). */
+  private async columnsOf(name: string, conn: DuckDBConnection): Promise<string[]> {
+    let cols = this.columnOrder.get(name);
+    if (!cols) {
+      const r = await conn.runAndReadAll(`SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = $1 ORDER BY column_index`, [name]);
+      cols = r.getRows().map((x) => String(x[0]));
+      this.columnOrder.set(name, cols);
+    }
+    return cols;
   }
 
   private async deleteReplaced(staged: StagedRows, conn: DuckDBConnection): Promise<void> {
