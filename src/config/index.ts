@@ -77,15 +77,17 @@ export const configSchema = z.strictObject({
     port: z.int().min(0).max(65535),
     login: z.string().min(1),
     password: z.string().min(1),
-    completion_delay_ms: z.int().min(0),
-    reparse_share: z.number().min(0).max(1),
-    keywords_per_site_task: z.int().min(1).max(700),
-    suggestions_per_keyword: z.int().min(1).max(700),
-    merchant_items: z.int().min(4).max(200),
     rate_limit_calls: z.int().positive(),
     rate_limit_window_ms: z.int().positive(),
+    // The emulator's own behaviour and data sizes (docs/sandbox.md): not in config/default.yaml; tests and the
+    // bench set them as overrides, a user in config/local.yaml.
+    completion_delay_ms: z.int().min(0).default(200),
+    reparse_share: z.number().min(0).max(1).default(0.1),
+    keywords_per_site_task: z.int().min(1).max(700).default(20),
+    suggestions_per_keyword: z.int().min(1).max(700).default(3),
+    merchant_items: z.int().min(4).max(200).default(12),
     /** How long the sandbox waits for a pingback/postback receiver (the live service: 10 s). */
-    callback_timeout_ms: z.int().positive().optional(),
+    callback_timeout_ms: z.int().positive().default(10_000),
   }),
 });
 
