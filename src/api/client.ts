@@ -32,7 +32,7 @@
  */
 import ky from 'ky';
 import { endpoint, resolvePath, type EndpointDef } from './catalog.js';
-import type { ApiTask, Envelope } from './envelope.js';
+import { isEnvelope, type ApiTask, type Envelope } from './envelope.js';
 import { dispositionOf, isRetryableHttp, isTaskError, statusMessage, RATE_LIMIT_CODE } from './status.js';
 import { validateTask } from './validate.js';
 import { apiLogger, createLogger, scrubSecrets, secretsOf, type Logger } from './logger.js';
@@ -186,10 +186,6 @@ function describeNetwork(err: unknown): string {
   const codes = errorCodes(err);
   const msg = err instanceof Error ? err.message : String(err);
   return codes.length ? `${msg} (${[...new Set(codes)].join(', ')})` : msg;
-}
-
-function isEnvelope(v: unknown): v is Envelope {
-  return !!v && typeof v === 'object' && typeof (v as Envelope).status_code === 'number' && (Array.isArray((v as Envelope).tasks) || (v as Envelope).tasks === null);
 }
 
 /** The Retry-After header in ms (seconds or an HTTP date), if the service sent one. */

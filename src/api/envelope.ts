@@ -22,6 +22,16 @@ export interface Envelope<R = unknown> {
   tasks: ApiTask<R>[];
 }
 
+/**
+ * Whether a parsed value is a response envelope: an object with a `tasks` list, or with `tasks: null` and a status
+ * code (a call refused as a whole). The client, the archive reader and ingest all decide by this one rule.
+ */
+export function isEnvelope(v: unknown): v is Envelope {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const e = v as Partial<Envelope> & { tasks?: unknown };
+  return Array.isArray(e.tasks) || (e.tasks === null && typeof e.status_code === 'number');
+}
+
 /** `"0.0123 sec."` as the service writes execution times. */
 export function formatSeconds(seconds: number): string {
   return `${seconds.toFixed(4)} sec.`;

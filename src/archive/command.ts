@@ -2,37 +2,33 @@
 import path from 'node:path';
 import { loadConfig, type Config } from '../config/index.js';
 import { Warehouse } from '../load/warehouse.js';
-import { storageOptions } from '../load/database.js';
+import { WAREHOUSE_STORAGE } from '../load/database.js';
 import { loadArchiveFiles, type ArchiveLoadResult } from '../load/archive-load.js';
 import { listArchiveFiles } from './reader.js';
 import { ArchiveWriter } from './writer.js';
 import { entryOf, readResponseFile } from './ingest.js';
 import { UserError } from '../exit.js';
 import { acquireRunLock } from '../ledger/lock.js';
-import { publishWarehouse, warehousePaths as publishedPaths } from '../publish/index.js';
+import { publishWarehouse, warehousePaths, type WarehousePaths } from '../publish/index.js';
 import { curatedViews } from '../publish/views.js';
 
-export function warehousePaths(root: string, config: Config): { dir: string; warehouse: string; published: string; raw: string; parquet: string } {
-  const dir = path.resolve(root, config.warehouse.dir);
-  const { work, published } = publishedPaths(dir);
-  return { dir, warehouse: work, published, raw: path.join(dir, 'raw'), parquet: path.join(dir, 'parquet') };
-}
+const pathsOf = (root: string, config: Config): WarehousePaths => warehousePaths(path.resolve(root, config.warehouse.dir));
 
 /**
  * Writes to the working warehouse under the run lock (a run and a reprocess never write at once), then publishes
  * it so that readers see the result, as a run does.
  */
-async function writeAndPublish(paths: ReturnType<typeof warehousePaths>, w: Config['warehouse'], write: (wh: Warehouse) => Promise<void>): Promise<void> {
+async function writeAndPublish(paths: WarehousePaths, w: Config['warehouse'], write: (wh: Warehouse) => Promise<void>): Promise<void> {
   const lock = acquireRunLock(paths.dir);
   try {
-    const wh = await Warehouse.open(paths.warehouse, { memoryLimit: w.memory_limit, ...storageOptions(w) });
+    const wh = await Warehouse.open(paths.work, { memoryLimit: w.memory_limit, ...WAREHOUSE_STORAGE });
     try {
       await write(wh);
       await wh.connection.run('CHECKPOINT');
     } finally {
       wh.close();
     }
-    await publishWarehouse({ workPath: paths.warehouse, publishedPath: paths.published, statements: curatedViews(), ...storageOptions(w) });
+    await publishWarehouse({ workPath: paths.work, publishedPath: paths.published, statements: curatedViews(), ...WAREHOUSE_STORAGE });
   } finally {
     lock.release();
   }
@@ -40,7 +36,7 @@ async function writeAndPublish(paths: ReturnType<typeof warehousePaths>, w: Conf
 
 export function describeLoad(r: ArchiveLoadResult): string {
   const lines = [
-    `${r.files.length} file(s), ${r.lines} line(s); tasks ${r.tasks} (${r.failedTasks} failed, ${r.sqlTasks} by the SQL fast path, ${r.jsTasks} by the JS extractor)`,
+    `${r.files.length} file(s), ${r.lines} line(s); tasks ${r.tasks} (${r.failedTasks} failed)`,
   ];
   for (const [t, n] of Object.entries(r.rows).sort()) lines.push(`  ${t}: ${n} row(s)`);
   if (r.unknownFields) lines.push(`unknown fields kept in extra: ${r.unknownFields} (${Object.entries(r.unknownFieldPaths).slice(0, 10).map(([k, v]) => `${k} x${v}`).join(', ')})`);
@@ -56,7 +52,7 @@ export function describeLoad(r: ArchiveLoadResult): string {
 /** Rebuilds every catalog table from the raw archive (the ledger's tables are left alone). */
 export async function reprocessCommand(opts: { root: string }): Promise<number> {
   const config = loadConfig({ root: opts.root });
-  const paths = warehousePaths(opts.root, config);
+  const paths = pathsOf(opts.root, config);
   const files = listArchiveFiles(paths.raw);
   await writeAndPublish(paths, config.warehouse, async (wh) => {
     await wh.resetTables();
@@ -70,7 +66,7 @@ export async function reprocessCommand(opts: { root: string }): Promise<number> 
 export async function ingestCommand(opts: { root: string; files: string[] }): Promise<number> {
   if (!opts.files?.length) throw new UserError('ingest: files: give at least one response file');
   const config = loadConfig({ root: opts.root });
-  const paths = warehousePaths(opts.root, config);
+  const paths = pathsOf(opts.root, config);
   // Parse everything first: a bad file stops the command before anything is archived.
   const docs = opts.files.flatMap((f) => readResponseFile(f));
   const entries = docs.map(({ doc, where }) => entryOf(doc, where, config.engines));

@@ -5,7 +5,7 @@
  * `google` where the sandbox says `engine_a`).
  */
 import { ENDPOINTS, findEndpoint, matchPath, type EndpointDef } from '../api/catalog.js';
-import type { ApiTask } from '../api/envelope.js';
+import { isEnvelope, type ApiTask } from '../api/envelope.js';
 import type { Engines } from '../config/index.js';
 import type { CollectedTask } from '../normalize/extract.js';
 
@@ -30,10 +30,7 @@ export function isArchiveRecord(v: unknown): v is ArchiveRecord {
   return isObj(v) && ('response' in v || 'response_text' in v) && !('tasks' in v);
 }
 
-/** Whether a parsed value looks like a response envelope. */
-export function isEnvelope(v: unknown): v is { version?: unknown; tasks: unknown[] } {
-  return isObj(v) && Array.isArray(v.tasks);
-}
+export { isEnvelope } from '../api/envelope.js';
 
 /** The catalog endpoint of one task: the hint's id when the catalog knows it, else its path, else its data. */
 export function resolveEndpoint(task: ApiTask, hint: Hint, engines: Engines | null): string {
@@ -71,7 +68,7 @@ export function tasksOfEnvelope(env: unknown, hint: Hint, engines: Engines | nul
   if (!isEnvelope(env)) return [];
   const version = typeof env.version === 'string' ? env.version : '';
   const out: CollectedTask[] = [];
-  for (const t of env.tasks) {
+  for (const t of env.tasks ?? []) {
     if (!isObj(t) || typeof t.id !== 'string') continue;
     const task = t as unknown as ApiTask;
     out.push({ endpointId: resolveEndpoint(task, hint, engines), task, version, ...(hint.runId ? { runId: hint.runId } : {}) });

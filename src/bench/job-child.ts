@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { runJob } from '../run/job.js';
+import { tuneHeapForJob } from '../run/heap.js';
 
 export interface JobChildSpec {
   root: string;
@@ -54,6 +55,7 @@ async function main(): Promise<void> {
     peakNative = Math.max(peakNative, m.rss - m.heapTotal);
   };
   const sampler = setInterval(sample, 100);
+  tuneHeapForJob(); // as the CLI's run command does
   const r = await runJob({ root: spec.root, pipelineFile: spec.pipelineFile, runDate: spec.runDate, configOverrides: spec.configOverrides, progress: false, out: discard });
   clearInterval(sampler);
   sample();

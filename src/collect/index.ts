@@ -1,590 +1,140 @@
 /**
- * Collection: turns posted tasks into loaded rows.
+ * The collect stage: every way a result arrives (polling, callbacks, live and list calls with paging, tasks_fixed,
+ * leftovers, recovery from the raw archive) ends as one Outcome handed to the run's sink.
  *
- * - tasks_ready mode (the default): poll each family's tasks_ready, then task_get each listed task of ours.
- *   Polls back off while nothing is listed, and a full page (1000) is followed by the next poll as soon as no
- *   fetch is left waiting for a slot: the service lists a task until task_get collects it, oldest first, so a
- *   poll made while the last page is still queued lists those same tasks again and is wasted. A night of
- *   10,000 tasks costs one call per task plus a poll per thousand or so.
- * - pingback: the receiver's GET names the task; we task_get it.
- * - postback: the receiver's POST carries the result; no API call at all.
- * - Stragglers: a task whose callback never came (or that tasks_ready never listed) is looked up in E13's failed
- *   deliveries and fetched by id after `stragglerAfterMs`; 40601/40602 (not ready yet) keep it waiting, and so do
- *   answers that say nothing about the task (transport failures, rate-limit and 50000-range answers after the
- *   client's retries): a task paid for is never given up because the service was briefly unwell.
- * - A callback for a task not known yet (its POST answer is still being recorded) is declined, so the service
- *   lists the task instead of forgetting it, and remembered, so the task is fetched as soon as it is tracked.
- *
- * Every result goes through `sink` (normalize + load + ledger state in one transaction) in small batches, so a
- * crash loses no more than the batch in flight, which the ledger still shows as posted and a resume collects.
+ *   open     the collector (its polled tasks wait in the ledger) and, for callback steps, the webhook receiver
+ *   resume   what an earlier attempt posted or received
+ *   track    tasks posting just created (or could not confirm): polled, or announced by their callbacks
+ *   call     a live or list step
+ *   drain    until nothing posted is outstanding (or the drain timeout)
+ *   finish   tasks_fixed re-collection, then leftovers the ledger still has as posted
  */
-import { endpoint, findEndpoint, matchPath } from '../api/catalog.js';
-import { ApiError, type ApiClient, type ReadyItem, type TaskOutcome } from '../api/client.js';
-import { dispositionOf } from '../api/status.js';
-import type { ApiTask, Envelope } from '../api/envelope.js';
-import type { Engines } from '../config/index.js';
-import type { Logger } from '../api/logger.js';
+import type { ArchiveEntry } from '../archive/writer.js';
+import type { PipelineStep } from '../pipeline/index.js';
+import type { PollScope, WaitingTask } from '../ledger/index.js';
+import { Collector, type AmbiguousTask, type TrackedTask } from './collector.js';
+import { startWebhookReceiver, type WebhookReceiver } from './webhook.js';
+import type { CollectContext } from './context.js';
+import { callStep } from './live.js';
+import { recollectFixed } from './fixed.js';
+import { collectLeftovers, resumeOutstanding } from './recover.js';
 
-export interface CollectedResult {
-  /** The task_get endpoint the result answers (decides its tables). */
-  endpointId: string;
-  task: ApiTask;
-  version: string;
-  /** The ledger's key of the task, when the collector tracked it (the ledger finds a task faster by key than by id). */
-  key?: string;
-}
+export { Collector, type AmbiguousTask, type TrackedTask, type WaitingStore, type CollectorOptions } from './collector.js';
+export type { Outcome, Sink } from './outcome.js';
+export type { CollectContext, Budget } from './context.js';
+export { modeOf, variantOf } from './tracked.js';
 
-export interface TrackedTask {
-  key: string;
-  serviceId: string;
-  /** The task_post endpoint it was posted to. */
-  postId: string;
-  mode: 'tasks_ready' | 'pingback' | 'postback';
-  /** For events: which task_get variant to fetch (postback_data), default advanced. */
-  variant?: string;
-}
+export class Collection {
+  private constructor(
+    private readonly ctx: CollectContext,
+    private readonly collector: Collector,
+    private readonly receiver: WebhookReceiver | null,
+  ) {}
 
-export interface CollectorOptions {
-  client: ApiClient;
-  engines: Engines;
-  logger: Logger;
-  /** Loads results and moves their ledger state, in one transaction. Failures are loaded as failed tasks. */
-  sink: (results: CollectedResult[]) => Promise<void>;
-  /** A task the service answered with an error on task_get (status >= 40000 other than not-ready). */
-  onFailed: (t: TrackedTask, code: number, message: string) => Promise<void>;
-  /**
-   * A task whose POST may or may not have reached the service turned up (listed by tasks_ready or announced by a
-   * callback, matched by its tag): record its service id before it is fetched.
-   */
-  onAdopt?: (t: AmbiguousTask, serviceId: string) => Promise<void>;
-  /** Ambiguous tasks not seen within `ambiguousGraceMs`: the service never created them; they may be posted again. */
-  onGiveUp?: (ts: AmbiguousTask[]) => Promise<void>;
-  ambiguousGraceMs?: number;
-  /** Called for each task listed ready or announced by a callback. */
-  onReady?: (t: TrackedTask) => void;
-  pollMinMs?: number;
-  pollMaxMs?: number;
-  /** After this long without a callback or a listing, look the task up by id. */
-  stragglerAfterMs?: number;
-  /** Results loaded per transaction at most. */
-  batchSize?: number;
-  /** A partial batch is loaded once no result arrived for this long (default 100 ms). */
-  flushQuietMs?: number;
-  /** Outstanding task_get calls at most (the limiter paces them; this bounds memory). */
-  maxInFlight?: number;
-  /**
-   * Where polled (tasks_ready) tasks wait: with a store, tracking one keeps nothing in memory, and the collector
-   * holds only the tasks it fetches (and those it must look at again), so its memory does not grow with the night.
-   */
-  store?: WaitingStore;
-  now?: () => number;
-}
-
-/**
- * Polled tasks waiting to be collected, kept outside the collector (the job's is the ledger: posted tasks not
- * loaded yet). A task stays waiting until its result (or failure) is recorded, so fetched tasks whose load is
- * still on its way are listed too: the collector skips those it holds.
- */
-export interface WaitingStore {
-  /** Waiting tasks, counted by the task_post endpoint they were posted to. */
-  waiting(): Promise<{ postId: string; count: number }[]>;
-  /** Of these service ids, the waiting tasks (the others are another run's, or collected already). */
-  lookup(serviceIds: readonly string[]): Promise<TrackedTask[]>;
-  /** Waiting tasks posted before `before` (epoch ms), oldest first, at most `limit`: stragglers never listed. */
-  overdue(before: number, limit: number): Promise<TrackedTask[]>;
-}
-
-/** A task whose POST got no clear answer: known by its tag until the service shows its id. */
-export interface AmbiguousTask {
-  key: string;
-  tag: string;
-  postId: string;
-  mode: TrackedTask['mode'];
-  variant?: string;
-}
-
-const NOT_READY = new Set([40601, 40602]);
-/** Callbacks remembered for tasks not tracked yet, at most. */
-const EARLY_MAX = 10_000;
-/** A partial batch is loaded once no result arrived for this long (see flushWhenQuiet). */
-const FLUSH_QUIET_MS = 100;
-
-/** An answer that says nothing about the task itself: ask again later. */
-function isTransient(code: number, transport: unknown): boolean {
-  if (transport || code === 0 || NOT_READY.has(code)) return true;
-  const d = dispositionOf(code);
-  return d === 'retry' || d === 'slow_down';
-}
-/** `stored`: the task also waits in the store (so it is counted there, not here). */
-type Pending = TrackedTask & { since: number; fetching: boolean; stored?: boolean };
-
-export class Collector {
-  private readonly pending = new Map<string, Pending>();
-  private readonly awaiting = new Map<string, AmbiguousTask & { since: number }>();
-  /** Service ids announced by a callback before they were tracked. */
-  private readonly early = new Set<string>();
-  /** By tasks_ready endpoint: when the last poll that listed everything ready (less than a full page) started. */
-  private readonly lookedAt = new Map<string, number>();
-  private readonly buffer: CollectedResult[] = [];
-  private flushing: Promise<void> = Promise.resolve();
-  /** A flush is queued behind the running one and has not started: later calls join it. */
-  private flushQueued = false;
-  /** When the last result was buffered (performance.now()), and the timer that loads a partial batch after it. */
-  private lastPushAt = 0;
-  private quietTimer: NodeJS.Timeout | null = null;
-  private loadsRunning = 0;
-  private lastLoadEndAt = 0;
-  private inFlight = 0;
-  /** Fetches waiting for one of the maxInFlight slots, first come first served. */
-  private readonly slotWaiters: (() => void)[] = [];
-  /** Resolves the drain loop once no fetch waits for a slot (see backlogCleared). */
-  private backlogWaiter: (() => void) | null = null;
-  private readonly gets = new Set<Promise<void>>();
-  private readonly now: () => number;
-  private wake: (() => void) | null = null;
-  private lastError: unknown;
-  readonly stats = { polls: 0, taskGets: 0, callbacks: 0, postbacksLoaded: 0, duplicates: 0, foreign: 0, errorsLookups: 0 };
-
-  /** Service ids whose result (or failure) is being recorded: still waiting in the store until it commits. */
-  private readonly settling = new Map<string, string | undefined>();
-  private readonly o: CollectorOptions;
-
-  constructor(o: CollectorOptions) {
-    this.now = o.now ?? Date.now;
-    this.o = {
-      ...o,
-      sink: async (results) => {
-        try {
-          await o.sink(results);
-        } finally {
-          for (const r of results) this.settling.delete(r.task.id);
-        }
-      },
-    };
+  /** `archive`: where postback bodies are kept before they are parsed (the raw archive). */
+  static async open(ctx: CollectContext, archive: (e: ArchiveEntry) => Promise<void>): Promise<Collection> {
+    const collector = makeCollector(ctx);
+    const { webhook } = ctx.config;
+    const receiver = ctx.pipeline.steps.some((s) => s.collect === 'pingback' || s.collect === 'postback')
+      ? await startWebhookReceiver({
+        host: webhook.listen_host,
+        port: webhook.listen_port,
+        publicUrl: webhook.public_url,
+        maxBodyBytes: webhook.max_body_bytes,
+        onPingback: (e) => collector.onPingback(e.id, e.tag),
+        onPostback: async (e) => {
+          await archive({ endpointId: null, method: 'POST', path: '(postback)', httpStatus: 200, body: e.body, parsed: e.envelope, receivedAt: e.receivedAt });
+          return collector.onPostback(e.envelope);
+        },
+        onRejected: (e) => ctx.logger.warn(e, 'webhook request rejected'),
+      })
+      : null;
+    return new Collection(ctx, collector, receiver);
   }
 
-  /** Tasks to collect; a service id already tracked is ignored. */
+  /** The callback addresses a step's tasks are posted with (the receiver's address changes between attempts). */
+  callbacksFor(step: PipelineStep): Record<string, string> | undefined {
+    if (!this.receiver) return undefined;
+    if (step.collect === 'pingback') return { pingback_url: this.receiver.pingbackUrl };
+    if (step.collect === 'postback') return { postback_url: this.receiver.postbackUrl };
+    return undefined;
+  }
+
+  resume(): Promise<void> {
+    return resumeOutstanding(this.ctx, this.collector);
+  }
+
   track(tasks: readonly TrackedTask[]): void {
-    for (const t of tasks) {
-      if (this.pending.has(t.serviceId)) continue;
-      // A polled task waits in the store until a poll lists it (or it is overdue); nothing of it is kept here.
-      const stored = t.mode === 'tasks_ready' && this.o.store !== undefined;
-      if (stored && !this.early.has(t.serviceId)) continue;
-      const p: Pending = { ...t, since: this.now(), fetching: false, ...(stored ? { stored } : {}) };
-      this.pending.set(t.serviceId, p);
-      // Its callback came while the POST answer was being recorded: it is complete, fetch it now.
-      if (this.early.delete(t.serviceId)) this.fetch(p);
-    }
-    this.poke();
+    this.collector.track(tasks);
   }
 
-  /**
-   * Tasks to fetch by id now, whatever their collection mode: held here (not left in the store) until their
-   * result is loaded. For tasks the ledger still has as posted once collection is over (see the job).
-   */
-  fetchNow(tasks: readonly TrackedTask[]): void {
-    for (const t of tasks) {
-      if (this.pending.has(t.serviceId) || this.settling.has(t.serviceId)) continue;
-      const p: Pending = { ...t, since: this.now(), fetching: false };
-      this.pending.set(t.serviceId, p);
-      this.fetch(p);
-    }
-    this.poke();
-  }
-
-  /** Tasks from a POST with no clear answer, to be recognised by their tags (they are never posted twice). */
   awaitTags(tasks: readonly AmbiguousTask[]): void {
-    for (const t of tasks) if (!this.awaiting.has(t.tag)) this.awaiting.set(t.tag, { ...t, since: this.now() });
-    this.poke();
+    this.collector.awaitTags(tasks);
   }
 
-  /** Tasks held in memory: callback tasks, and polled ones being fetched or looked at again (not those waiting in the store). */
-  get held(): number {
-    return this.pending.size;
+  call(step: PipelineStep): Promise<void> {
+    return callStep(this.ctx, step);
   }
 
-  /** Tasks not collected yet: tracked (held here or waiting in the store) and ambiguous ones. */
-  async outstanding(): Promise<number> {
-    return (await this.census()).outstanding;
+  async drain(): Promise<void> {
+    await this.collector.drain(Date.now() + this.ctx.config.collect.drain_timeout_ms);
   }
 
-  /**
-   * What is left, and which tasks_ready families have tasks a poll could list: waiting tasks not being fetched
-   * or recorded, held tasks not being fetched, and ambiguous ones (a poll is what finds them).
-   */
-  private async census(): Promise<{ outstanding: number; families: Set<string> }> {
-    const families = new Set<string>();
-    let held = 0;
-    const busy = new Map<string, number>();
-    const count = (postId: string) => busy.set(postId, (busy.get(postId) ?? 0) + 1);
-    for (const t of this.pending.values()) {
-      if (!t.stored) held++;
-      if (t.mode !== 'tasks_ready') continue;
-      if (!t.fetching) {
-        const ready = endpoint(t.postId).readyId;
-        if (ready) families.add(ready);
-      } else if (t.stored) count(t.postId);
-    }
-    for (const postId of this.settling.values()) if (postId) count(postId);
-    let waiting = 0;
-    for (const w of this.o.store ? await this.o.store.waiting() : []) {
-      waiting += w.count;
-      const ready = endpoint(w.postId).readyId;
-      if (ready && w.count > (busy.get(w.postId) ?? 0)) families.add(ready);
-    }
-    for (const a of this.awaiting.values()) {
-      const ready = endpoint(a.postId).readyId;
-      if (ready) families.add(ready);
-    }
-    return { outstanding: waiting + held + this.awaiting.size, families };
+  async finish(): Promise<void> {
+    await recollectFixed(this.ctx);
+    await this.ctx.settled();
+    await collectLeftovers(this.ctx, this.collector);
   }
 
-  /** Makes a task known by tag pending under the id the service gave it. */
-  private async adopt(tag: string | null | undefined, serviceId: string): Promise<Pending | undefined> {
-    const a = tag ? this.awaiting.get(tag) : undefined;
-    if (!a) return undefined;
-    this.awaiting.delete(a.tag);
-    await this.o.onAdopt?.(a, serviceId);
-    const t: Pending = { key: a.key, serviceId, postId: a.postId, mode: a.mode, ...(a.variant ? { variant: a.variant } : {}), since: this.now(), fetching: false };
-    this.pending.set(serviceId, t);
-    return t;
+  outstanding(): Promise<number> {
+    return this.collector.outstanding();
   }
 
-  /**
-   * A pingback named a task: fetch it now. Returns false for an id that is not pending (not tracked yet, already
-   * collected, another run's or forged): the receiver then declines it, and the id is remembered in case it is
-   * tracked soon.
-   */
-  async onPingback(id: string, tag?: string | null): Promise<boolean> {
-    this.stats.callbacks++;
-    const t = this.pending.get(id) ?? (await this.adopt(tag, id));
-    if (!t) {
-      this.stats.duplicates++;
-      this.remember(id);
-      return false;
-    }
-    this.o.onReady?.(t);
-    this.fetch(t);
-    return true;
+  get callbacks(): { received: number; rejected: number } {
+    return { received: this.collector.stats.callbacks, rejected: this.receiver?.stats().rejected ?? 0 };
   }
 
-  /** A postback carried results: load them without an API call. Returns false when none of its tasks is pending. */
-  async onPostback(envelope: Envelope): Promise<boolean> {
-    this.stats.callbacks++;
-    let taken = false;
-    for (const task of envelope.tasks ?? []) {
-      const tag = (task?.data as { tag?: string } | undefined)?.tag;
-      const t = task?.id ? (this.pending.get(task.id) ?? (await this.adopt(tag, task.id))) : undefined;
-      if (!t || t.fetching) {
-        this.stats.duplicates++;
-        if (t) taken = true; // being fetched already
-        else if (typeof task?.id === 'string') this.remember(task.id);
-        continue;
-      }
-      taken = true;
-      this.o.onReady?.(t);
-      if (task.status_code >= 40000 || !Array.isArray(task.result)) {
-        // A postback of a failed task, or a truncated one: fetch it by id for the authoritative answer.
-        this.fetch(t);
-        continue;
-      }
-      this.stats.postbacksLoaded++;
-      this.push(t, { endpointId: this.getIdFor(t, task), task, version: envelope.version });
-    }
-    return taken;
+  async close(): Promise<void> {
+    await this.receiver?.close().catch(() => undefined);
   }
+}
 
-  private remember(id: string): void {
-    if (this.early.size >= EARLY_MAX) this.early.delete(this.early.values().next().value!);
-    this.early.add(id);
-  }
+function makeCollector(ctx: CollectContext): Collector {
+  const c = ctx.config.collect;
+  // The polled tasks of this run: its task_post steps', and all an earlier attempt posted.
+  const scope: PollScope = { endpoints: [...new Set(ctx.pipeline.steps.filter((s) => s.kind === 'task_post').map((s) => s.endpointId))], attemptStartedAt: ctx.attemptStartedAt };
+  return new Collector({
+    client: ctx.client,
+    engines: ctx.config.engines,
+    logger: ctx.logger,
+    pollMinMs: c.poll_min_ms,
+    pollMaxMs: c.poll_max_ms,
+    stragglerAfterMs: c.straggler_after_ms,
+    ambiguousGraceMs: c.ambiguous_grace_ms,
+    batchSize: c.load_batch,
+    maxInFlight: Math.max(8, ctx.config.rate_limit.concurrency * 2),
+    // Polled tasks wait in the ledger (posted, not loaded), not in the collector's memory.
+    store: {
+      waiting: async () => (await ctx.ledger.pollWaiting(ctx.runId, scope)).map((w) => ({ postId: w.endpointId, count: w.count })),
+      lookup: async (ids) => (await ctx.ledger.pollLookup(ctx.runId, scope, ids)).map(trackedOf),
+      overdue: async (before, limit) => (await ctx.ledger.pollOverdue(ctx.runId, scope, new Date(before), limit)).map(trackedOf),
+    },
+    sink: (results) => ctx.sink({ kind: 'collected', results }),
+    onFailed: (t, code, message) => ctx.sink({ kind: 'failed', ref: t.serviceId, code, message }),
+    onReady: () => ctx.progress.add('ready'),
+    onAdopt: async (a, serviceId) => {
+      const t = await ctx.ledger.byKey(ctx.runId, a.key);
+      await ctx.ledger.recordPosted(ctx.runId, [{ key: a.key, serviceId, cost: t?.price ?? 0 }]);
+      ctx.logger.info({ task: a.key, service_id: serviceId }, 'ambiguous POST resolved: the service has the task');
+      ctx.progress.add('posted');
+    },
+    onGiveUp: async (ts) => {
+      await ctx.ledger.releasePosting(ctx.runId, ts.map((t) => t.key), 'not found at the service after an unclear POST');
+      ctx.logger.warn({ tasks: ts.length }, 'ambiguous POST: the service never listed these tasks; they are posted again');
+    },
+  });
+}
 
-  /** Collects until nothing is pending or `deadline` (epoch ms) passes; returns how many are still pending. */
-  async drain(deadline = Number.POSITIVE_INFINITY): Promise<number> {
-    let delay = this.o.pollMinMs ?? 250;
-    const maxDelay = this.o.pollMaxMs ?? 30_000;
-    while ((await this.outstanding()) > 0 && this.now() < deadline) {
-      if (this.lastError) throw this.lastError;
-      let progressed = await this.expireAmbiguous();
-      await this.backlogCleared();
-      const { families } = await this.census();
-      if (families.size) {
-        const listed = await this.pollReady(families);
-        progressed = listed > 0;
-        if (listed >= 1000) continue; // a full page: more are waiting
-      }
-      progressed = (await this.fetchStragglers()) || progressed;
-      // Results still arriving are loaded by flushWhenQuiet or in full batches.
-      if (!this.quietTimer) await this.flush();
-      if ((await this.outstanding()) === 0) break;
-      delay = progressed ? (this.o.pollMinMs ?? 250) : Math.min(maxDelay, Math.round(delay * 1.6));
-      await this.idle(Math.min(delay, Math.max(0, deadline - this.now())));
-    }
-    await Promise.all([...this.gets]);
-    await this.flush();
-    if (this.lastError) throw this.lastError;
-    return this.outstanding();
-  }
-
-  // ---- polling -------------------------------------------------------------------------------------------------
-
-  /**
-   * An ambiguous task is given up only once a tasks_ready poll that began `ambiguousGraceMs` after it was sent has
-   * listed everything ready without it: time alone is not proof (the run may have been busy posting other steps
-   * and not looked at all), and giving up means posting it again.
-   */
-  private async expireAmbiguous(): Promise<boolean> {
-    const grace = this.o.ambiguousGraceMs ?? 600_000;
-    const expired = [...this.awaiting.values()].filter((a) => {
-      const ready = endpoint(a.postId).readyId;
-      const looked = ready ? this.lookedAt.get(ready) : this.now();
-      return looked !== undefined && looked - a.since >= grace;
-    });
-    if (!expired.length) return false;
-    for (const a of expired) this.awaiting.delete(a.tag);
-    await this.o.onGiveUp?.(expired);
-    return true;
-  }
-
-  /** One tasks_ready call per family with tasks to list (see census); fetches the listed tasks of ours. */
-  private async pollReady(families: ReadonlySet<string>): Promise<number> {
-    let listed = 0;
-    for (const readyId of families) {
-      this.stats.polls++;
-      let items: ReadyItem[];
-      const started = this.now();
-      try {
-        items = await this.o.client.tasksReady(readyId);
-      } catch (err) {
-        // The list was unavailable after the client's retries: poll again later. Refusals (auth, payment) stop the run.
-        if (!(err instanceof ApiError) || !isTransient(err.code, err.httpStatus >= 500 || err.httpStatus === 0)) throw err;
-        this.o.logger.warn({ endpoint: readyId, err: err.message }, 'tasks_ready unavailable; polling again later');
-        continue;
-      }
-      if (items.length < 1000) this.lookedAt.set(readyId, started);
-      const unknown: string[] = [];
-      for (const item of items) {
-        const t = this.pending.get(item.id) ?? (await this.adopt(item.tag, item.id));
-        if (!t) {
-          if (!this.settling.has(item.id)) unknown.push(item.id);
-          continue;
-        }
-        if (t.fetching) continue;
-        listed++;
-        this.o.onReady?.(t);
-        this.fetch(t);
-      }
-      // Not held here: waiting in the store, or another run's (or another client's) task.
-      const found = unknown.length && this.o.store ? await this.o.store.lookup(unknown) : [];
-      this.stats.foreign += unknown.length - found.length;
-      for (const w of found) {
-        const t = this.hold(w);
-        if (!t || t.fetching) continue;
-        listed++;
-        this.o.onReady?.(t);
-        this.fetch(t);
-      }
-      listed = Math.max(listed, items.length >= 1000 ? 1000 : 0);
-    }
-    return listed;
-  }
-
-  /** Callback tasks past their wait, and tasks_ready tasks never listed: E13 first, then by id. */
-  private async fetchStragglers(): Promise<boolean> {
-    const after = this.o.stragglerAfterMs ?? 60_000;
-    const due = [...this.pending.values()].filter((t) => !t.fetching && this.now() - t.since >= after);
-    if (this.o.store) {
-      // Waiting tasks never listed: those held here already (looked at again by `since`) are skipped.
-      for (const w of await this.o.store.overdue(this.now() - after, 1000 + this.pending.size)) {
-        if (this.pending.has(w.serviceId)) continue;
-        const t = this.hold(w);
-        if (t) due.push(t);
-      }
-    }
-    // A callback task is only a straggler once its callback is overdue; polled ones are fetched when listed.
-    if (!due.length) return false;
-    if (due.some((t) => t.mode !== 'tasks_ready')) {
-      // Failed deliveries are listed by E13; the lookup tells the user why their webhook missed.
-      try {
-        this.stats.errorsLookups++;
-        const out = await this.o.client.list('domain_analytics.errors', { limit: 1000 });
-        const failed = out.ok ? (out.task.result ?? []) : [];
-        const failedIds = new Set(failed.map((r) => (r as { id?: string }).id));
-        const missed = due.filter((t) => failedIds.has(t.serviceId)).length;
-        if (missed) this.o.logger.warn({ missed }, 'callbacks failed to reach the receiver; collecting those tasks by id');
-      } catch (err) {
-        this.o.logger.warn({ err: (err as Error).message }, 'errors endpoint lookup failed; collecting stragglers by id');
-      }
-    }
-    for (const t of due) {
-      t.since = this.now(); // wait another period before asking again if it is still queued
-      this.fetch(t);
-    }
-    return true;
-  }
-
-  /** A task from the store, held while it is fetched (undefined when its result is being recorded). */
-  private hold(w: TrackedTask): Pending | undefined {
-    const held = this.pending.get(w.serviceId);
-    if (held) return held;
-    if (this.settling.has(w.serviceId)) return undefined;
-    const t: Pending = { ...w, since: this.now(), fetching: false, stored: true };
-    this.pending.set(w.serviceId, t);
-    return t;
-  }
-
-  // ---- fetching and loading ------------------------------------------------------------------------------------
-
-  private getIdFor(t: TrackedTask, task?: ApiTask): string {
-    if (task?.path?.length) {
-      const m = matchPath('GET', `/${task.path.join('/')}`, this.o.engines, { anyEngine: true });
-      if (m && m.def.kind === 'task_get') return m.def.id;
-    }
-    const def = endpoint(t.postId);
-    if (t.variant) {
-      const variantId = `${def.getId?.replace(/\.[a-z]+$/, '')}.${t.variant}`;
-      if (findEndpoint(variantId)?.kind === 'task_get') return variantId;
-    }
-    return def.getId!;
-  }
-
-  private fetch(t: Pending): void {
-    if (t.fetching) return;
-    t.fetching = true;
-    const run = (async () => {
-      await this.acquireSlot();
-      try {
-        this.stats.taskGets++;
-        const outcome: TaskOutcome = await this.o.client.taskGet(this.getIdFor(t), t.serviceId);
-        await this.settle(t, outcome);
-      } catch (err) {
-        this.lastError ??= err;
-      } finally {
-        this.releaseSlot();
-      }
-    })();
-    this.gets.add(run);
-    void run.finally(() => this.gets.delete(run));
-  }
-
-  private acquireSlot(): Promise<void> {
-    if (this.inFlight < (this.o.maxInFlight ?? 64)) {
-      this.inFlight++;
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve) => this.slotWaiters.push(resolve));
-  }
-
-  /** Hands the slot to the next waiting fetch (it stays counted in flight), or frees it. */
-  private releaseSlot(): void {
-    const next = this.slotWaiters.shift();
-    if (next) next();
-    else this.inFlight--;
-    if (this.slotWaiters.length === 0 && this.backlogWaiter) {
-      const w = this.backlogWaiter;
-      this.backlogWaiter = null;
-      w();
-    }
-  }
-
-  /** Waits until no fetch is queued for a slot: before that, a poll would list the queued tasks again. */
-  private backlogCleared(): Promise<void> {
-    if (this.slotWaiters.length === 0) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      this.backlogWaiter = resolve;
-    });
-  }
-
-  private async settle(t: Pending, outcome: TaskOutcome): Promise<void> {
-    if (outcome.ok) {
-      this.push(t, { endpointId: this.getIdFor(t, outcome.task), task: outcome.task, version: outcome.version ?? '' });
-      return;
-    }
-    const { code, message } = outcome.error;
-    if (isTransient(code, outcome.error.transport)) {
-      // Not finished yet, or no answer about it after the client's retries: keep it pending for a later look.
-      t.fetching = false;
-      t.since = this.now();
-      return;
-    }
-    this.pending.delete(t.serviceId);
-    this.settling.set(t.serviceId, t.stored ? t.postId : undefined);
-    try {
-      await this.o.onFailed(t, code, message);
-    } finally {
-      this.settling.delete(t.serviceId);
-    }
-  }
-
-  private push(t: TrackedTask, r: CollectedResult): void {
-    // Leaving `pending` here is what makes a second postback or pingback of the same task a no-op.
-    this.pending.delete(t.serviceId);
-    this.settling.set(t.serviceId, (t as Pending).stored ? t.postId : undefined);
-    this.buffer.push({ ...r, key: t.key });
-    if (this.buffer.length >= (this.o.batchSize ?? 200)) void this.flush();
-    else this.flushWhenQuiet();
-  }
-
-  /**
-   * Loads a partial batch once no result arrived for flushQuietMs: the end of a burst of postbacks is loaded
-   * right away instead of at the drain loop's next turn (up to poll_max_ms later), and a burst still arriving is
-   * loaded in full batches rather than a partial one per turn (each load has a fixed cost).
-   */
-  private flushWhenQuiet(): void {
-    this.lastPushAt = performance.now();
-    if (this.quietTimer) return;
-    const wait = this.o.flushQuietMs ?? FLUSH_QUIET_MS;
-    const check = () => {
-      // Quiet counts from the last result or the end of the last load, whichever is later: a load holds the
-      // event loop for a while, and the results that came in meanwhile are not pushed yet when it ends.
-      const quiet = performance.now() - Math.max(this.lastPushAt, this.lastLoadEndAt);
-      if (this.loadsRunning > 0 || quiet < wait) {
-        this.quietTimer = setTimeout(check, this.loadsRunning > 0 ? wait : wait - quiet);
-        this.quietTimer.unref();
-        return;
-      }
-      this.quietTimer = null;
-      void this.flush();
-    };
-    this.quietTimer = setTimeout(check, wait);
-    this.quietTimer.unref();
-  }
-
-  /**
-   * Loads what is buffered, one transaction at a time. A flush asked for while another waits to start is that
-   * one: it takes everything buffered when it starts. (Queueing one per call made a flood of results, arriving
-   * while a load ran, into a train of tiny loads, each paying a transaction's fixed cost.)
-   */
-  flush(): Promise<void> {
-    if (this.flushQueued) return this.flushing;
-    this.flushQueued = true;
-    this.flushing = this.flushing.then(async () => {
-      this.flushQueued = false;
-      if (!this.buffer.length) return;
-      const batch = this.buffer.splice(0, this.buffer.length);
-      this.loadsRunning++;
-      try {
-        await this.o.sink(batch);
-      } catch (err) {
-        this.lastError ??= err;
-      } finally {
-        this.loadsRunning--;
-        this.lastLoadEndAt = performance.now();
-      }
-    });
-    return this.flushing;
-  }
-
-  private poke(): void {
-    this.wake?.();
-  }
-
-  private idle(ms: number): Promise<void> {
-    if (ms <= 0) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() { clearTimeout(timer); resolve(); }
-      this.wake = () => { this.wake = null; done(); };
-    });
-  }
+function trackedOf(w: WaitingTask): TrackedTask {
+  return { key: w.key, serviceId: w.serviceId, postId: w.endpointId, mode: 'tasks_ready', ...(w.postbackData ? { variant: w.postbackData } : {}) };
 }

@@ -241,25 +241,39 @@ function matchRefs(refs: readonly string[], span: SeqSpan | undefined, at: numbe
  * connection is in. Returns the keys that moved. The keys are selected first and updated by key: an UPDATE with
  * RETURNING costs several times more.
  */
-async function move(conn: DuckDBConnection, runId: string, refs: readonly TaskRef[], from: readonly TaskState[], to: TaskState, now: Date, extra = '', span?: SeqSpan): Promise<string[]> {
+async function move(conn: DuckDBConnection, runId: string, refs: readonly TaskRef[], from: readonly TaskState[], to: TaskState, now: Date, extra = '', span?: SeqSpan, set: SetValues = {}): Promise<string[]> {
   if (refs.length === 0) return [];
   const match = matchRefs(refs, span, 3);
   const selected = await rows(conn, `SELECT task_key FROM _tasks WHERE run_id = $1 AND list_contains($2::VARCHAR[], state) AND ${match.sql}`, [runId, strings(from), ...match.values]);
   const keys = selected.map((x) => String(x.task_key));
-  if (keys.length) await moveKeys(conn, runId, keys, from, to, now, extra, span);
+  if (keys.length) await moveKeys(conn, runId, keys, from, to, now, extra, span, set);
   return keys;
 }
 
+/** Columns a move sets to a value, bound as parameters (with the type each is bound as). */
+interface SetValues {
+  error_code?: number | null;
+  error_message?: string | null;
+  batch_id?: string | null;
+}
+const SET_TYPES: Record<keyof SetValues, string> = { error_code: 'INTEGER', error_message: 'VARCHAR', batch_id: 'VARCHAR' };
+
 /** The UPDATE of move, for refs known to be keys: how many tasks moved. */
-async function moveKeys(conn: DuckDBConnection, runId: string, keys: readonly string[], from: readonly TaskState[], to: TaskState, now: Date, extra: string, span?: SeqSpan): Promise<number> {
+async function moveKeys(conn: DuckDBConnection, runId: string, keys: readonly string[], from: readonly TaskState[], to: TaskState, now: Date, extra: string, span?: SeqSpan, set: SetValues = {}): Promise<number> {
   const byKey = matchRefs(keys, span, 5, { keys: true });
+  const columns = Object.keys(set) as (keyof SetValues)[];
+  const at = 5 + byKey.values.length;
+  const assigned = columns.map((c, i) => `, ${c} = $${at + i}::${SET_TYPES[c]}`).join('');
   const r = await conn.run(
-    `UPDATE _tasks SET state = $1, ${to}_at = $2::TIMESTAMP, updated_at = $2::TIMESTAMP${extra}
+    `UPDATE _tasks SET state = $1, ${to}_at = $2::TIMESTAMP, updated_at = $2::TIMESTAMP${extra}${assigned}
      WHERE run_id = $3 AND list_contains($4::VARCHAR[], state) AND ${byKey.sql}`,
-    [to, ts(now), runId, strings(from), ...byKey.values],
+    [to, ts(now), runId, strings(from), ...byKey.values, ...columns.map((c) => set[c] ?? null)],
   );
   return Number(r.rowsChanged);
 }
+
+/** A failure's code and message as a move sets them. */
+const errorOf = (f: Failure): SetValues => ({ error_code: f.code === null ? null : Math.trunc(f.code), error_message: f.message });
 
 /** Completed and waiting to be fetched (listed by tasks_ready, or announced by a pingback). In-transaction safe. */
 export function markReady(conn: DuckDBConnection, runId: string, refs: readonly TaskRef[], opts: { now?: Date } = {}): Promise<string[]> {
@@ -300,9 +314,7 @@ export async function markFailed(conn: DuckDBConnection, runId: string, failures
     else groups.set(k, [f]);
   }
   for (const group of groups.values()) {
-    const { code, message } = group[0];
-    const extra = `, error_code = ${code === null ? 'NULL' : Math.trunc(code)}, error_message = '${message.replace(/'/g, "''")}'`;
-    for (const k of await move(conn, runId, group.map((f) => f.ref), ['planned', 'posting', 'posted', 'ready', 'collected'], 'failed', now, extra)) moved.push(k);
+    for (const k of await move(conn, runId, group.map((f) => f.ref), ['planned', 'posting', 'posted', 'ready', 'collected'], 'failed', now, '', undefined, errorOf(group[0]))) moved.push(k);
   }
   return moved;
 }
@@ -364,20 +376,30 @@ export interface OpenRunInput {
   budgetUsd?: number;
 }
 
-export class Ledger {
-  /** The tail of the ledger's own write transactions (see atomically). */
-  private writing: Promise<unknown> = Promise.resolve();
+/** Runs writes one at a time: the warehouse's one writer (src/load/writer.ts) in the job, a chain of its own otherwise. */
+export type WriteQueue = <T>(work: () => Promise<T>) => Promise<T>;
 
+function ownQueue(): WriteQueue {
+  let tail: Promise<unknown> = Promise.resolve();
+  return (work) => {
+    const run = tail.then(work);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+}
+
+export class Ledger {
   private constructor(
     readonly conn: DuckDBConnection,
     private readonly clock: Clock,
+    private readonly queue: WriteQueue,
   ) {}
 
-  /** Creates the ledger tables when missing. */
-  static async open(conn: DuckDBConnection, opts: { clock?: Clock; readOnly?: boolean } = {}): Promise<Ledger> {
+  /** Creates the ledger tables when missing. `queue`: whose turns its writes take (the warehouse's writer). */
+  static async open(conn: DuckDBConnection, opts: { clock?: Clock; readOnly?: boolean; queue?: WriteQueue } = {}): Promise<Ledger> {
     // readOnly: for `status` on a warehouse opened read-only, where the tables already exist.
     if (!opts.readOnly) for (const ddl of LEDGER_DDL) await conn.run(ddl);
-    return new Ledger(conn, opts.clock ?? (() => new Date()));
+    return new Ledger(conn, opts.clock ?? (() => new Date()), opts.queue ?? ownQueue());
   }
 
   private now(): Date {
@@ -387,7 +409,11 @@ export class Ledger {
   // ---- runs --------------------------------------------------------------------------------------------
 
   /** Starts a run, or resumes the run of the same id (same pipeline and day): `resumed` says which. */
-  async openRun(input: OpenRunInput): Promise<{ run: RunRow; resumed: boolean }> {
+  openRun(input: OpenRunInput): Promise<{ run: RunRow; resumed: boolean }> {
+    return this.queue(() => this.openRunNow(input));
+  }
+
+  private async openRunNow(input: OpenRunInput): Promise<{ run: RunRow; resumed: boolean }> {
     const now = ts(this.now());
     const existing = await this.run(input.runId);
     if (existing) {
@@ -408,7 +434,7 @@ export class Ledger {
 
   async finishRun(runId: string, status: Exclude<RunStatus, 'running'>, note?: string): Promise<void> {
     const now = ts(this.now());
-    await this.conn.run(`UPDATE _runs SET status = ?, updated_at = ?::TIMESTAMP, finished_at = ?::TIMESTAMP, note = ? WHERE run_id = ?`, [status, now, now, note ?? null, runId]);
+    await this.queue(() => this.conn.run(`UPDATE _runs SET status = ?, updated_at = ?::TIMESTAMP, finished_at = ?::TIMESTAMP, note = ? WHERE run_id = ?`, [status, now, now, note ?? null, runId]));
   }
 
   async run(runId: string): Promise<RunRow | undefined> {
@@ -439,8 +465,12 @@ export class Ledger {
   // ---- planning and posting (each commits on its own) ------------------------------------------------------
 
   /** Records planned tasks; tasks already in the ledger for the run (same key) are left as they are. */
-  async planTasks(tasks: readonly PlannedTask[]): Promise<{ inserted: number; existing: number }> {
-    if (tasks.length === 0) return { inserted: 0, existing: 0 };
+  planTasks(tasks: readonly PlannedTask[]): Promise<{ inserted: number; existing: number }> {
+    if (tasks.length === 0) return Promise.resolve({ inserted: 0, existing: 0 });
+    return this.queue(() => this.planNow(tasks));
+  }
+
+  private async planNow(tasks: readonly PlannedTask[]): Promise<{ inserted: number; existing: number }> {
     const now = ts(this.now());
     let inserted = 0;
     const byRun = new Map<string, PlannedTask[]>();
@@ -501,7 +531,7 @@ export class Ledger {
     if (unique.length === 0) return { batchId, keys: [] };
     const moved = await this.atomically(async () => {
       // Updated first, selected only when some task was not `planned`: one statement for a batch in the usual case.
-      const n = await moveKeys(this.conn, runId, unique, ['planned'], 'posting', this.now(), `, batch_id = '${batchId}', attempts = attempts + 1`, opts.span);
+      const n = await moveKeys(this.conn, runId, unique, ['planned'], 'posting', this.now(), ', attempts = attempts + 1', opts.span, { batch_id: batchId });
       if (n === unique.length) return unique;
       const r = await rows(this.conn, `SELECT task_key FROM _tasks WHERE run_id = ? AND batch_id = ? ORDER BY seq`, [runId, batchId]);
       return r.map((x) => String(x.task_key));
@@ -515,11 +545,9 @@ export class Ledger {
     return this.atomically(() => markPosted(this.conn, runId, posted, { now: this.now(), ...opts }));
   }
 
-  /** Runs the statements of one ledger write as one transaction, committed before it returns. */
-  private async atomically<T>(fn: () => Promise<T>): Promise<T> {
-    // One transaction at a time on the connection: the job calls posting writes from concurrent workers (live
-    // calls, the collector's adoptions), and a second BEGIN inside an open transaction is an error.
-    const turn = this.writing.then(async () => {
+  /** Runs the statements of one ledger write as one transaction, in the write queue, committed before it returns. */
+  private atomically<T>(fn: () => Promise<T>): Promise<T> {
+    return this.queue(async () => {
       await this.conn.run('BEGIN TRANSACTION');
       try {
         const out = await fn();
@@ -530,8 +558,6 @@ export class Ledger {
         throw err;
       }
     });
-    this.writing = turn.catch(() => undefined);
-    return turn;
   }
 
   /**
@@ -549,8 +575,7 @@ export class Ledger {
     const retry = failures.filter((f) => f.retry);
     const final = failures.filter((f) => !f.retry);
     for (const f of retry) {
-      const extra = `, error_code = ${f.code === null ? 'NULL' : Math.trunc(f.code)}, error_message = '${f.message.replace(/'/g, "''")}', batch_id = NULL`;
-      for (const k of await move(this.conn, runId, [f.ref], ['posting'], 'planned', now, extra)) moved.push(k);
+      for (const k of await move(this.conn, runId, [f.ref], ['posting'], 'planned', now, '', undefined, { ...errorOf(f), batch_id: null })) moved.push(k);
     }
     if (final.length) {
       const groups = new Map<string, Failure[]>();
@@ -561,8 +586,7 @@ export class Ledger {
         else groups.set(k, [f]);
       }
       for (const g of groups.values()) {
-        const extra = `, error_code = ${g[0].code === null ? 'NULL' : Math.trunc(g[0].code)}, error_message = '${g[0].message.replace(/'/g, "''")}'`;
-        for (const k of await move(this.conn, runId, g.map((f) => f.ref), ['posting'], 'failed', now, extra)) moved.push(k);
+        for (const k of await move(this.conn, runId, g.map((f) => f.ref), ['posting'], 'failed', now, '', undefined, errorOf(g[0]))) moved.push(k);
       }
     }
     return moved;
@@ -570,43 +594,13 @@ export class Ledger {
 
   /** A posting batch that certainly never reached the service (refused before sending): back to `planned`. */
   async releasePosting(runId: string, keys: readonly string[], reason?: string): Promise<string[]> {
-    const extra = reason ? `, error_message = '${reason.replace(/'/g, "''")}', batch_id = NULL` : ', batch_id = NULL';
-    return this.atomically(() => move(this.conn, runId, keys, ['posting'], 'planned', this.now(), extra));
+    return this.atomically(() => move(this.conn, runId, keys, ['posting'], 'planned', this.now(), '', undefined, { ...(reason ? { error_message: reason } : {}), batch_id: null }));
   }
 
-  /** More cost for a task already posted (each further page of a paged live call is billed). */
-  async addCost(runId: string, key: string, cost: number, pages = 1): Promise<void> {
-    await this.conn.run(
-      `UPDATE _tasks SET cost = round(coalesce(cost, 0) + ?, 6), pages = pages + ?, updated_at = ?::TIMESTAMP WHERE run_id = ? AND task_key = ?`,
-      [cost, pages, ts(this.now()), runId, key],
-    );
-  }
-
-  /** Failed tasks that were never created at the service (no service id) go back to `planned`. */
-  async requeueFailed(runId: string, opts: { codes?: number[] } = {}): Promise<string[]> {
-    const r = await rows(
-      this.conn,
-      `UPDATE _tasks SET state = 'planned', failed_at = NULL, updated_at = ?::TIMESTAMP, batch_id = NULL
-       WHERE run_id = ? AND state = 'failed' AND service_id IS NULL AND (? IS NULL OR list_contains(?::INTEGER[], error_code))
-       RETURNING task_key`,
-      [ts(this.now()), runId, opts.codes ? listValue(opts.codes) : null, opts.codes ? listValue(opts.codes) : null],
-    );
-    return r.map((x) => String(x.task_key));
-  }
-
-  // ---- collection-side moves (no transaction handling; see module comment) ------------------------------------
-
-  markReady(runId: string, refs: readonly TaskRef[], conn: DuckDBConnection = this.conn): Promise<string[]> {
-    return markReady(conn, runId, refs, { now: this.now() });
-  }
-  markCollected(runId: string, refs: readonly TaskRef[], opts: { pages?: number; conn?: DuckDBConnection } = {}): Promise<string[]> {
-    return markCollected(opts.conn ?? this.conn, runId, refs, { now: this.now(), pages: opts.pages });
-  }
-  markLoaded(runId: string, refs: readonly TaskRef[], conn: DuckDBConnection = this.conn): Promise<string[]> {
-    return markLoaded(conn, runId, refs, { now: this.now() });
-  }
-  markFailed(runId: string, failures: readonly Failure[], conn: DuckDBConnection = this.conn): Promise<string[]> {
-    return markFailed(conn, runId, failures, { now: this.now() });
+  // ---- collection-side moves: in a load's transaction use markLoaded/markFailed/markPosted (module comment) ----
+  /** A failure recorded on its own (not with rows): in the write queue. */
+  markFailed(runId: string, failures: readonly Failure[]): Promise<string[]> {
+    return this.queue(() => markFailed(this.conn, runId, failures, { now: this.now() }));
   }
 
   // ---- queries -------------------------------------------------------------------------------------------
@@ -649,11 +643,6 @@ export class Ledger {
       const last = page[page.length - 1];
       after = { stepIndex: last.stepIndex, seq: last.seq };
     }
-  }
-
-  /** Planned, not yet sent: what to post (or call) next (one page with `limit`; see pages to walk them). */
-  tasksToPost(runId: string, opts: { step?: string; limit?: number; after?: TaskPosition } = {}): Promise<LedgerTask[]> {
-    return this.tasks(runId, { states: ['planned'], ...opts });
   }
 
   /** How many tasks of a run match `filter`, by endpoint, step, and last error: counted by the database, no task read. */
@@ -708,16 +697,6 @@ export class Ledger {
     return r.map(toWaiting);
   }
 
-  /** Accepted by the service, result not yet in hand: collect by service id, never post again. */
-  postedNotCollected(runId: string, opts: { collect?: readonly CollectMode[]; step?: string } = {}): Promise<LedgerTask[]> {
-    return this.tasks(runId, { states: ['posted', 'ready'], ...opts });
-  }
-
-  /** Result in hand but its rows not written (a crash between the two): load again from the archive or by id. */
-  collectedNotLoaded(runId: string): Promise<LedgerTask[]> {
-    return this.tasks(runId, { states: ['collected'] });
-  }
-
   /**
    * Marked `posting` but never recorded as posted: the process stopped between sending and recording. The
    * service may or may not have created them; look them up by tag (tasks_ready, task data) before posting again.
@@ -725,10 +704,6 @@ export class Ledger {
   async ambiguous(runId?: string): Promise<LedgerTask[]> {
     const r = await rows(this.conn, `SELECT * FROM _tasks WHERE state = 'posting' AND (? IS NULL OR run_id = ?) ORDER BY run_id, step_index, seq`, [runId ?? null, runId ?? null]);
     return r.map(toTask);
-  }
-
-  failed(runId: string): Promise<LedgerTask[]> {
-    return this.tasks(runId, { states: ['failed'] });
   }
 
   async byServiceId(serviceId: string): Promise<LedgerTask | undefined> {
@@ -741,25 +716,10 @@ export class Ledger {
     return r[0] ? toTask(r[0]) : undefined;
   }
 
-  /** Tasks whose sent tag, or the user's own tag, is this one; newest run first. */
-  async byTag(tag: string, runId?: string): Promise<LedgerTask[]> {
-    const r = await rows(
-      this.conn,
-      `SELECT * FROM _tasks WHERE (tag = ? OR user_tag = ?) AND (? IS NULL OR run_id = ?) ORDER BY planned_at DESC, run_id DESC, seq`,
-      [tag, tag, runId ?? null, runId ?? null],
-    );
-    return r.map(toTask);
-  }
-
   /** USD the service reported for the run so far: what the budget is checked against. */
   async spentUsd(runId: string): Promise<number> {
     const [r] = await rows(this.conn, `SELECT coalesce(sum(round(cost * 1000000)), 0)::BIGINT AS m FROM _tasks WHERE run_id = ?`, [runId]);
     return Number(r.m) / 1e6;
-  }
-
-  async countsByState(runId: string): Promise<Record<TaskState, number>> {
-    const r = await rows(this.conn, `SELECT state, count(*)::INTEGER AS n FROM _tasks WHERE run_id = ? GROUP BY state`, [runId]);
-    return byState(r);
   }
 
   /** Tasks by state, cost and failures (grouped by code and message) of a run, in total and per step. */

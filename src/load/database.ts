@@ -1,26 +1,19 @@
 /**
- * Opens a warehouse file for writing, stored as the configuration says (row group size, merging of row groups).
- *
- * DuckDB takes a row group size only as an ATTACH option, and only for that attachment, and it merges under-full
- * row groups at any checkpoint unless told not to (max_vacuum_tasks): a process that opened the file plainly
- * merged the smaller row groups of every table at its first checkpoint, even one that only added a view
- * (measured on a 100,000-task warehouse: 3 s and +350 MB). So every writer of a warehouse (the job, reprocess,
- * ingest, publish) opens it here, with storageOptions(config.warehouse).
+ * Opens a warehouse file for writing. DuckDB takes a row group size only as an ATTACH option, for that attachment,
+ * and merges under-full row groups at any checkpoint unless told not to: so every writer of a warehouse (the job,
+ * reprocess, ingest, publish) opens it here with WAREHOUSE_STORAGE.
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { rowGroupSizeProblem, type Config } from '../config/index.js';
+import { rowGroupSizeProblem } from '../config/index.js';
 
 /** The name the warehouse file is attached under, and every connection's default catalog. */
 export const WAREHOUSE_CATALOG = 'warehouse';
 
 /** How a warehouse file is stored: every writer of one file must give the same. */
 export interface StorageOptions {
-  /** Rows per row group of new data (warehouse.row_group_size); DuckDB's default when omitted. */
+  /** Rows per row group of new data; DuckDB's default when omitted. */
   rowGroupSize?: number;
-  /**
-   * warehouse.merge_row_groups: false keeps DuckDB from merging under-full row groups at a checkpoint (its
-   * vacuum); DuckDB's default (merge) when omitted.
-   */
+  /** false keeps DuckDB from merging under-full row groups at a checkpoint (its vacuum); merged when omitted. */
   mergeRowGroups?: boolean;
 }
 
@@ -29,10 +22,11 @@ export interface OpenDatabaseOptions extends StorageOptions {
   settings?: Record<string, string>;
 }
 
-/** How the configuration says the warehouse is stored: what every writer passes to openDatabase. */
-export function storageOptions(w: Config['warehouse']): StorageOptions {
-  return { rowGroupSize: w.row_group_size, mergeRowGroups: w.merge_row_groups };
-}
+/**
+ * How every writer stores the warehouse. Small row groups keep a checkpoint's rewrite small; no merging, because a
+ * merge rewrites row groups outside DuckDB's memory limit (figures: docs/performance.md).
+ */
+export const WAREHOUSE_STORAGE: Readonly<StorageOptions> = { rowGroupSize: 32_768, mergeRowGroups: false };
 
 export interface OpenedDatabase {
   instance: DuckDBInstance;

@@ -108,6 +108,16 @@ export function stageTasks(tasks: readonly CollectedTask[], ctx: { runId: string
   return staged;
 }
 
+/** Normalizes tasks for one load: the rows, and what the load will have done, counted. */
+export function stageLoad(tasks: readonly CollectedTask[], opts: Pick<LoadOptions, 'runId' | 'loadedAt' | 'engines'>): { rows: StagedRows; summary: LoadSummary } {
+  const stats = new NormalizeStats();
+  const rows = stageTasks(tasks, { runId: opts.runId, loadedAt: opts.loadedAt ?? new Date(), engines: opts.engines }, stats);
+  const summary = emptySummary();
+  addStats(summary, stats);
+  for (const [name, r] of rows.rows) summary.rows[name] = r.length;
+  return { rows, summary };
+}
+
 /** What a lean export leaves cached after each table: room for another connection's small statements meanwhile. */
 const EXPORT_CACHE_KEPT = 16 * 2 ** 20;
 
@@ -121,11 +131,14 @@ export interface ExportOptions {
 }
 
 export class Warehouse {
+  /** Each table's column order in the file, read once (see columnsOf); forgotten when the schema changes. */
+  private readonly columnOrder = new Map<string, string[]>();
+
   private constructor(readonly file: string, private readonly instance: DuckDBInstance, readonly connection: DuckDBConnection) {}
 
   /**
    * Opens (creating) a warehouse file; `:memory:` for tests. A DuckDB file is open in one process at a time.
-   * The storage options: see openDatabase.
+   * Writers pass WAREHOUSE_STORAGE (see openDatabase); without it DuckDB's own storage defaults apply.
    */
   static async open(file: string, opts: StorageOptions & { threads?: number; memoryLimit?: string; checkpointThreshold?: string } = {}): Promise<Warehouse> {
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
@@ -186,14 +199,10 @@ export class Warehouse {
   }
 
   /**
-   * Checkpoints with DuckDB's memory limited to `memoryBytes` (see underMemoryLimit). DuckDB keeps what a
-   * checkpoint reads and writes cached up to its limit, so at the full limit each checkpoint of a long night
-   * lifted the process's memory by up to that limit; the blocks are in the file afterwards, and a smaller limit
-   * only evicts them sooner. Returns false, having done nothing, while another connection has a write open
-   * (DuckDB refuses then; the caller tries again after its next write). A checkpoint that runs out of memory is
-   * fatal to the DuckDB instance: `memoryBytes` must leave room (config: at least 128MB), and the limit is raised
-   * to twice the WAL when that is more (one large load can leave a log bigger than the usual threshold; a
-   * checkpoint of a 41 MB log ran out of memory at 32MB and was fine at 64MB).
+   * Checkpoints with DuckDB's memory limited to `memoryBytes` (see underMemoryLimit): DuckDB keeps what a
+   * checkpoint touches cached up to its limit. Returns false, having done nothing, while another connection has a
+   * write open. A checkpoint that runs out of memory is fatal to the instance, so the limit is raised to twice the
+   * WAL when that is more (one large load can leave a large log).
    */
   async checkpoint(memoryBytes: number, memoryLimit: string): Promise<boolean> {
     return this.underMemoryLimit(Math.max(memoryBytes, 2 * this.walBytes()), memoryLimit, async () => {
@@ -215,6 +224,7 @@ export class Warehouse {
 
   /** Creates missing tables and columns from the catalog (never drops or narrows). */
   async ensureSchema(): Promise<SchemaChange[]> {
+    this.columnOrder.clear();
     return ensureSchema(this.connection);
   }
 
@@ -226,54 +236,46 @@ export class Warehouse {
 
   /** Normalizes and loads collected tasks with a task-level replace, in one transaction with `inTransaction`. */
   async loadTasks(tasks: readonly CollectedTask[], opts: LoadOptions): Promise<LoadSummary> {
-    const stats = new NormalizeStats();
-    const staged = stageTasks(tasks, { runId: opts.runId, loadedAt: opts.loadedAt ?? new Date(), engines: opts.engines }, stats);
-    const summary = emptySummary();
-    addStats(summary, stats);
-    for (const [name, rows] of staged.rows) summary.rows[name] = rows.length;
-    await this.applyStaged(staged, opts.inTransaction);
-    return summary;
+    const staged = stageLoad(tasks, opts);
+    await this.applyStaged(staged.rows, opts.inTransaction);
+    return staged.summary;
   }
 
   /**
-   * Stages the rows in temp tables (appends run outside the transaction, so a slow append never holds it), then
-   * deletes the replaced tasks' rows, inserts, and runs the callback in one transaction. `conn` is another
-   * connection from `connect()` when the caller runs loads side by side (the archive loader does).
+   * In one transaction: deletes the replaced tasks' rows, appends the new ones straight into their tables (an
+   * appender writes inside the connection's open transaction) and runs the callback. The writer's queue is what
+   * keeps anything else from waiting on this transaction.
    */
   async applyStaged(staged: StagedRows, inTransaction?: (conn: DuckDBConnection) => Promise<void>, conn: DuckDBConnection = this.connection): Promise<void> {
-    const stageNames = new Map<string, string>();
+    await conn.run('DROP TABLE IF EXISTS temp._stage_keys');
+    await conn.run('CREATE TEMP TABLE _stage_keys (tbl VARCHAR, k VARCHAR)');
+    const keyRows: Row[] = [];
+    for (const id of staged.taskRowIds) keyRows.push({ tbl: 'tasks', k: id });
+    for (const [name, ids] of staged.replace) for (const id of ids) keyRows.push({ tbl: name, k: id });
+    await appendRows(conn, '_stage_keys', ['tbl', 'k'], keyRows);
+    await conn.run('BEGIN TRANSACTION');
     try {
+      await this.deleteReplaced(staged, conn);
       for (const [name, rows] of staged.rows) {
-        if (!rows.length) continue;
-        const t = tableDef(name);
-        const stage = `_stage_${name}`;
-        await conn.run(`DROP TABLE IF EXISTS temp.${q(stage)}`);
-        await conn.run(createTableSql(t, stage, true));
-        await appendRows(conn, stage, allColumns(t).map((c) => c.name), rows);
-        stageNames.set(name, stage);
+        if (rows.length) await appendRows(conn, name, await this.columnsOf(name, conn), rows);
       }
-      await conn.run('DROP TABLE IF EXISTS temp._stage_keys');
-      await conn.run('CREATE TEMP TABLE _stage_keys (tbl VARCHAR, k VARCHAR)');
-      const keyRows: Row[] = [];
-      for (const id of staged.taskRowIds) keyRows.push({ tbl: 'tasks', k: id });
-      for (const [name, ids] of staged.replace) for (const id of ids) keyRows.push({ tbl: name, k: id });
-      await appendRows(conn, '_stage_keys', ['tbl', 'k'], keyRows);
-      await conn.run('BEGIN TRANSACTION');
-      try {
-        await this.deleteReplaced(staged, conn);
-        for (const [name, stage] of stageNames) {
-          const cols = allColumns(tableDef(name)).map((c) => q(c.name)).join(', ');
-          await conn.run(`INSERT INTO ${q(name)} (${cols}) SELECT ${cols} FROM temp.${q(stage)}`);
-        }
-        if (inTransaction) await inTransaction(conn);
-        await conn.run('COMMIT');
-      } catch (err) {
-        await conn.run('ROLLBACK').catch(() => undefined);
-        throw err;
-      }
-    } finally {
-      for (const stage of stageNames.values()) await conn.run(`DROP TABLE IF EXISTS temp.${q(stage)}`).catch(() => undefined);
+      if (inTransaction) await inTransaction(conn);
+      await conn.run('COMMIT');
+    } catch (err) {
+      await conn.run('ROLLBACK').catch(() => undefined);
+      throw err;
     }
+  }
+
+  /** A table's columns in the order the file has them (a column added by schema evolution is last). */
+  private async columnsOf(name: string, conn: DuckDBConnection): Promise<string[]> {
+    let cols = this.columnOrder.get(name);
+    if (!cols) {
+      const r = await conn.runAndReadAll(`SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = $1 ORDER BY column_index`, [name]);
+      cols = r.getRows().map((x) => String(x[0]));
+      this.columnOrder.set(name, cols);
+    }
+    return cols;
   }
 
   private async deleteReplaced(staged: StagedRows, conn: DuckDBConnection): Promise<void> {
@@ -311,13 +313,8 @@ export class Warehouse {
     if (!/^\d{4}-\d{2}-\d{2}$/.test(snapshotDate)) throw new Error(`exportParquet: snapshotDate: must be YYYY-MM-DD, got '${snapshotDate}'`);
     if (!/^[A-Za-z0-9._-]+$/.test(runId)) throw new Error(`exportParquet: runId: only letters, digits, '.', '_' and '-' go in a file name, got '${runId}'`);
     const out: { table: string; file: string; rows: number }[] = [];
-    // Rows go out in no promised order, without a sort, and in row groups bounded in bytes as well as rows
-    // (PARQUET_ROW_GROUP_BYTES, which DuckDB allows only without insertion order): sorting by _id, or keeping
-    // insertion order across threads, held the whole table (or large slices of it) in memory and made the export
-    // the peak of a night (measured on a 100,000-task warehouse at memory_limit 128MB: +230 MB RSS and 6-14 s CPU
-    // sorted, +136 MB and 2.2 s unsorted), and what each export thread buffers is a row group: exporting a
-    // 100,000-task night's rows lifted RSS by 354 MB with groups of 122,880 rows, 194 MB with 30,720 rows, and
-    // 135 MB with 122,880 rows or 4 MiB, whichever comes first, in the same time.
+    // No promised order and row groups bounded in bytes: a sort, or insertion order across threads, held whole
+    // tables in memory (figures: docs/performance.md).
     const previous = (await this.connection.runAndReadAll(`SELECT current_setting('preserve_insertion_order')`)).getRows()[0][0];
     await this.connection.run('SET preserve_insertion_order = false');
     try {

@@ -22,6 +22,8 @@ export interface CollectedTask {
   version: string;
   /** The run that collected it, when it differs from the load's (reprocess keeps each archive line's run). */
   runId?: string;
+  /** The ledger's key of the task, when the collector tracked it (the ledger finds a task faster by key than by id). */
+  key?: string;
 }
 
 export interface NormalizeContext {

@@ -10,14 +10,18 @@ import { warehousePaths } from '../publish/index.js';
 import { EXIT } from '../exit.js';
 import { runJob } from './job.js';
 import { groupFailures, runCondition, statusLines } from './status-view.js';
+import { pauseFromEnv } from './test-pause.js';
+import { tuneHeapForJob } from './heap.js';
 
 export async function runCommand(o: { root: string; pipeline: string; runDate?: string; progress?: boolean }): Promise<number> {
-  const r = await runJob({ root: o.root, pipelineFile: o.pipeline, runDate: o.runDate, progress: o.progress });
+  tuneHeapForJob();
+  const r = await runJob({ root: o.root, pipelineFile: o.pipeline, runDate: o.runDate, progress: o.progress, pause: pauseFromEnv(process.env) });
   return r.exitCode;
 }
 
 export async function resumeCommand(o: { root: string; pipeline?: string; progress?: boolean }): Promise<number> {
-  const r = await runJob({ root: o.root, pipelineFile: o.pipeline, resume: true, progress: o.progress });
+  tuneHeapForJob();
+  const r = await runJob({ root: o.root, pipelineFile: o.pipeline, resume: true, progress: o.progress, pause: pauseFromEnv(process.env) });
   return r.exitCode;
 }
 

@@ -7,7 +7,8 @@ import { ArchiveWriter } from '../../src/archive/writer.js';
 import { listArchiveFiles, readLines, type ReadReport } from '../../src/archive/reader.js';
 import { readResponseFile, entryOf } from '../../src/archive/ingest.js';
 import { resolveEndpoint } from '../../src/archive/records.js';
-import { ingestCommand, reprocessCommand, warehousePaths } from '../../src/archive/command.js';
+import { ingestCommand, reprocessCommand } from '../../src/archive/command.js';
+import { warehousePaths } from '../../src/publish/index.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { loadConfig } from '../../src/config/index.js';
 import { keywordTask, merchantTask, technologyTask } from '../normalize/fixtures.js';
@@ -127,9 +128,9 @@ describe('ingest and reprocess', () => {
       process.stdout.write = write;
     }
     expect(out.join('')).toMatch(/unknown fields kept in extra: 1 \(keyword_data\.competition_index x1\)/);
-    const paths = warehousePaths(root, config);
+    const paths = warehousePaths(path.resolve(root, config.warehouse.dir));
     expect(listArchiveFiles(paths.raw).length).toBe(1);
-    let wh = await Warehouse.open(paths.warehouse);
+    let wh = await Warehouse.open(paths.work);
     const before = await dumpTables(wh);
     wh.close();
     expect(before.keyword_data.length).toBe(4);
@@ -141,10 +142,10 @@ describe('ingest and reprocess', () => {
     } finally {
       process.stdout.write = write;
     }
-    wh = await Warehouse.open(paths.warehouse);
+    wh = await Warehouse.open(paths.work);
     expect(await dumpTables(wh)).toEqual(before);
     wh.close();
-    expect(existsSync(paths.warehouse) && statSync(paths.warehouse).size > 0).toBe(true);
+    expect(existsSync(paths.work) && statSync(paths.work).size > 0).toBe(true);
     // Readers see it: both commands publish the working warehouse, as a run does.
     const published = await Warehouse.open(paths.published);
     expect((await dumpTables(published)).keyword_data).toEqual(before.keyword_data);

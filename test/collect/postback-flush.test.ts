@@ -3,7 +3,8 @@ import { loadConfig } from '../../src/config/index.js';
 import { ApiClient } from '../../src/api/client.js';
 import { RateLimiter } from '../../src/queue/index.js';
 import { createLogger } from '../../src/api/logger.js';
-import { Collector, type CollectedResult } from '../../src/collect/index.js';
+import type { CollectedTask } from '../../src/normalize/extract.js';
+import { Collector } from '../../src/collect/index.js';
 import type { Envelope } from '../../src/api/envelope.js';
 import { ROOT } from '../helpers/project.js';
 
@@ -13,7 +14,7 @@ import { ROOT } from '../helpers/project.js';
 const POST = 'keywords_for_site.task_post';
 const config = loadConfig({ root: ROOT, env: {} });
 
-function collector(sink: (r: CollectedResult[]) => Promise<void>, batchSize: number, flushQuietMs?: number): Collector {
+function collector(sink: (r: CollectedTask[]) => Promise<void>, batchSize: number, flushQuietMs?: number): Collector {
   // No call is made in these tests: postbacks carry their results.
   const client = new ApiClient({
     baseUrl: 'http://127.0.0.1:9', credentials: { login: 'x', password: 'y' }, engines: config.engines,

@@ -6,7 +6,8 @@ import { RateLimiter } from '../../src/queue/index.js';
 import { createLogger } from '../../src/api/logger.js';
 import { sandboxClient } from '../helpers/api-client.js';
 import { ROOT } from '../helpers/project.js';
-import { Collector, type CollectedResult, type TrackedTask, type WaitingStore } from '../../src/collect/index.js';
+import type { CollectedTask } from '../../src/normalize/extract.js';
+import { Collector, type TrackedTask, type WaitingStore } from '../../src/collect/index.js';
 
 // With a store (the job's is the ledger), polled tasks wait outside the collector: it holds only the tasks it is
 // fetching, so its memory does not grow with the number of tasks posted. These tests fail if tracking went back
@@ -55,7 +56,7 @@ describe('a collector with a store', () => {
   test('holds none of the tracked polled tasks, counts them from the store, and collects every one by polling', async () => {
     const c = client();
     const store = new MapStore();
-    const loaded: CollectedResult[] = [];
+    const loaded: CollectedTask[] = [];
     let maxHeld = 0;
     const collector = new Collector({
       client: c, engines: config.engines, logger: createLogger({ level: 'silent' }), store, maxInFlight: 4, batchSize: 10, pollMinMs: 5, pollMaxMs: 20,
@@ -108,7 +109,7 @@ describe('a collector with a store', () => {
 describe('fetchNow', () => {
   test('fetches by id, at once, tasks of any mode it never tracked, counts them until loaded, and skips those it holds', async () => {
     const c = client();
-    const loaded: CollectedResult[] = [];
+    const loaded: CollectedTask[] = [];
     const collector = new Collector({
       // A straggler period far beyond the test: only fetchNow can make these tasks be fetched in time.
       client: c, engines: config.engines, logger: createLogger({ level: 'silent' }), store: new MapStore(), maxInFlight: 4, batchSize: 5, pollMinMs: 5, pollMaxMs: 20, stragglerAfterMs: 600_000,

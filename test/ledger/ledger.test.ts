@@ -77,14 +77,14 @@ describe('task states', () => {
     const { conn, ledger } = await ledgerWithRun();
     const planned = keys(5).map((k) => task(k, k === 'k001' ? { userTag: 'campaign-7', params: { keyword: 'x', tag: 'seo-etl/nightly/events/k001/campaign-7' } } : {}));
     expect(await ledger.planTasks(planned)).toEqual({ inserted: 5, existing: 0 });
-    expect((await ledger.tasksToPost(RUN)).map((t) => t.key)).toEqual(keys(5));
+    expect((await ledger.tasks(RUN, { states: ['planned'] })).map((t) => t.key)).toEqual(keys(5));
 
     const batch = await ledger.beginPost(RUN, ['k000', 'k001', 'k002']);
     expect(batch.keys.sort()).toEqual(['k000', 'k001', 'k002']);
     expect((await ledger.ambiguous(RUN)).map((t) => [t.key, t.batchId, t.attempts])).toEqual([['k000', batch.batchId, 1], ['k001', batch.batchId, 1], ['k002', batch.batchId, 1]]);
     // Keys already posting are not handed out again.
     expect((await ledger.beginPost(RUN, ['k001', 'k003'])).keys).toEqual(['k003']);
-    expect((await ledger.tasksToPost(RUN)).map((t) => t.key)).toEqual(['k004']);
+    expect((await ledger.tasks(RUN, { states: ['planned'] })).map((t) => t.key)).toEqual(['k004']);
 
     const posted = await ledger.recordPosted(RUN, [
       { key: 'k000', serviceId: '11111111-0000-4000-8000-000000000000', cost: 0.0006 },
@@ -95,14 +95,13 @@ describe('task states', () => {
     expect(await ledger.spentUsd(RUN)).toBe(0.003);
     const t1 = await ledger.byServiceId('11111111-0000-4000-8000-000000000001');
     expect(t1).toMatchObject({ key: 'k001', state: 'posted', cost: 0.0018, userTag: 'campaign-7', tag: 'seo-etl/nightly/events/k001/campaign-7' });
-    expect((await ledger.byTag('campaign-7')).map((t) => t.key)).toEqual(['k001']);
-    expect((await ledger.byTag('seo-etl/nightly/events/k002')).map((t) => t.key)).toEqual(['k002']);
-    expect((await ledger.postedNotCollected(RUN)).map((t) => t.key)).toEqual(['k000', 'k001', 'k002']);
+    expect((await ledger.byKey(RUN, 'k002'))!.tag).toBe('seo-etl/nightly/events/k002');
+    expect((await ledger.tasks(RUN, { states: ['posted', 'ready'] })).map((t) => t.key)).toEqual(['k000', 'k001', 'k002']);
 
     expect(await markReady(conn, RUN, ['11111111-0000-4000-8000-000000000000', 'k004'], { now: clock() })).toEqual(['k000']); // k004 was never posted
     expect(await markCollected(conn, RUN, ['k000', 'k001'], { now: clock() })).toHaveLength(2);
-    expect((await ledger.postedNotCollected(RUN)).map((t) => t.key)).toEqual(['k002']);
-    expect((await ledger.collectedNotLoaded(RUN)).map((t) => t.key)).toEqual(['k000', 'k001']);
+    expect((await ledger.tasks(RUN, { states: ['posted', 'ready'] })).map((t) => t.key)).toEqual(['k002']);
+    expect((await ledger.tasks(RUN, { states: ['collected'] })).map((t) => t.key)).toEqual(['k000', 'k001']);
     expect(await markLoaded(conn, RUN, ['k000'], { now: clock() })).toEqual(['k000']);
     // A loaded task is never moved back to collected, and loading again (a re-parsed task) is allowed.
     expect(await markCollected(conn, RUN, ['k000'], { now: clock() })).toEqual([]);
@@ -123,7 +122,7 @@ describe('task states', () => {
     expect(summary.steps).toEqual([expect.objectContaining({ step: 'events', tasks: 5, costUsd: 0.003 })]);
   });
 
-  test('post refusals: retryable ones go back to planned with the error kept, others fail; requeue and release', async () => {
+  test('post refusals: retryable ones go back to planned with the error kept, others fail; release', async () => {
     const { ledger } = await ledgerWithRun();
     await ledger.planTasks(keys(4).map((k) => task(k)));
     await ledger.beginPost(RUN, keys(4));
@@ -135,21 +134,18 @@ describe('task states', () => {
     expect(await ledger.byKey(RUN, 'k000')).toMatchObject({ state: 'planned', errorCode: 40202, attempts: 1 });
     expect(await ledger.byKey(RUN, 'k001')).toMatchObject({ state: 'failed', errorCode: 40501, errorMessage: "Invalid Field: 'keyword'" });
     expect(await ledger.releasePosting(RUN, ['k002'], 'connection refused before sending')).toEqual(['k002']);
-    expect((await ledger.tasksToPost(RUN)).map((t) => t.key)).toEqual(['k000', 'k002']);
+    expect((await ledger.tasks(RUN, { states: ['planned'] })).map((t) => t.key)).toEqual(['k000', 'k002']);
     expect((await ledger.beginPost(RUN, ['k000'])).keys).toEqual(['k000']);
     expect((await ledger.byKey(RUN, 'k000'))!.attempts).toBe(2);
-    expect(await ledger.requeueFailed(RUN, { codes: [50000] })).toEqual([]);
-    expect(await ledger.requeueFailed(RUN, { codes: [40501] })).toEqual(['k001']);
   });
 
-  test('live calls: posted with the first page cost, more pages add cost and pages', async () => {
+  test('live calls: posted with the cost of every page, collected with its pages', async () => {
     const { conn, ledger } = await ledgerWithRun();
     const live = task('live1', { endpointId: 'domain_analytics.domains_by_html_terms.live', collect: 'live', price: 0.01, paging: { maxPages: 3, pageSize: 100 } });
     await ledger.planTasks([live]);
     await ledger.beginPost(RUN, ['live1']);
-    await ledger.recordPosted(RUN, [{ key: 'live1', serviceId: '22222222-0000-4000-8000-000000000000', cost: 0.01 }]);
-    await ledger.addCost(RUN, 'live1', 0.01);
-    await markCollected(conn, RUN, ['live1'], { pages: 1 });
+    await ledger.recordPosted(RUN, [{ key: 'live1', serviceId: '22222222-0000-4000-8000-000000000000', cost: 0.02 }]);
+    await markCollected(conn, RUN, ['live1'], { pages: 2 });
     const row = (await ledger.byKey(RUN, 'live1'))!;
     expect(row).toMatchObject({ state: 'collected', cost: 0.02, pages: 2, paging: { maxPages: 3, pageSize: 100 }, collect: 'live' });
     expect(toPlannedTask(row)).toEqual(live);
@@ -175,7 +171,7 @@ describe('transactions and resume', () => {
     // While a load transaction is open on one connection, posting writes on the other commit on their own.
     await second.run('BEGIN');
     await second.run(`INSERT INTO results VALUES ('k001', 1)`);
-    await ledger.markLoaded(RUN, ['k001'], second);
+    await markLoaded(second, RUN, ['k001']);
     await ledger.recordPosted(RUN, [{ key: 'k002', serviceId: 'sid-2', cost: 0.0006 }]);
     expect((await ledger.byKey(RUN, 'k002'))!.state).toBe('posted');
     expect((await ledger.byKey(RUN, 'k001'))!.state).toBe('collected'); // not yet visible outside the transaction
@@ -201,11 +197,11 @@ describe('transactions and resume', () => {
     // Planning the same tasks again changes nothing.
     expect(await ledger.planTasks(hexKeys(250).map((k) => task(k)))).toEqual({ inserted: 0, existing: 250 });
     expect((await ledger.ambiguous()).map((t) => t.key)).toEqual(hexKeys(200).slice(100));
-    expect((await ledger.postedNotCollected(RUN)).map((t) => t.serviceId)).toEqual(hexKeys(100).map((k) => `sid-${k}`));
-    expect((await ledger.tasksToPost(RUN)).map((t) => t.key)).toEqual(hexKeys(250).slice(200));
+    expect((await ledger.tasks(RUN, { states: ['posted', 'ready'] })).map((t) => t.serviceId)).toEqual(hexKeys(100).map((k) => `sid-${k}`));
+    expect((await ledger.tasks(RUN, { states: ['planned'] })).map((t) => t.key)).toEqual(hexKeys(250).slice(200));
     expect((await ledger.beginPost(RUN, hexKeys(250))).keys.sort()).toEqual(hexKeys(250).slice(200));
     expect(await ledger.spentUsd(RUN)).toBe(0.06);
-    expect(await ledger.countsByState(RUN)).toEqual({ planned: 0, posting: 150, posted: 100, ready: 0, collected: 0, loaded: 0, failed: 0 });
+    expect((await ledger.summary(RUN))!.byState).toEqual({ planned: 0, posting: 150, posted: 100, ready: 0, collected: 0, loaded: 0, failed: 0 });
   });
 });
 
@@ -238,8 +234,8 @@ describe('writes that find their tasks by seq span', () => {
     expect(await ledger.byKey(RUN, batch[0].key)).toMatchObject({ state: 'posted', serviceId: 'svc-0', cost: 0.5 });
     expect(await ledger.byKey(RUN, notPosting.key)).toMatchObject({ state: 'planned', serviceId: null });
     expect(await ledger.spentUsd(RUN)).toBe(2);
-    expect(await ledger.countsByState(RUN)).toMatchObject({ planned: 195, posting: 101, posted: 4 });
-    expect(await ledger.countsByState(other)).toMatchObject({ planned: 300, posting: 0, posted: 0 });
+    expect((await ledger.summary(RUN))!.byState).toMatchObject({ planned: 195, posting: 101, posted: 4 });
+    expect((await ledger.summary(other))!.byState).toMatchObject({ planned: 300, posting: 0, posted: 0 });
   });
 
   test('a span much wider than its keys is not used to search: the keys are still found by a semi-join', async () => {
@@ -248,7 +244,7 @@ describe('writes that find their tasks by seq span', () => {
     const all = await ledger.tasks(RUN);
     const scattered = [all[0], all[399]];
     expect((await ledger.beginPost(RUN, scattered.map((t) => t.key), { span: seqSpan(scattered) })).keys).toEqual(scattered.map((t) => t.key));
-    expect(await ledger.countsByState(RUN)).toMatchObject({ planned: 398, posting: 2 });
+    expect((await ledger.summary(RUN))!.byState).toMatchObject({ planned: 398, posting: 2 });
   });
 
   test('markLoaded with collected: one move sets collected and loaded (and pages); a task loaded before keeps when it was collected', async () => {

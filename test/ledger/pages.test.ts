@@ -48,7 +48,7 @@ async function walk(pages: AsyncIterable<LedgerTask[]>, each?: (page: LedgerTask
 describe('ledger paging', () => {
   test('a limit caps the answer, and pages walk every task once, in planning order, at most a page at a time', async () => {
     const ledger = await ledgerWith([{ name: 'b', index: 1, n: 1300 }, { name: 'a', index: 0, n: 1200 }]);
-    expect(await ledger.tasksToPost(RUN, { limit: 7 })).toHaveLength(7);
+    expect(await ledger.tasks(RUN, { states: ['planned'], limit: 7 })).toHaveLength(7);
     const pages = await walk(ledger.pages(RUN, { states: ['planned'] }, 1000));
     expect(pages.map((p) => p.length)).toEqual([1000, 1000, 500]);
     const seen = pages.flat().map((t) => [t.stepIndex, t.seq]);
@@ -79,7 +79,7 @@ describe('ledger paging', () => {
 
   test('counts by endpoint, step and last error come from the database', async () => {
     const ledger = await ledgerWith([{ name: 'a', index: 0, n: 30 }]);
-    const page = await ledger.tasksToPost(RUN, { limit: 10 });
+    const page = await ledger.tasks(RUN, { states: ['planned'], limit: 10 });
     await ledger.beginPost(RUN, page.map((t) => t.key));
     await ledger.recordPostFailed(RUN, page.slice(0, 4).map((t) => ({ ref: t.key, code: 50000, message: 'Internal Error.', retry: true })));
     const counts = await ledger.countTasks(RUN, { states: ['planned'] });

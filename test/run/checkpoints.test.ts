@@ -21,11 +21,10 @@ function bigPipeline(n: number): string {
 type Line = { msg: string; after?: string; wal_bytes?: number; done?: boolean; tasks?: number };
 
 describe('checkpoints of a night', () => {
-  test('the ledger\'s own writes are checkpointed as they pass warehouse.checkpoint_wal, before the first load', async () => {
+  test('the ledger\'s own writes are checkpointed as they pass the writer\'s log size, before the first load', async () => {
     p = await startProject();
     const log = collectStream();
-    const overrides = { ...p.overrides, warehouse: { ...(p.overrides.warehouse as object), checkpoint_wal: '1MB' } };
-    const r = await runJob({ root: ROOT, pipelineFile: bigPipeline(10_000), runDate: '2026-01-07', env: { ...p.env, SEO_ETL_LOG_LEVEL: 'debug' }, configOverrides: overrides, progress: false, stderrLog: false, out: collectStream(), logDestination: log });
+    const r = await runJob({ root: ROOT, pipelineFile: bigPipeline(10_000), runDate: '2026-01-07', env: { ...p.env, SEO_ETL_LOG_LEVEL: 'debug' }, configOverrides: p.overrides, checkpointWalBytes: 1e6, progress: false, stderrLog: false, out: collectStream(), logDestination: log });
     expect(r.exitCode).toBe(EXIT.budget);
     expect(r.summary!.byState.loaded).toBe(100);
     const lines = log.text().trim().split('\n').map((l) => JSON.parse(l) as Line);

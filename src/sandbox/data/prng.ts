@@ -14,13 +14,8 @@ export function hashString(text: string, seed = 0x811c9dc5): number {
   return h >>> 0;
 }
 
-/** JSON with object keys sorted, so that two requests with the same parameters in another order hash alike. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const keys = Object.keys(value as Record<string, unknown>).sort();
-  return `{${keys.filter((k) => (value as Record<string, unknown>)[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
-}
+export { canonicalJson } from '../../canonical-json.js';
+import { canonicalJson } from '../../canonical-json.js';
 
 /** The seed of a request: its endpoint and its parameters, independent of key order. */
 export function seedOf(...parts: unknown[]): number {

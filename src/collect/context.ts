@@ -1,0 +1,33 @@
+/** What the collect stage (and posting, which hands it the posted tasks) is given by the run. */
+import type { ApiClient } from '../api/client.js';
+import type { Logger } from '../api/logger.js';
+import type { Config } from '../config/index.js';
+import type { Ledger } from '../ledger/index.js';
+import type { Pipeline } from '../pipeline/index.js';
+import type { PauseHook } from '../pause.js';
+import type { Progress } from '../run/progress.js';
+import type { Sink } from './outcome.js';
+
+/** Set once the budget stops posting and live calls; shared by both. */
+export interface Budget {
+  stopped: boolean;
+}
+
+export interface CollectContext {
+  config: Config;
+  pipeline: Pipeline;
+  runId: string;
+  ledger: Ledger;
+  client: ApiClient;
+  logger: Logger;
+  progress: Pick<Progress, 'add' | 'counts'>;
+  sink: Sink;
+  /** Resolves once everything handed to the sink is written. */
+  settled: () => Promise<void>;
+  /** The raw archive's root (`<data>/raw`): answers an earlier attempt received are recovered from it. */
+  rawDir: string;
+  /** When this attempt opened the run: tasks posted before it are collected by polling, whatever their mode. */
+  attemptStartedAt: Date;
+  budget: Budget;
+  pause: PauseHook;
+}

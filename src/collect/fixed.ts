@@ -1,0 +1,48 @@
+/**
+ * Re-parsed results (tasks_fixed, E12), after everything else is collected: ours are fetched again and replace
+ * their rows. It runs when the pipeline has a tasks_fixed step (whose ledger task records the list) or posts to a
+ * family that has a tasks_fixed list.
+ */
+import { endpointsOfKind } from '../api/catalog.js';
+import { isTaskError } from '../api/status.js';
+import type { CollectedTask } from '../normalize/extract.js';
+import type { CollectContext } from './context.js';
+
+export async function recollectFixed(ctx: CollectContext): Promise<void> {
+  for (const list of endpointsOfKind('tasks_fixed')) {
+    const step = ctx.pipeline.steps.find((s) => s.kind === 'tasks_fixed' && s.endpointId === list.id);
+    const posted = ctx.pipeline.steps.some((s) => s.endpointId === list.postId);
+    if (step || posted) await recollect(ctx, list.id, list.getId!, step?.name);
+  }
+}
+
+async function recollect(ctx: CollectContext, listId: string, getId: string, stepName: string | undefined): Promise<void> {
+  // The list is free and changes over 24 hours, so a repeated attempt of the run asks again; the step's own
+  // ledger task is only recorded the first time.
+  const stepTasks = stepName ? await ctx.ledger.tasks(ctx.runId, { step: stepName, states: ['planned', 'posting'] }) : [];
+  if (stepTasks.length) await ctx.ledger.beginPost(ctx.runId, stepTasks.map((t) => t.key));
+  const env = await ctx.client.get(listId);
+  const listTask = env.tasks?.[0];
+  if (!listTask || isTaskError(listTask.status_code)) {
+    if (stepTasks.length) await ctx.ledger.recordPostFailed(ctx.runId, stepTasks.map((t) => ({ ref: t.key, code: listTask?.status_code ?? env.status_code, message: listTask?.status_message ?? env.status_message })));
+    return;
+  }
+  const keys = stepTasks.map((t) => t.key);
+  // The list is a result of its own only for a tasks_fixed step; otherwise it just names what to fetch again
+  // (loading it would add a row no ledger task owns, once per attempt).
+  if (keys.length) {
+    await ctx.ledger.recordPosted(ctx.runId, keys.map((key) => ({ key, serviceId: listTask.id, cost: 0 })));
+    await ctx.sink({ kind: 'answered', keys, results: [{ endpointId: listId, task: listTask, version: env.version }], pages: 1 });
+  }
+  const ours: CollectedTask[] = [];
+  for (const f of (listTask.result ?? []) as { id?: string }[]) {
+    // Ours if any run of this warehouse posted it: a re-parse is usually found by the next night's run.
+    if (!f.id || !(await ctx.ledger.byServiceId(f.id))) continue;
+    const o = await ctx.client.taskGet(getId, f.id);
+    if (o.ok) ours.push({ endpointId: getId, task: o.task, version: o.version ?? env.version });
+  }
+  if (ours.length) {
+    ctx.logger.info({ tasks: ours.length }, 're-parsed results collected again; their earlier rows are replaced');
+    await ctx.sink({ kind: 'collected', results: ours });
+  }
+}

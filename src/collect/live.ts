@@ -1,0 +1,83 @@
+/**
+ * Live and list steps: the answer is the result. Each task's pages are handed to the sink together, with the
+ * call's id and cost, so its rows and its posted state commit in one transaction.
+ */
+import { endpoint, type EndpointDef } from '../api/catalog.js';
+import type { ApiClient, TaskOutcome } from '../api/client.js';
+import { pageHtmlTerms, pageResources } from '../api/paging.js';
+import { isTaskError } from '../api/status.js';
+import type { LedgerTask } from '../ledger/index.js';
+import { budgetAllows, type PipelineStep } from '../pipeline/index.js';
+import type { CollectedTask } from '../normalize/extract.js';
+import type { CollectContext } from './context.js';
+
+export async function callStep(ctx: CollectContext, step: PipelineStep): Promise<void> {
+  const { ledger, runId, logger } = ctx;
+  // `posting` here is a live call a crash interrupted: its answer (if any) is in the raw archive; ask again.
+  // Read a page at a time and shared by the workers (an async generator hands each task to one of them).
+  const todo = eachTask(ledger.pages(runId, { step: step.name, states: ['planned', 'posting'] }));
+  const worker = async () => {
+    while (!ctx.budget.stopped) {
+      const next = await todo.next();
+      if (next.done) return;
+      const t = next.value;
+      const spent = await ledger.spentUsd(runId);
+      if (!budgetAllows(spent, t.price * (t.paging?.maxPages ?? 1), ctx.pipeline.budgetUsd)) {
+        ctx.budget.stopped = true;
+        logger.warn({ step: step.name, spent_usd: spent, budget_usd: ctx.pipeline.budgetUsd }, 'budget reached: no more live calls');
+        return;
+      }
+      if (t.state === 'planned') await ledger.beginPost(runId, [t.key]);
+      const results: CollectedTask[] = [];
+      let cost = 0;
+      let error: { code: number; message: string } | undefined;
+      for await (const o of callPages(ctx.client, step, t)) {
+        if (!o.ok) { error = { code: o.error.code, message: o.error.message }; break; }
+        cost += o.cost;
+        results.push({ endpointId: step.endpointId, task: o.task, version: o.version ?? '' });
+      }
+      if (!results.length) {
+        await ledger.recordPostFailed(runId, [{ ref: t.key, code: error?.code ?? 0, message: error?.message ?? 'no answer' }]);
+        ctx.progress.add('failed');
+        continue;
+      }
+      if (error) logger.warn({ step: step.name, task: t.key, pages: results.length, error }, 'paging stopped early; the pages fetched are kept');
+      await ctx.pause('live', step.name);
+      ctx.progress.add('posted');
+      ctx.progress.counts.costUsd += cost;
+      await ctx.sink({ kind: 'answered', keys: [t.key], results, pages: results.length, posted: { key: t.key, serviceId: results[0].task.id, cost } });
+    }
+  };
+  await Promise.all(Array.from({ length: ctx.config.collect.live_concurrency }, worker));
+}
+
+async function* eachTask(pages: AsyncIterable<LedgerTask[]>): AsyncGenerator<LedgerTask> {
+  for await (const page of pages) yield* page;
+}
+
+/** The pagers of the paged live endpoints, by the paging their catalog entry declares. */
+const PAGERS: Partial<Record<NonNullable<EndpointDef['paging']>, typeof pageHtmlTerms>> = {
+  limit_offset_token: pageHtmlTerms,
+  search_after_token: pageResources,
+};
+
+async function* callPages(client: ApiClient, step: PipelineStep, t: LedgerTask): AsyncGenerator<TaskOutcome> {
+  const def = endpoint(step.endpointId);
+  const pager = def.paging ? PAGERS[def.paging] : undefined;
+  if (pager) {
+    const paging = t.paging ? { pageSize: t.paging.pageSize, ...(t.paging.maxItems !== undefined ? { maxItems: t.paging.maxItems } : {}) } : {};
+    let n = 0;
+    for await (const o of pager(client, t.params, paging)) {
+      yield o;
+      if (++n >= (t.paging?.maxPages ?? Number.POSITIVE_INFINITY)) return;
+    }
+    return;
+  }
+  if (def.kind === 'live') yield await client.live(def.id, t.params);
+  else if (def.kind === 'list') yield await client.list(def.id, def.method === 'POST' ? t.params : undefined);
+  else if (def.kind === 'tasks_fixed') {
+    const env = await client.get(def.id);
+    const task = env.tasks?.[0];
+    yield task && !isTaskError(task.status_code) ? { ok: true, task, cost: task.cost ?? 0 } : { ok: false, error: { code: task?.status_code ?? env.status_code, message: task?.status_message ?? env.status_message, path: [], data: null, local: false } };
+  }
+}

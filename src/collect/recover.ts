@@ -1,0 +1,91 @@
+/**
+ * Results that arrive outside the usual flow: what an earlier attempt posted or received (resume), and posted
+ * tasks the collector did not account for once collection is over (leftovers).
+ */
+import path from 'node:path';
+import { endpoint } from '../api/catalog.js';
+import type { ApiTask } from '../api/envelope.js';
+import { isTaskError } from '../api/status.js';
+import { listArchiveFiles, readLines } from '../archive/reader.js';
+import type { CollectedTask } from '../normalize/extract.js';
+import type { Collector } from './collector.js';
+import type { CollectContext } from './context.js';
+import { trackedFromLedger, modeOf, variantOf } from './tracked.js';
+
+const isTaskPost = (t: { endpointId: string }) => endpoint(t.endpointId).kind === 'task_post';
+
+/** On a resumed run: collect what an earlier attempt posted, and look up batches it left without an answer. */
+export async function resumeOutstanding(ctx: CollectContext, collector: Collector): Promise<void> {
+  let earlier = 0;
+  for await (const page of ctx.ledger.pages(ctx.runId, { states: ['posted', 'ready'] })) {
+    const posted = page.filter((t) => isTaskPost(t) && t.serviceId);
+    // Their callbacks went to a receiver that is gone: the service lists them as ready instead.
+    collector.track(posted.map((t) => trackedFromLedger(t, 'tasks_ready')));
+    earlier += posted.length;
+  }
+  if (earlier) {
+    ctx.logger.info({ tasks: earlier }, 'collecting tasks posted by an earlier attempt');
+    ctx.progress.add('posted', earlier);
+  }
+  const ambiguous = (await ctx.ledger.ambiguous(ctx.runId)).filter((t) => isTaskPost(t) && t.tag);
+  if (ambiguous.length) {
+    ctx.logger.warn({ tasks: ambiguous.length }, 'an earlier attempt stopped while posting: looking its tasks up by tag before any re-post');
+    collector.awaitTags(ambiguous.map((t) => ({ key: t.key, tag: t.tag!, postId: t.endpointId, mode: 'tasks_ready' as const, ...variantOf(t) })));
+  }
+  await recoverLiveAnswers(ctx);
+}
+
+/**
+ * Live calls an earlier attempt sent but did not record are billed already, and their answers are in this run's
+ * raw archive: loaded from there instead of asked (and paid for) again. A task is recognised by the tag it was
+ * sent with (single-call tasks of endpoints that take a tag); any other is asked again by callStep.
+ */
+async function recoverLiveAnswers(ctx: CollectContext): Promise<void> {
+  const waiting = (await ctx.ledger.tasks(ctx.runId, { states: ['posting'] }))
+    .filter((t) => endpoint(t.endpointId).kind === 'live' && t.tag && (t.paging?.maxPages ?? 1) === 1);
+  if (!waiting.length) return;
+  const byTag = new Map(waiting.map((t) => [t.tag!, t]));
+  const found = new Map<string, { result: CollectedTask; cost: number }>();
+  const files = listArchiveFiles(ctx.rawDir).filter((f) => path.basename(f).startsWith(`${ctx.runId}-`));
+  for (const file of files) {
+    for await (const buf of readLines(file)) {
+      const line = buf.toString('utf8');
+      if (!waiting.some((t) => line.includes(t.key))) continue; // the tag holds the key; skip other lines unparsed
+      let rec: { endpoint_id?: string; response?: { version?: string; tasks?: ApiTask[] } };
+      try {
+        rec = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      const task = rec.response?.tasks?.[0];
+      const tag = (task?.data as { tag?: unknown } | undefined)?.tag;
+      const t = typeof tag === 'string' ? byTag.get(tag) : undefined;
+      if (!t || !task || rec.endpoint_id !== t.endpointId || isTaskError(task.status_code) || !Array.isArray(task.result)) continue;
+      found.set(t.key, { result: { endpointId: t.endpointId, task, version: rec.response?.version ?? '' }, cost: typeof task.cost === 'number' ? task.cost : 0 });
+    }
+  }
+  for (const [key, { result, cost }] of found) {
+    await ctx.sink({ kind: 'answered', keys: [key], results: [result], pages: 1, posted: { key, serviceId: result.task.id, cost } });
+  }
+  if (found.size) ctx.logger.info({ tasks: found.size, asked_again: waiting.length - found.size }, 'live answers an earlier attempt received were loaded from the raw archive, not asked again');
+}
+
+/**
+ * The ledger, not the collector's bookkeeping, says when collection is over: a posted task it still has as posted
+ * or ready once the collector has nothing outstanding is fetched by id now instead of being left for `resume`.
+ * Tasks the collector still counts as outstanding (not finished at the service) are left for `resume`.
+ */
+export async function collectLeftovers(ctx: CollectContext, collector: Collector): Promise<void> {
+  if ((await collector.outstanding()) > 0) return;
+  let left = 0;
+  for await (const page of ctx.ledger.pages(ctx.runId, { states: ['posted', 'ready'] })) {
+    const missed = page.filter((t) => isTaskPost(t) && t.serviceId);
+    if (!missed.length) continue;
+    left += missed.length;
+    ctx.logger.warn({ tasks: missed.length, keys: missed.slice(0, 20).map((t) => t.key) }, 'posted tasks the collector did not account for: collecting them by id');
+    collector.fetchNow(missed.map((t) => trackedFromLedger(t, modeOf(t))));
+  }
+  if (!left) return;
+  await collector.drain(Date.now() + ctx.config.collect.drain_timeout_ms);
+  await ctx.settled();
+}

@@ -1,0 +1,125 @@
+/**
+ * The one writer of the working warehouse: loads, ledger writes and checkpoints take turns in one queue, because
+ * DuckDB runs one transaction per connection and a checkpoint is refused while any write is open.
+ *
+ * Between two turns it rests the warehouse: a checkpoint once the write-ahead log has grown, under a lowered
+ * memory limit, then DuckDB's cache trimmed. The memory policy is these constants; users set memory_limit only.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { CollectedTask } from '../normalize/extract.js';
+import { sizeInBytes } from '../config/index.js';
+import { Warehouse, type LoadSummary } from './warehouse.js';
+import { WAREHOUSE_STORAGE } from './database.js';
+
+/** Checkpoint once the log holds this much: a small log keeps each checkpoint (the peaks of a night) small. */
+const CHECKPOINT_WAL = 16e6;
+/** DuckDB's memory during a checkpoint: its cache takes all it may, and below 128MB a checkpoint ran out of memory. */
+const CHECKPOINT_MEMORY = 128e6;
+/** DuckDB's cache kept between turns: it otherwise holds every block it touched until memory_limit presses. */
+const CACHE_BETWEEN_LOADS = 64e6;
+/** DuckDB's own checkpoint stays as a safety net, well past ours. */
+const DUCKDB_CHECKPOINT_THRESHOLD = `${Math.ceil((4 * CHECKPOINT_WAL) / 1024)}KiB`;
+
+export interface WriterLog {
+  debug(obj: object, msg: string): void;
+}
+
+export class Writer {
+  private tail: Promise<unknown> = Promise.resolve();
+  private readonly connections: DuckDBConnection[] = [];
+  private closed = false;
+  /** Where checkpoints are logged (debug), once the run has a log. */
+  log?: WriterLog;
+
+  private constructor(readonly warehouse: Warehouse, private readonly memoryLimit: string, private readonly checkpointWal: number) {}
+
+  /**
+   * Opens the working warehouse file for this writer, its tables created from the catalog. `checkpointWalBytes`
+   * is a test seam (checkpoints of a small night).
+   */
+  static async open(file: string, memoryLimit: string, opts: { checkpointWalBytes?: number } = {}): Promise<Writer> {
+    const warehouse = await Warehouse.open(file, { memoryLimit, checkpointThreshold: DUCKDB_CHECKPOINT_THRESHOLD, ...WAREHOUSE_STORAGE });
+    await warehouse.ensureSchema();
+    return new Writer(warehouse, memoryLimit, opts.checkpointWalBytes ?? CHECKPOINT_WAL);
+  }
+
+  /** Another connection (the ledger's: its transactions are its own), closed with the writer. */
+  async connect(): Promise<DuckDBConnection> {
+    const conn = await this.warehouse.connect();
+    this.connections.push(conn);
+    return conn;
+  }
+
+  /** Runs `work` after everything queued before it; a failure reaches its caller, not the next in line. */
+  queue<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(work);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Resolves once everything queued so far is done. */
+  async idle(): Promise<void> {
+    let seen: Promise<unknown>;
+    do {
+      seen = this.tail;
+      await seen;
+    } while (seen !== this.tail);
+  }
+
+  /** Normalizes and loads `tasks`, with `inTransaction` (the ledger's moves) in the same transaction; then rests. */
+  load(tasks: readonly CollectedTask[], opts: { runId: string; engines: readonly string[]; inTransaction: (conn: DuckDBConnection) => Promise<void> }): Promise<LoadSummary> {
+    return this.queue(async () => {
+      const summary = await this.warehouse.loadTasks(tasks, opts);
+      await this.restNow('load');
+      return summary;
+    });
+  }
+
+  /** A rest queued behind the writes before it (after the ledger's own writes: planning, posting). */
+  rest(): Promise<void> {
+    return this.queue(() => this.restNow('ledger'));
+  }
+
+  private async restNow(after: 'load' | 'ledger'): Promise<void> {
+    const wal = this.warehouse.walBytes();
+    if (wal >= this.checkpointWal) {
+      const started = Date.now();
+      const done = await this.checkpoint();
+      this.log?.debug({ after, wal_bytes: wal, done, ms: Date.now() - started }, 'warehouse checkpoint');
+    }
+    await this.warehouse.trimCache(CACHE_BETWEEN_LOADS, this.memoryLimit);
+  }
+
+  /** A checkpoint under CHECKPOINT_MEMORY: false while another connection has a write open. */
+  checkpoint(): Promise<boolean> {
+    return this.warehouse.checkpoint(CHECKPOINT_MEMORY, this.memoryLimit);
+  }
+
+  /** This run's rows as Parquet, table by table under the resting cache size so exports do not add up. */
+  exportParquet(dir: string, runDate: string, runId: string, beforeRename: () => Promise<void>): Promise<{ table: string; file: string; rows: number }[]> {
+    return this.queue(() => this.warehouse.exportParquet(dir, runDate, runId, {
+      lean: { memoryBytes: Math.min(CACHE_BETWEEN_LOADS, sizeInBytes(this.memoryLimit)), memoryLimit: this.memoryLimit },
+      beforeRename,
+    }));
+  }
+
+  /**
+   * Checkpoints and closes the file, so it can be copied for publishing. Throws when the checkpoint is refused:
+   * a write still open would otherwise be lost from the copy.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    for (const c of this.connections.splice(0)) c.closeSync();
+    if (!(await this.checkpoint())) throw new Error('could not checkpoint the working warehouse before publishing it: another connection has a write open');
+    this.closed = true;
+    this.warehouse.close();
+  }
+
+  /** Closes without a checkpoint (after a failure; DuckDB replays its log at the next open). */
+  abandon(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const c of this.connections.splice(0)) c.closeSync();
+    this.warehouse.close();
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * Opening a run: configuration and pipeline validated before anything is spent, the lock, the working warehouse
+ * with its ledger, the run's row in the ledger, its log, the embedded sandbox when configured, the raw archive and
+ * the API client. `close` releases all of it, whatever state the run ended in.
+ */
+import path from 'node:path';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import pino from 'pino';
+import { ApiClient } from '../api/client.js';
+import { createLogger, logLevel, secretsOf, type Logger } from '../api/logger.js';
+import { ArchiveWriter } from '../archive/writer.js';
+import { credentialsFor, loadConfig, type Config } from '../config/index.js';
+import { Ledger, acquireRunLock } from '../ledger/index.js';
+import { Writer } from '../load/writer.js';
+import { loadPipeline, runIdFor, utcDate, type Pipeline } from '../pipeline/index.js';
+import { warehousePaths, type WarehousePaths } from '../publish/index.js';
+import { RateLimiter } from '../queue/index.js';
+import { startSandbox, type Sandbox } from '../sandbox/index.js';
+import { UserError } from '../exit.js';
+import { Progress } from './progress.js';
+import type { RunJobOptions } from './job.js';
+
+export interface OpenedRun {
+  config: Config;
+  pipeline: Pipeline;
+  runId: string;
+  runDate: string;
+  resumed: boolean;
+  attemptStartedAt: Date;
+  paths: WarehousePaths;
+  writer: Writer;
+  ledger: Ledger;
+  logger: Logger;
+  progress: Progress;
+  archive: ArchiveWriter;
+  client: ApiClient;
+  close(): Promise<void>;
+}
+
+/** Opens a run (or resumes one). Throws for bad input (exit 2) and a held lock (3). */
+export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
+  const env = opts.env ?? process.env;
+  const config = loadConfig({ root: opts.root, env, overrides: opts.configOverrides });
+  const credentials = credentialsFor(config, env); // missing live credentials: exit 2 before anything else
+  const level = logLevel(env); // SEO_ETL_LOG_LEVEL=debug adds each load and checkpoint to the run's log
+  const paths = warehousePaths(path.resolve(opts.root, config.warehouse.dir));
+  // The whole pipeline is validated before the lock is taken or anything spent.
+  let pipeline = opts.pipelineFile ? loadPipeline(path.resolve(opts.root, opts.pipelineFile), config) : undefined;
+  mkdirSync(paths.dir, { recursive: true });
+  const lock = acquireRunLock(paths.dir, { pipeline: pipeline?.name });
+  const closers: (() => Promise<unknown> | void)[] = [() => lock.release()];
+  const close = async () => {
+    for (const c of closers.reverse()) await Promise.resolve().then(c).catch(() => undefined);
+  };
+  try {
+    const writer = await Writer.open(paths.work, config.warehouse.memory_limit, { checkpointWalBytes: opts.checkpointWalBytes });
+    closers.push(() => writer.abandon());
+    const ledger = await Ledger.open(await writer.connect(), { queue: (work) => writer.queue(work) });
+
+    let runDate = opts.runDate;
+    if (!pipeline) {
+      const last = await ledger.lastUnfinishedRun();
+      if (!last || !last.pipelineFile) throw new UserError('nothing to resume: no unfinished run in this warehouse (give a pipeline file to start one)');
+      pipeline = loadPipeline(last.pipelineFile, config);
+      runDate ??= last.runDate;
+    } else if (opts.resume && !runDate) {
+      runDate = (await ledger.lastUnfinishedRun(pipeline.name))?.runDate;
+    }
+    runDate ??= utcDate(new Date());
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(runDate)) throw new UserError(`--run-date: must be YYYY-MM-DD, got '${runDate}'`);
+    const runId = runIdFor(pipeline.name, runDate);
+    const attemptStartedAt = new Date();
+    const { resumed } = await ledger.openRun({ runId, pipeline: pipeline.name, runDate, pipelineFile: pipeline.path, budgetUsd: pipeline.budgetUsd });
+
+    const logDir = path.join(paths.dir, 'logs');
+    mkdirSync(logDir, { recursive: true });
+    const streams: pino.StreamEntry[] = [{ level, stream: createWriteStream(path.join(logDir, `${runId}.log`), { flags: 'a' }) }];
+    const showProgress = opts.progress !== false && Boolean((process.stderr as NodeJS.WriteStream).isTTY);
+    if (!showProgress && opts.stderrLog !== false) streams.push({ level, stream: process.stderr });
+    if (opts.logDestination) streams.push({ level, stream: opts.logDestination });
+    const logger = createLogger({ destination: pino.multistream(streams), secrets: secretsOf(credentials), level }).child({ run_id: runId });
+    writer.log = logger;
+    const progress = new Progress(showProgress ? (process.stderr as NodeJS.WriteStream) : null);
+    closers.push(() => progress.stop());
+    logger.info({ pipeline: pipeline.name, file: pipeline.file, run_date: runDate, resumed }, resumed ? 'resuming run' : 'starting run');
+    if (lock.recovered) logger.warn({ stale_lock: lock.recovered }, 'recovered the lock of a run that is no longer alive');
+
+    let sandbox: Sandbox | null = null;
+    if (config.api.base_url === 'sandbox') {
+      sandbox = await startSandbox({ config, credentials });
+      closers.push(() => sandbox!.close());
+      logger.info({ url: sandbox.url }, 'embedded sandbox started');
+    }
+    const archive = new ArchiveWriter({ dir: paths.raw, runId });
+    closers.push(() => archive.close());
+    const client = new ApiClient({
+      baseUrl: sandbox?.url ?? config.api.base_url,
+      credentials,
+      engines: config.engines,
+      limiter: RateLimiter.fromConfig(config),
+      timeoutMs: config.api.timeout_ms,
+      retries: config.api.retries,
+      retryBaseMs: config.api.retry_base_ms,
+      tasksPerPost: config.api.tasks_per_post,
+      logger,
+      onResponse: (raw) => archive.append(raw),
+    });
+    return { config, pipeline, runId, runDate, resumed, attemptStartedAt, paths, writer, ledger, logger, progress, archive, client, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * The pipeline's steps in order: each is planned into the ledger a chunk at a time, then posted (task_post) or
+ * called (live, list). A step fed by SQL waits until what earlier steps posted is collected and loaded.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { endpoint } from '../api/catalog.js';
+import type { Collection } from '../collect/index.js';
+import { expandStepChunks, releaseStepInputs } from '../pipeline/index.js';
+import { postStep, type PostContext } from '../post/index.js';
+
+export interface StepsContext extends PostContext {
+  runDate: string;
+  collection: Collection;
+  /** Resolves once everything handed to the writer is written. */
+  settled: () => Promise<void>;
+  /** The working warehouse's connection, for SQL-fed steps. */
+  warehouse: DuckDBConnection;
+}
+
+/** Plans and posts (or calls) every step; with `postOnly`, posts again what is still planned. */
+export async function runSteps(ctx: StepsContext, opts: { postOnly?: boolean } = {}): Promise<void> {
+  for (const step of ctx.pipeline.steps) {
+    if (ctx.budget.stopped) break;
+    if (step.deferred) {
+      await ctx.collection.drain();
+      await ctx.settled();
+    }
+    if (!opts.postOnly) {
+      // Planned a chunk at a time: the step is checked whole first, then never held whole (see expandStepChunks).
+      const chunks = expandStepChunks(ctx.pipeline, step.index, {
+        runId: ctx.runId,
+        runDate: ctx.runDate,
+        callbacks: ctx.collection.callbacksFor(step),
+        query: async (sql) => (await ctx.warehouse.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[],
+      });
+      for await (const tasks of chunks) {
+        ctx.progress.add('planned', (await ctx.ledger.planTasks(tasks)).inserted);
+        await ctx.rest();
+      }
+      releaseStepInputs(step);
+    }
+    if (step.kind === 'task_post') await postStep(ctx, step, ctx.collection);
+    // tasks_fixed lists re-parsed results of completed tasks: it runs after collection (Collection.finish).
+    else if (!opts.postOnly && step.kind !== 'tasks_fixed') await ctx.collection.call(step);
+  }
+}
+
+/**
+ * Posts what is still planned (an unclear POST the service never showed, or a retryable refusal), a bounded
+ * number of passes, collecting after each.
+ */
+export async function postLeftovers(ctx: StepsContext): Promise<void> {
+  for (let pass = 1; pass <= ctx.config.api.retries && !ctx.budget.stopped && (await postableLeft(ctx)) > 0; pass++) {
+    await runSteps(ctx, { postOnly: true });
+    await ctx.collection.drain();
+  }
+}
+
+export interface Refusal { code: number | null; message: string | null; step: string; count: number }
+
+/** Planned task_post tasks left (refused with a retryable answer, or an unclear POST the service never showed). */
+export async function postableLeft(ctx: Pick<StepsContext, 'ledger' | 'runId'>): Promise<number> {
+  return (await refusals(ctx)).reduce((n, g) => n + g.count, 0);
+}
+
+/** The last answers of the planned task_post tasks left, grouped by code, message and step. */
+export async function refusals(ctx: Pick<StepsContext, 'ledger' | 'runId'>): Promise<Refusal[]> {
+  const groups = new Map<string, Refusal>();
+  for (const c of await ctx.ledger.countTasks(ctx.runId, { states: ['planned'] })) {
+    if (endpoint(c.endpointId).kind !== 'task_post') continue;
+    const k = `${c.errorCode}\u0000${c.errorMessage}\u0000${c.step}`;
+    const g = groups.get(k) ?? { code: c.errorCode, message: c.errorMessage, step: c.step, count: 0 };
+    g.count += c.count;
+    groups.set(k, g);
+  }
+  return [...groups.values()].sort((a, b) => b.count - a.count);
+}
