@@ -87,7 +87,8 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
 
     let sandbox: Sandbox | null = null;
     if (config.api.base_url === 'sandbox') {
-      sandbox = await startSandbox({ config, credentials });
+      // It keeps its tasks in the data folder, so a killed run's `resume` finds them, as on the live service.
+      sandbox = await startSandbox({ config, credentials, stateFile: path.join(paths.dir, 'sandbox', 'tasks.ndjson') });
       closers.push(() => sandbox!.close());
       logger.info({ url: sandbox.url }, 'embedded sandbox started');
     }
