@@ -27,7 +27,7 @@ export interface CollectedTask {
 export interface NormalizeContext {
   runId: string;
   loadedAt: Date;
-  /** Engine path names whose prefix is stripped from item types (config.engines values); the task's `data.se` is added. */
+  /** Engine path names whose prefix is stripped from item types (config.paths values); the task's `data.se` is added. */
   engines?: readonly string[];
 }
 

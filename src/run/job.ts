@@ -97,7 +97,7 @@ interface JobContext {
   attemptStartedAt: Date;
 }
 
-const ENGINE_NAMES = (config: Config) => Object.values(config.engines);
+const ENGINE_NAMES = (config: Config) => Object.values(config.paths);
 
 /**
  * How far V8 lets the heap grow past what survived the last full collection, in percent, while a job runs. A
@@ -173,7 +173,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     const client = new ApiClient({
       baseUrl: sandbox?.url ?? config.api.base_url,
       credentials,
-      engines: config.engines,
+      engines: config.paths,
       limiter,
       timeoutMs: config.api.timeout_ms,
       retries: config.api.retries,
@@ -511,7 +511,7 @@ function makeCollector(ctx: JobContext): Collector {
   const c = ctx.config.collect;
   return new Collector({
     client: ctx.client,
-    engines: ctx.config.engines,
+    engines: ctx.config.paths,
     logger: ctx.logger,
     pollMinMs: c.poll_min_ms,
     pollMaxMs: c.poll_max_ms,

@@ -49,7 +49,7 @@ export async function startSandbox(opts: StartSandboxOptions): Promise<Sandbox> 
   const effective: Config = opts.credentials ? { ...config, sandbox: { ...s, login: opts.credentials.login, password: opts.credentials.password } } : config;
   const ctx: SandboxContext = {
     config: effective,
-    engines: config.engines,
+    engines: config.paths,
     clock: opts.clock ?? systemClock(),
     store: new TaskStore(),
     records: new Records(),

@@ -84,7 +84,7 @@ describe('ingest and reprocess', () => {
   }
 
   it('resolves the endpoint of a live-service task from its path segments, whatever the engine is called', () => {
-    const engines = loadConfig({ root: tmpDir() }).engines;
+    const engines = loadConfig({ root: tmpDir() }).paths;
     const t = keywordTask('K1', 2, 1).task;
     expect(resolveEndpoint({ ...t, path: ['v3', 'keywords_data', 'google', 'keywords_for_site', 'task_get', 'K1'] }, {}, engines)).toBe('keywords_for_site.task_get');
     expect(resolveEndpoint({ ...t, path: ['v3', 'serp', 'map'], data: { api: 'serp', function: 'endpoints' } }, {}, engines)).toBe('serp.endpoints');
@@ -103,7 +103,7 @@ describe('ingest and reprocess', () => {
     expect(readResponseFile(path.join(dir, 'b.json.gz')).length).toBe(1);
     expect(readResponseFile(path.join(dir, 'c.ndjson')).length).toBe(2);
     expect(() => readResponseFile(path.join(dir, 'd.ndjson'))).toThrow(/d\.ndjson:2: not JSON/);
-    expect(() => entryOf({ nope: 1 }, 'x.json', loadConfig({ root: dir }).engines)).toThrow(/x\.json: tasks: required/);
+    expect(() => entryOf({ nope: 1 }, 'x.json', loadConfig({ root: dir }).paths)).toThrow(/x\.json: tasks: required/);
   });
 
   it('ingests live-service files into the archive and tables; reprocess rebuilds the same tables from the archive', async () => {
