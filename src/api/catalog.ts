@@ -4,6 +4,7 @@
  * read these entries; nothing else in the project spells a path or a request rule.
  */
 import { PATH_TOKENS, type Engines, type EngineToken } from '../config/index.js';
+import { KEYWORDS_ADS_ENDPOINTS } from './endpoints/keywords-ads.js';
 
 export type HttpMethod = 'GET' | 'POST';
 export type EndpointKind = 'task_post' | 'tasks_ready' | 'task_get' | 'tasks_fixed' | 'live' | 'list';
@@ -22,16 +23,22 @@ export type ResultKind =
   | 'merchant_shopping'
   | 'onpage_resources'
   | 'domain_errors'
-  | 'domain_technologies';
+  | 'domain_technologies'
+  // The ads-based keyword API (src/api/endpoints/keywords-ads.ts).
+  | 'keyword_ads_data'
+  | 'ad_traffic'
+  | 'keyword_ads_status'
+  | 'keyword_ads_locations'
+  | 'keyword_ads_languages';
 
-export type StringFormat = 'uuid' | 'url' | 'timestamp' | 'coordinate' | 'domain';
+export type StringFormat = 'uuid' | 'url' | 'timestamp' | 'coordinate' | 'domain' | 'date' | 'lat_lng';
 
 export type FieldRule =
   | { type: 'string'; required?: boolean; minLength?: number; maxLength?: number; enum?: readonly string[]; format?: StringFormat; tokens?: { min: number; max: number } }
   | { type: 'integer'; required?: boolean; min?: number; max?: number; enum?: readonly number[]; /** The service's documented default when the field is left out. */ default?: number }
   | { type: 'number'; required?: boolean; min?: number; max?: number }
   | { type: 'boolean'; required?: boolean }
-  | { type: 'string_array'; required?: boolean; minItems?: number; maxItems?: number; itemMaxLength?: number }
+  | { type: 'string_array'; required?: boolean; minItems?: number; maxItems?: number; itemMaxLength?: number; itemMaxWords?: number }
   | { type: 'filters'; maxConditions: number; operators: readonly string[] }
   | { type: 'order_by'; maxRules: number; fields?: readonly string[] };
 
@@ -43,7 +50,14 @@ export type CrossRule =
   /** The sum of two integer fields may not exceed max (limit + offset). */
   | { rule: 'sum_max'; fields: readonly [string, string]; max: number; defaults: readonly [number, number] }
   /** Timestamps must fall within the last N days (E13). */
-  | { rule: 'within_days'; fields: readonly string[]; days: number };
+  | { rule: 'within_days'; fields: readonly string[]; days: number }
+  /** Either all of these fields or none of them (a date range's two ends). */
+  | { rule: 'together'; fields: readonly string[] }
+  /**
+   * A `yyyy-mm-dd` range `from`..`to`: `past` dates up to yesterday and no more than `maxYearsBack` years ago;
+   * `future` dates from tomorrow, `to` after `from` and at most a year ahead.
+   */
+  | { rule: 'date_range'; from: string; to: string; window: 'past' | 'future'; maxYearsBack?: number };
 
 export interface EndpointDef {
   /** Stable name used in pipelines, prices, logs and the ledger, e.g. `merchant.products.task_post`. */
@@ -320,6 +334,8 @@ export const ENDPOINTS: readonly EndpointDef[] = [
     cross: [{ rule: 'sum_max', fields: ['limit', 'offset'], max: 10_000, defaults: [100, 0] }],
     maxTasksPerPost: 1, overflowCode: 40000, perMinute: 2000, billing: 'request', paging: 'limit_offset_token',
   },
+
+  ...KEYWORDS_ADS_ENDPOINTS,
 ];
 
 const BY_ID = new Map(ENDPOINTS.map((e) => [e.id, e]));

@@ -20,8 +20,9 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writevSync } fr
 import os from 'node:os';
 import path from 'node:path';
 import { ENDPOINTS } from '../api/catalog.js';
-import { TABLES, allColumns, childrenOf, familyOf, lineageColumns, rootTableFor, table as tableDef, type ColumnDef, type DuckType, type TableDef } from '../normalize/catalog.js';
+import { TABLES, allColumns, childrenOf, columnApplies, familyOf, lineageColumns, table as tableDef, type ColumnDef, type DuckType, type TableDef } from '../normalize/catalog.js';
 import { KNOWN_ITEM_TYPES, knownItemType } from '../normalize/item-type.js';
+import { KEYWORDS_ADS_TABLES } from '../normalize/tables/keywords-ads.js';
 import { compileShape, shapeEnd, type CompiledShape, type Shape } from './scan.js';
 import { q } from './ddl.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -85,7 +86,7 @@ function childShape(ch: TableDef): Shape {
 /** An object with the table's column paths, ignored paths and the given children's lists, nothing else. */
 function plainShape(t: TableDef, children: readonly TableDef[], overrides: Record<string, Shape> = {}): Shape {
   const fields = new Map<string, Shape>();
-  for (const col of t.columns) if (!col.path.startsWith('$')) put(fields, col.path.split('.'), scalarShape(col));
+  for (const col of t.columns) if (!col.path.startsWith('$') && columnApplies(col, t.resultKind)) put(fields, col.path.split('.'), scalarShape(col));
   for (const ig of t.ignored ?? []) put(fields, ig.path.split('.'), { t: 'open' });
   for (const ch of children) put(fields, ch.source!.path.split('.'), childShape(ch));
   for (const [k, v] of Object.entries(overrides)) put(fields, k.split('.'), v);
@@ -255,7 +256,7 @@ function compileFamily(root: TableDef): Family {
   const resultD = (taskType as Extract<DType, { k: 'struct' }>).fields.get('result');
   const fam: Family = {
     root,
-    endpoints: new Map(ENDPOINTS.filter((e) => e.kind !== 'task_post' && rootTableFor(e.result)?.name === root.name).map((e) => [e.id, e.fn])),
+    endpoints: new Map(ENDPOINTS.filter((e) => e.kind !== 'task_post' && e.result === root.resultKind).map((e) => [e.id, e.fn])),
     shape, compiled: compileShape(shape), responseType: render(responseD), taskType,
     rootType: resultD && resultD.k === 'list' ? resultD.item : null,
   };
@@ -268,7 +269,7 @@ function compileFamily(root: TableDef): Family {
 const FAMILIES = new Map<string, Family>();
 const FAMILY_OF_ENDPOINT = new Map<string, Family>();
 for (const t of TABLES) {
-  if (!t.resultKind || t.parent !== null) continue;
+  if (!t.resultKind || t.parent !== null || KEYWORDS_ADS_TABLES.includes(t)) continue;
   try {
     const fam = compileFamily(t);
     if (!fam.endpoints.size) continue;
@@ -369,7 +370,7 @@ function familySql(fam: Family, file: string, loadedAtIso: string, defaultRunId:
           FROM _fp_tasks WHERE t.status_code IS NOT NULL AND t.status_code < 40000 AND t.result IS NOT NULL)`);
   const lineage = (t: TableDef) => lineageColumns(t).map((c) => (c.name === '_loaded_at' ? loadedAt : c.name));
   const extra = (t: TableDef) => (t.extra ? ['NULL::JSON'] : []);
-  insert(root, `SELECT ${[...lineage(root), ...root.columns.map((c) => columnExpr(c, 'e', fam.rootType, { $function: '_fn', $endpoint_id: '_ep', $version: '_ver' })), ...extra(root)].join(', ')} FROM ${rootTemp}`);
+  insert(root, `SELECT ${[...lineage(root), ...root.columns.map((c) => (columnApplies(c, root.resultKind) ? columnExpr(c, 'e', fam.rootType, { $function: '_fn', $endpoint_id: '_ep', $version: '_ver' }) : `NULL::${c.type}`)), ...extra(root)].join(', ')} FROM ${rootTemp}`);
 
   const walk = (parent: TableDef, parentTemp: string, parentType: DType | null) => {
     for (const ch of childrenOf(parent.name)) {

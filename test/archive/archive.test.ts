@@ -111,7 +111,7 @@ describe('ingest and reprocess', () => {
     const config = loadConfig({ root });
     const k = keywordTask('K1', 4, 1);
     k.task.path = ['v3', 'keywords_data', 'google', 'keywords_for_site', 'task_get', 'K1'];
-    (k.task.result as any[])[0].competition_index = 77;
+    (k.task.result as any[])[0].keyword_difficulty = 77;
     const m = merchantTask('M1', 'google');
     m.task.path = ['v3', 'merchant', 'google', 'products', 'task_get', 'advanced', 'M1'];
     const d = technologyTask('D1', 3);
@@ -126,7 +126,7 @@ describe('ingest and reprocess', () => {
     } finally {
       process.stdout.write = write;
     }
-    expect(out.join('')).toMatch(/unknown fields kept in extra: 1 \(keyword_data\.competition_index x1\)/);
+    expect(out.join('')).toMatch(/unknown fields kept in extra: 1 \(keyword_data\.keyword_difficulty x1\)/);
     const paths = warehousePaths(root, config);
     expect(listArchiveFiles(paths.raw).length).toBe(1);
     let wh = await Warehouse.open(paths.warehouse);
