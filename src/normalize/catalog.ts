@@ -12,7 +12,7 @@
  * child rows in DuckDB) but are deterministic without any hash, identical in the JS and SQL paths, and readable.
  */
 import type { ResultKind } from '../api/catalog.js';
-import { KEYWORDS_ADS_METRIC_COLUMNS, KEYWORDS_ADS_TABLES, KEYWORDS_ADS_TASK_COLUMNS } from './tables/keywords-ads.js';
+import { KEYWORDS_ADS_METRIC_COLUMNS, KEYWORDS_ADS_TABLES, KEYWORDS_ADS_TASK_COLUMNS, LOCATION_COLUMNS } from './tables/keywords-ads.js';
 
 export type DuckType = 'VARCHAR' | 'BIGINT' | 'INTEGER' | 'DOUBLE' | 'BOOLEAN' | 'TIMESTAMPTZ' | 'JSON';
 
@@ -300,13 +300,7 @@ export const TABLES: readonly TableDef[] = [
   {
     name: 'events_locations', parent: null, resultKind: 'events_locations', extra: true,
     description: 'Locations supported by the events search.',
-    columns: [
-      c('location_code', 'BIGINT', 'Location code.'),
-      c('location_name', 'VARCHAR', 'Full location name, narrowest first.'),
-      c('location_code_parent', 'BIGINT', 'Code of the superordinate location; null for a country.'),
-      c('country_iso_code', 'VARCHAR', 'ISO country code.'),
-      c('location_type', 'VARCHAR', 'Location type (Country, State, ...).'),
-    ],
+    columns: LOCATION_COLUMNS,
   },
   {
     name: 'fixed_tasks', parent: null, resultKind: 'fixed_tasks', extra: true,

@@ -7,6 +7,15 @@ import type { ColumnDef, DuckType, TableDef } from '../catalog.js';
 
 const c = (name: string, type: DuckType, description: string, path: string = name): ColumnDef => ({ name, type, path, description });
 
+/** A location list's item, as the service's location lists give it (events and the ads keyword API alike). */
+export const LOCATION_COLUMNS: readonly ColumnDef[] = [
+  c('location_code', 'BIGINT', 'Location code.'),
+  c('location_name', 'VARCHAR', 'Full location name, narrowest first.'),
+  c('location_code_parent', 'BIGINT', 'Code of the superordinate location; null for a country.'),
+  c('country_iso_code', 'VARCHAR', 'ISO country code.'),
+  c('location_type', 'VARCHAR', 'Location type (Country, State, ...).'),
+];
+
 /** Where a row came from: the catalog endpoint (`keywords_ads.*` is the ads API) and the API version that answered. */
 const ORIGIN: readonly ColumnDef[] = [
   c('endpoint_id', 'VARCHAR', 'Catalog endpoint that returned the row (`keywords_ads.*` for the ads-based API, `keywords_for_*` for the legacy one).', '$endpoint_id'),
@@ -68,13 +77,7 @@ export const KEYWORDS_ADS_TABLES: readonly TableDef[] = [
   {
     name: 'keyword_ads_locations', parent: null, resultKind: 'keyword_ads_locations', extra: true,
     description: 'Locations of the ads-based keyword API.',
-    columns: [
-      c('location_code', 'BIGINT', 'Location code.'),
-      c('location_name', 'VARCHAR', 'Full location name, narrowest first.'),
-      c('location_code_parent', 'BIGINT', 'Code of the superordinate location; null for a country.'),
-      c('country_iso_code', 'VARCHAR', 'ISO country code.'),
-      c('location_type', 'VARCHAR', 'Location type (Country, State, ...).'),
-    ],
+    columns: LOCATION_COLUMNS,
   },
   {
     name: 'keyword_ads_languages', parent: null, resultKind: 'keyword_ads_languages', extra: true,
