@@ -3,7 +3,8 @@
  * leaves out, defined once. The client, the local validator, the planner's pricing and the embedded sandbox all
  * read these entries; nothing else in the project spells a path or a request rule.
  */
-import type { Engines, EngineToken } from '../config/index.js';
+import { PATH_TOKENS, type Engines, type EngineToken } from '../config/index.js';
+import { KEYWORDS_ADS_ENDPOINTS } from './endpoints/keywords-ads.js';
 
 export type HttpMethod = 'GET' | 'POST';
 export type EndpointKind = 'task_post' | 'tasks_ready' | 'task_get' | 'tasks_fixed' | 'live' | 'list';
@@ -22,16 +23,22 @@ export type ResultKind =
   | 'merchant_shopping'
   | 'onpage_resources'
   | 'domain_errors'
-  | 'domain_technologies';
+  | 'domain_technologies'
+  // The ads-based keyword API (src/api/endpoints/keywords-ads.ts).
+  | 'keyword_ads_data'
+  | 'ad_traffic'
+  | 'keyword_ads_status'
+  | 'keyword_ads_locations'
+  | 'keyword_ads_languages';
 
-export type StringFormat = 'uuid' | 'url' | 'timestamp' | 'coordinate' | 'domain';
+export type StringFormat = 'uuid' | 'url' | 'timestamp' | 'coordinate' | 'domain' | 'date' | 'lat_lng';
 
 export type FieldRule =
   | { type: 'string'; required?: boolean; minLength?: number; maxLength?: number; enum?: readonly string[]; format?: StringFormat; tokens?: { min: number; max: number } }
   | { type: 'integer'; required?: boolean; min?: number; max?: number; enum?: readonly number[]; /** The service's documented default when the field is left out. */ default?: number }
   | { type: 'number'; required?: boolean; min?: number; max?: number }
   | { type: 'boolean'; required?: boolean }
-  | { type: 'string_array'; required?: boolean; minItems?: number; maxItems?: number; itemMaxLength?: number }
+  | { type: 'string_array'; required?: boolean; minItems?: number; maxItems?: number; itemMaxLength?: number; itemMaxWords?: number }
   | { type: 'filters'; maxConditions: number; operators: readonly string[] }
   | { type: 'order_by'; maxRules: number; fields?: readonly string[] };
 
@@ -43,7 +50,14 @@ export type CrossRule =
   /** The sum of two integer fields may not exceed max (limit + offset). */
   | { rule: 'sum_max'; fields: readonly [string, string]; max: number; defaults: readonly [number, number] }
   /** Timestamps must fall within the last N days (E13). */
-  | { rule: 'within_days'; fields: readonly string[]; days: number };
+  | { rule: 'within_days'; fields: readonly string[]; days: number }
+  /** Either all of these fields or none of them (a date range's two ends). */
+  | { rule: 'together'; fields: readonly string[] }
+  /**
+   * A `yyyy-mm-dd` range `from`..`to`: `past` dates up to yesterday and no more than `maxYearsBack` years ago;
+   * `future` dates from tomorrow, `to` after `from` and at most a year ahead.
+   */
+  | { rule: 'date_range'; from: string; to: string; window: 'past' | 'future'; maxYearsBack?: number };
 
 export interface EndpointDef {
   /** Stable name used in pipelines, prices, logs and the ledger, e.g. `merchant.products.task_post`. */
@@ -51,7 +65,7 @@ export interface EndpointDef {
   /** Where the reference defines it (E1..E14), or `designed` for the task_post endpoints it leaves out. */
   ref: string;
   method: HttpMethod;
-  /** Path template: `{engine_a}`..`{engine_d}` are resolved from config, `{id}` from the call. */
+  /** Path template: path tokens (`{engine_a}`..`{engine_d}`, `{keywords_data}`, `{merchant}`, ...) are resolved from config, `{id}` from the call. */
   path: string;
   kind: EndpointKind;
   /** `api`, `function`, `se_type` as the service echoes them in `data`; `se` is the resolved engine. */
@@ -110,8 +124,8 @@ export const ENDPOINTS: readonly EndpointDef[] = [
   // Keywords data (legacy family). The reference gives E1-E3; the task_post endpoints are designed (docs/api-designed.md).
   {
     id: 'keywords_for_site.task_post', ref: 'designed', method: 'POST', kind: 'task_post',
-    path: '/v3/keywords_data/{engine_a}/keywords_for_site/task_post',
-    api: 'keywords_data', fn: 'keywords_for_site', engine: 'engine_a', result: 'task_created', version: '0.1.20221214',
+    path: '/v3/keywords_data/{keywords_data_legacy}/keywords_for_site/task_post',
+    api: 'keywords_data', fn: 'keywords_for_site', engine: 'keywords_data_legacy', result: 'task_created', version: '0.1.20221214',
     description: 'Sets keywords-for-domain tasks: up to 700 keyword suggestions for a target domain.',
     fields: { target: { type: 'string', required: true, minLength: 1, maxLength: 255, format: 'domain' }, ...keywordTaskFields },
     maxTasksPerPost: 100, overflowCode: 40006, billing: 'post',
@@ -119,22 +133,22 @@ export const ENDPOINTS: readonly EndpointDef[] = [
   },
   {
     id: 'keywords_for_site.tasks_ready', ref: 'E3', method: 'GET', kind: 'tasks_ready',
-    path: '/v3/keywords_data/{engine_a}/keywords_for_site/tasks_ready',
-    api: 'keywords_data', fn: 'tasks_ready', engine: 'engine_a', result: 'ready_list', version: '0.1.20221214',
+    path: '/v3/keywords_data/{keywords_data_legacy}/keywords_for_site/tasks_ready',
+    api: 'keywords_data', fn: 'tasks_ready', engine: 'keywords_data_legacy', result: 'ready_list', version: '0.1.20221214',
     description: 'Completed keywords_for_site tasks not collected yet (id, endpoint).',
     billing: 'free', maxResultsPerCall: 1000, postId: 'keywords_for_site.task_post', getId: 'keywords_for_site.task_get',
   },
   {
     id: 'keywords_for_site.task_get', ref: 'E1', method: 'GET', kind: 'task_get',
-    path: '/v3/keywords_data/{engine_a}/keywords_for_site/task_get/{id}',
-    api: 'keywords_data', fn: 'keywords_for_site', engine: 'engine_a', result: 'keyword_data', version: '0.1.20221214',
+    path: '/v3/keywords_data/{keywords_data_legacy}/keywords_for_site/task_get/{id}',
+    api: 'keywords_data', fn: 'keywords_for_site', engine: 'keywords_data_legacy', result: 'keyword_data', version: '0.1.20221214',
     description: 'Results of a keywords-for-domain task.',
     billing: 'free', postId: 'keywords_for_site.task_post',
   },
   {
     id: 'keywords_for_keywords.task_post', ref: 'designed', method: 'POST', kind: 'task_post',
-    path: '/v3/keywords_data/{engine_a}/keywords_for_keywords/task_post',
-    api: 'keywords_data', fn: 'keywords_for_keywords', engine: 'engine_a', result: 'task_created', version: '0.1.20221214',
+    path: '/v3/keywords_data/{keywords_data_legacy}/keywords_for_keywords/task_post',
+    api: 'keywords_data', fn: 'keywords_for_keywords', engine: 'keywords_data_legacy', result: 'task_created', version: '0.1.20221214',
     description: 'Sets keywords-for-keywords tasks: suggestions for up to 200 given keywords.',
     fields: { keywords: { type: 'string_array', required: true, minItems: 1, maxItems: 200, itemMaxLength: 80 }, ...keywordTaskFields },
     maxTasksPerPost: 100, overflowCode: 40006, billing: 'post',
@@ -142,15 +156,15 @@ export const ENDPOINTS: readonly EndpointDef[] = [
   },
   {
     id: 'keywords_for_keywords.tasks_ready', ref: 'E3', method: 'GET', kind: 'tasks_ready',
-    path: '/v3/keywords_data/{engine_a}/keywords_for_keywords/tasks_ready',
-    api: 'keywords_data', fn: 'tasks_ready', engine: 'engine_a', result: 'ready_list', version: '0.1.20221214',
+    path: '/v3/keywords_data/{keywords_data_legacy}/keywords_for_keywords/tasks_ready',
+    api: 'keywords_data', fn: 'tasks_ready', engine: 'keywords_data_legacy', result: 'ready_list', version: '0.1.20221214',
     description: 'Completed keywords_for_keywords tasks not collected yet (id, endpoint).',
     billing: 'free', maxResultsPerCall: 1000, postId: 'keywords_for_keywords.task_post', getId: 'keywords_for_keywords.task_get',
   },
   {
     id: 'keywords_for_keywords.task_get', ref: 'E2', method: 'GET', kind: 'task_get',
-    path: '/v3/keywords_data/{engine_a}/keywords_for_keywords/task_get/{id}',
-    api: 'keywords_data', fn: 'keywords_for_keywords', engine: 'engine_a', result: 'keyword_data', version: '0.1.20221214',
+    path: '/v3/keywords_data/{keywords_data_legacy}/keywords_for_keywords/task_get/{id}',
+    api: 'keywords_data', fn: 'keywords_for_keywords', engine: 'keywords_data_legacy', result: 'keyword_data', version: '0.1.20221214',
     description: 'Results of a keywords-for-keywords task.',
     billing: 'free', postId: 'keywords_for_keywords.task_post',
   },
@@ -215,8 +229,8 @@ export const ENDPOINTS: readonly EndpointDef[] = [
 
   // Merchant.
   {
-    id: 'merchant.products.task_post', ref: 'designed', method: 'POST', kind: 'task_post', path: '/v3/merchant/{engine_a}/products/task_post',
-    api: 'merchant', fn: 'products', engine: 'engine_a', seType: 'shopping', result: 'task_created', version: '0.1.20240801',
+    id: 'merchant.products.task_post', ref: 'designed', method: 'POST', kind: 'task_post', path: '/v3/merchant/{merchant}/products/task_post',
+    api: 'merchant', fn: 'products', engine: 'merchant', seType: 'shopping', result: 'task_created', version: '0.1.20240801',
     description: 'Sets shopping-results tasks for a keyword.',
     fields: {
       keyword: { type: 'string', required: true, minLength: 1, maxLength: 700 },
@@ -242,14 +256,14 @@ export const ENDPOINTS: readonly EndpointDef[] = [
     readyId: 'merchant.products.tasks_ready', getId: 'merchant.products.task_get.advanced',
   },
   {
-    id: 'merchant.products.tasks_ready', ref: 'E8', method: 'GET', kind: 'tasks_ready', path: '/v3/merchant/{engine_a}/products/tasks_ready',
-    api: 'merchant', fn: 'tasks_ready', engine: 'engine_a', seType: 'shopping', result: 'ready_list', version: '0.1.20240801',
+    id: 'merchant.products.tasks_ready', ref: 'E8', method: 'GET', kind: 'tasks_ready', path: '/v3/merchant/{merchant}/products/tasks_ready',
+    api: 'merchant', fn: 'tasks_ready', engine: 'merchant', seType: 'shopping', result: 'ready_list', version: '0.1.20240801',
     description: 'Completed merchant products tasks not collected yet (id, endpoint_advanced).',
     billing: 'free', maxResultsPerCall: 1000, postId: 'merchant.products.task_post', getId: 'merchant.products.task_get.advanced',
   },
   {
-    id: 'merchant.products.task_get.advanced', ref: 'E9', method: 'GET', kind: 'task_get', path: '/v3/merchant/{engine_a}/products/task_get/advanced/{id}',
-    api: 'merchant', fn: 'products', engine: 'engine_a', seType: 'shopping', result: 'merchant_shopping', version: '0.1.20240801',
+    id: 'merchant.products.task_get.advanced', ref: 'E9', method: 'GET', kind: 'task_get', path: '/v3/merchant/{merchant}/products/task_get/advanced/{id}',
+    api: 'merchant', fn: 'products', engine: 'merchant', seType: 'shopping', result: 'merchant_shopping', version: '0.1.20240801',
     description: 'The advanced shopping result of a merchant products task; the all-zero id returns every item type.',
     billing: 'free', postId: 'merchant.products.task_post',
   },
@@ -320,6 +334,8 @@ export const ENDPOINTS: readonly EndpointDef[] = [
     cross: [{ rule: 'sum_max', fields: ['limit', 'offset'], max: 10_000, defaults: [100, 0] }],
     maxTasksPerPost: 1, overflowCode: 40000, perMinute: 2000, billing: 'request', paging: 'limit_offset_token',
   },
+
+  ...KEYWORDS_ADS_ENDPOINTS,
 ];
 
 const BY_ID = new Map(ENDPOINTS.map((e) => [e.id, e]));
@@ -336,7 +352,7 @@ export function findEndpoint(id: string): EndpointDef | undefined {
 
 /** The concrete path of an endpoint for the configured engines (and a task id where the path takes one). */
 export function resolvePath(def: EndpointDef, engines: Engines, params: { id?: string } = {}): string {
-  return def.path.replace(/\{(engine_[abcd]|id)\}/g, (_, name: string) => {
+  return def.path.replace(/\{([a-z_]+)\}/g, (_, name: string) => {
     if (name === 'id') {
       if (!params.id) throw new Error(`${def.id}: path needs a task id`);
       return encodeURIComponent(params.id);
@@ -352,34 +368,40 @@ export interface PathMatch {
   engineSegment?: string;
 }
 
+const TOKEN_SEGMENT = new Set(PATH_TOKENS.map((t) => `{${t}}`));
+
 /**
- * Which catalog endpoint a method and path belong to. With `anyEngine`, an engine segment matches any name
- * (ingest of files saved from the live service, which says `google` where the sandbox may say `engine_a`).
+ * Which catalog endpoint a method and path belong to. With `anyEngine`, a path-token segment matches any name
+ * (ingest of files saved from the live service, which says `google` where the sandbox may say `engine_a`); a
+ * path that matches with the configured segments wins over one that matches only with any name.
  */
 export function matchPath(method: string, rawPath: string, engines: Engines | null, opts: { anyEngine?: boolean } = {}): PathMatch | undefined {
   const pathOnly = rawPath.split('?')[0].replace(/\/+$/, '');
   const segments = (pathOnly.startsWith('/') ? pathOnly : `/${pathOnly}`).split('/');
-  for (const def of ENDPOINTS) {
-    if (def.method !== method.toUpperCase()) continue;
-    const tpl = def.path.split('/');
-    if (tpl.length !== segments.length) continue;
-    let id: string | undefined;
-    let engineSegment: string | undefined;
-    let ok = true;
-    for (let i = 0; i < tpl.length && ok; i++) {
-      const t = tpl[i];
-      const s = segments[i];
-      if (t === '{id}') {
-        try { id = decodeURIComponent(s); } catch { id = s; }
-        ok = s.length > 0;
-      } else if (/^\{engine_[abcd]\}$/.test(t)) {
-        engineSegment = s;
-        ok = opts.anyEngine || !engines ? /^[a-z0-9_]+$/.test(s) : s === engines[t.slice(1, -1) as EngineToken];
-      } else ok = t === s;
+  const pass = (loose: boolean): PathMatch | undefined => {
+    for (const def of ENDPOINTS) {
+      if (def.method !== method.toUpperCase()) continue;
+      const tpl = def.path.split('/');
+      if (tpl.length !== segments.length) continue;
+      let id: string | undefined;
+      let engineSegment: string | undefined;
+      let ok = true;
+      for (let i = 0; i < tpl.length && ok; i++) {
+        const t = tpl[i];
+        const s = segments[i];
+        if (t === '{id}') {
+          try { id = decodeURIComponent(s); } catch { id = s; }
+          ok = s.length > 0;
+        } else if (TOKEN_SEGMENT.has(t)) {
+          engineSegment = s;
+          ok = loose ? /^[a-z0-9_]+$/.test(s) : s === engines![t.slice(1, -1) as EngineToken];
+        } else ok = t === s;
+      }
+      if (ok) return { def, id, engineSegment };
     }
-    if (ok) return { def, id, engineSegment };
-  }
-  return undefined;
+    return undefined;
+  };
+  return (engines ? pass(false) : undefined) ?? (opts.anyEngine || !engines ? pass(true) : undefined);
 }
 
 /** Catalog entries of one kind, for example every task_post endpoint. */

@@ -292,7 +292,7 @@ export class ApiClient {
     return new ApiClient({
       baseUrl,
       credentials: credentialsFor(config),
-      engines: config.engines,
+      engines: config.paths,
       limiter: opts.limiter ?? RateLimiter.fromConfig(config),
       timeoutMs: config.api.timeout_ms,
       retries: config.api.retries,

@@ -59,6 +59,27 @@ function checkCoordinate(field: string, v: string): ValidationIssue[] {
   return out;
 }
 
+/** `latitude,longitude`, as the ads-based keyword API writes a location coordinate (no radius). */
+function checkLatLng(field: string, v: string): ValidationIssue[] {
+  const parts = v.split(',').map((p) => p.trim());
+  if (parts.length !== 2) return [issue(field, 'must be "latitude,longitude"', v)];
+  const out: ValidationIssue[] = [];
+  for (const [name, s, lim] of [['latitude', parts[0], 90], ['longitude', parts[1], 180]] as const) {
+    const n = Number(s);
+    if (s === '' || !Number.isFinite(n) || Math.abs(n) > lim) out.push(issue(field, `${name} must be a number from -${lim} to ${lim}`, v));
+  }
+  return out;
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** Midnight UTC of a `yyyy-mm-dd` date, or null when it is not a real date in that format. */
+export function parseDate(v: unknown): number | null {
+  const m = typeof v === 'string' ? DATE.exec(v) : null;
+  if (!m) return null;
+  const t = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  return new Date(t).toISOString().slice(0, 10) === v ? t : null;
+}
+
 function checkString(field: string, v: unknown, rule: Extract<FieldRule, { type: 'string' }>): ValidationIssue[] {
   if (typeof v !== 'string') return [issue(field, 'must be a string', v)];
   if (rule.minLength !== undefined && v.length < rule.minLength) return [issue(field, rule.minLength === 1 ? 'must not be empty' : `must be at least ${rule.minLength} characters`, v)];
@@ -79,6 +100,8 @@ function checkString(field: string, v: unknown, rule: Extract<FieldRule, { type:
     }
     case 'timestamp': return parseTimestamp(v) ? [] : [issue(field, 'must be a timestamp "yyyy-mm-dd hh:mm:ss +00:00"', v)];
     case 'coordinate': return checkCoordinate(field, v);
+    case 'lat_lng': return checkLatLng(field, v);
+    case 'date': return parseDate(v) !== null ? [] : [issue(field, 'must be a date "yyyy-mm-dd"', v)];
     default: return [];
   }
 }
@@ -132,6 +155,7 @@ function checkField(field: string, v: unknown, rule: FieldRule): ValidationIssue
       v.forEach((item, i) => {
         if (typeof item !== 'string' || item.length === 0) out.push(issue(`${field}[${i}]`, 'must be a non-empty string', item));
         else if (rule.itemMaxLength !== undefined && item.length > rule.itemMaxLength) out.push(issue(`${field}[${i}]`, `must be at most ${rule.itemMaxLength} characters`, item));
+        else if (rule.itemMaxWords !== undefined && item.trim().split(/\s+/).length > rule.itemMaxWords) out.push(issue(`${field}[${i}]`, `must be at most ${rule.itemMaxWords} words`, item));
       });
       return out.slice(0, 5);
     }
@@ -177,7 +201,40 @@ function checkCross(task: Record<string, unknown>, rule: CrossRule, opts: Valida
       }
       return out;
     }
+    case 'together': {
+      const given = rule.fields.filter(has);
+      return given.length && given.length < rule.fields.length
+        ? [issue(rule.fields.find((f) => !has(f))!, `is required with ${given.join(', ')}`, undefined)]
+        : [];
+    }
+    case 'date_range': return checkDateRange(task, rule, opts);
   }
+}
+
+const DAY = 86_400_000;
+
+/** A date range against today (UTC): the past window of keyword metrics or the future one of traffic forecasts. */
+function checkDateRange(task: Record<string, unknown>, rule: Extract<CrossRule, { rule: 'date_range' }>, opts: ValidateOptions): ValidationIssue[] {
+  const now = opts.now ?? new Date();
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  const from = parseDate(task[rule.from]);
+  const to = parseDate(task[rule.to]);
+  const out: ValidationIssue[] = [];
+  if (rule.window === 'past') {
+    const earliest = Date.UTC(now.getUTCFullYear() - (rule.maxYearsBack ?? 4), now.getUTCMonth(), now.getUTCDate());
+    for (const [f, d] of [[rule.from, from], [rule.to, to]] as const) {
+      if (d === null) continue;
+      if (d > today - DAY) out.push(issue(f, 'must be yesterday or earlier', task[f]));
+      else if (d < earliest) out.push(issue(f, `must be at most ${rule.maxYearsBack ?? 4} years ago`, task[f]));
+    }
+    if (from !== null && to !== null && from > to) out.push(issue(rule.from, `must not be after ${rule.to}`, task[rule.from]));
+  } else {
+    const latest = Date.UTC(now.getUTCFullYear() + 1, now.getUTCMonth(), now.getUTCDate());
+    if (from !== null && from < today + DAY) out.push(issue(rule.from, 'must be tomorrow or later (a forecast window)', task[rule.from]));
+    if (to !== null && to > latest) out.push(issue(rule.to, 'must be at most a year from today', task[rule.to]));
+    if (from !== null && to !== null && to <= from) out.push(issue(rule.to, `must be after ${rule.from}`, task[rule.to]));
+  }
+  return out;
 }
 
 /** Every rule the task breaks, in field order; an empty list means it may be sent. */

@@ -56,7 +56,7 @@ export async function reprocessCommand(opts: { root: string }): Promise<number> 
   const files = listArchiveFiles(paths.raw);
   await writeAndPublish(paths, config.warehouse, async (wh) => {
     await wh.resetTables();
-    const r = await loadArchiveFiles(wh, files, { engines: config.engines });
+    const r = await loadArchiveFiles(wh, files, { engines: config.paths });
     process.stdout.write(`reprocess: ${describeLoad(r)}\npublished: ${paths.published}\n`);
   });
   return 0;
@@ -69,14 +69,14 @@ export async function ingestCommand(opts: { root: string; files: string[] }): Pr
   const paths = pathsOf(opts.root, config);
   // Parse everything first: a bad file stops the command before anything is archived.
   const docs = opts.files.flatMap((f) => readResponseFile(f));
-  const entries = docs.map(({ doc, where }) => entryOf(doc, where, config.engines));
+  const entries = docs.map(({ doc, where }) => entryOf(doc, where, config.paths));
   const runId = `ingest-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '')}-${process.pid}`;
   const writer = new ArchiveWriter({ dir: paths.raw, runId });
   for (const e of entries) await writer.append(e);
   await writer.close();
   await writeAndPublish(paths, config.warehouse, async (wh) => {
     await wh.ensureSchema();
-    const r = await loadArchiveFiles(wh, writer.closedFiles, { engines: config.engines });
+    const r = await loadArchiveFiles(wh, writer.closedFiles, { engines: config.paths });
     process.stdout.write(`ingest: ${entries.length} response(s) archived under ${path.relative(process.cwd(), paths.raw) || paths.raw} as run ${runId}\n${describeLoad(r)}\npublished: ${paths.published}\n`);
   });
   return 0;

@@ -19,7 +19,7 @@ export async function benchSandboxRps(o: { root: string; quick: boolean; dir: st
   const sandbox = await startSandbox({ config, port: 0 });
   try {
     const authorization = basicAuthHeader(config.sandbox.login, config.sandbox.password);
-    const postPath = resolvePath(endpoint('keywords_for_site.task_post'), config.engines);
+    const postPath = resolvePath(endpoint('keywords_for_site.task_post'), config.paths);
     const ids: string[] = [];
     for (let b = 0; b < TASKS / 100; b++) {
       const body = Array.from({ length: 100 }, (_, i) => ({ target: `rps-${b}-${i}.example.com`, location_code: 2840, language_code: 'en' }));
@@ -34,8 +34,8 @@ export async function benchSandboxRps(o: { root: string; quick: boolean; dir: st
     const spec: RpsChildSpec = {
       url: sandbox.url,
       authorization,
-      e5Path: resolvePath(endpoint('serp.endpoints'), config.engines),
-      taskGetPaths: ids.map((id) => resolvePath(getDef, config.engines, { id })),
+      e5Path: resolvePath(endpoint('serp.endpoints'), config.paths),
+      taskGetPaths: ids.map((id) => resolvePath(getDef, config.paths, { id })),
       connections: CONNECTIONS,
       durationMs,
       resultFile: path.join(o.dir, 'rps-result.json'),

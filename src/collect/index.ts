@@ -105,7 +105,7 @@ function makeCollector(ctx: CollectContext): Collector {
   const scope: PollScope = { endpoints: [...new Set(ctx.pipeline.steps.filter((s) => s.kind === 'task_post').map((s) => s.endpointId))], attemptStartedAt: ctx.attemptStartedAt };
   return new Collector({
     client: ctx.client,
-    engines: ctx.config.engines,
+    engines: ctx.config.paths,
     logger: ctx.logger,
     pollMinMs: c.poll_min_ms,
     pollMaxMs: c.poll_max_ms,

@@ -5,7 +5,10 @@ import { parseYamlDocument, formatIssues, type PositionedIssue, type ParsedYaml 
 import { settingVariables, unknownVariableWarnings } from './env.js';
 
 export const ENGINE_TOKENS = ['engine_a', 'engine_b', 'engine_c', 'engine_d'] as const;
-export type EngineToken = (typeof ENGINE_TOKENS)[number];
+/** Path tokens of the endpoint catalog: the SERP engines, and one per family that names its own segment. */
+export const PATH_TOKENS = [...ENGINE_TOKENS, 'keywords_data', 'keywords_data_legacy', 'merchant'] as const;
+export type EngineToken = (typeof PATH_TOKENS)[number];
+/** The configured segment of each path token (`paths:` in the configuration). */
 export type Engines = Record<EngineToken, string>;
 
 const segment = z.string().regex(/^[a-z0-9_]+$/, 'a path segment of lower-case letters, digits and _');
@@ -48,7 +51,14 @@ export const configSchema = z.strictObject({
     retry_base_ms: z.int().positive(),
     tasks_per_post: z.int().min(1).max(100),
   }),
-  engines: z.strictObject({ engine_a: segment, engine_b: segment, engine_c: segment, engine_d: segment }),
+  paths: z
+    .strictObject(Object.fromEntries(PATH_TOKENS.map((t) => [t, segment])) as Record<EngineToken, typeof segment>)
+    .superRefine((p, ctx) => {
+      // Both keyword generations share one path shape; only their segment tells them apart.
+      if (p.keywords_data === p.keywords_data_legacy) {
+        ctx.addIssue({ code: 'custom', path: ['keywords_data_legacy'], message: `must differ from keywords_data ('${p.keywords_data}'): the two keyword families share their paths but for this segment` });
+      }
+    }),
   rate_limit: z.strictObject({
     calls: z.int().positive(),
     window_ms: z.int().positive(),
@@ -221,7 +231,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
     const doc = parseYamlDocument(readFileSync(file, 'utf8'), file);
     if (doc.issues.length) throw new ConfigError(doc.issues);
     if (doc.value !== undefined && doc.value !== null && (typeof doc.value !== 'object' || Array.isArray(doc.value))) {
-      throw new ConfigError([{ file, ...doc.locate([]), key: '', rule: 'must be a mapping of sections (api, engines, rate_limit, ...)' }]);
+      throw new ConfigError([{ file, ...doc.locate([]), key: '', rule: 'must be a mapping of sections (api, paths, rate_limit, ...)' }]);
     }
     sources.push({ file, doc });
     merged = deepMerge(merged, doc.value);

@@ -20,7 +20,7 @@ import { sizeInBytes } from '../config/index.js';
 export interface LoadOptions {
   runId: string;
   loadedAt?: Date;
-  /** Engine names stripped from item types (config.engines values). */
+  /** Engine names stripped from item types (config.paths values). */
   engines?: readonly string[];
   /** Runs inside the load transaction, after the rows are in; a throw rolls the whole load back. */
   inTransaction?: (conn: DuckDBConnection) => Promise<void>;

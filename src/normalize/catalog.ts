@@ -12,6 +12,7 @@
  * child rows in DuckDB) but are deterministic without any hash, identical in the JS and SQL paths, and readable.
  */
 import type { ResultKind } from '../api/catalog.js';
+import { KEYWORDS_ADS_METRIC_COLUMNS, KEYWORDS_ADS_TABLES, KEYWORDS_ADS_TASK_COLUMNS, LOCATION_COLUMNS } from './tables/keywords-ads.js';
 
 export type DuckType = 'VARCHAR' | 'BIGINT' | 'INTEGER' | 'DOUBLE' | 'BOOLEAN' | 'TIMESTAMPTZ' | 'JSON';
 
@@ -38,6 +39,8 @@ export interface ColumnDef {
   path: string;
   convert?: Convert;
   description: string;
+  /** Filled only from results of these kinds (a table two result kinds share, where one path means two things). */
+  onlyForResultKinds?: readonly ResultKind[];
 }
 
 /** Where a table's rows come from. */
@@ -58,6 +61,8 @@ export interface TableDef {
   parent: string | null;
   /** For root result tables: the result kind whose `result` elements are this table's rows. */
   resultKind?: ResultKind;
+  /** Further result kinds whose elements land in this table too (columns may be limited to one kind). */
+  alsoResultKinds?: readonly ResultKind[];
   /** Root result tables: `objects` (default) or `scalar_lists` (`result` elements are arrays of strings). */
   resultShape?: 'objects' | 'scalar_lists';
   /** For child tables: where in the parent's source object the rows come from. */
@@ -111,6 +116,8 @@ export const EXTRA_COLUMN = 'extra';
 
 const c = (name: string, type: DuckType, description: string, path: string = name, convert?: Convert): ColumnDef =>
   ({ name, type, path, description, ...(convert ? { convert } : {}) });
+/** Whether a column takes values from results of this kind. */
+export const columnApplies = (col: ColumnDef, kind: ResultKind | undefined): boolean => !col.onlyForResultKinds || (kind !== undefined && col.onlyForResultKinds.includes(kind));
 const ts = (name: string, description: string, path: string = name): ColumnDef => c(name, 'TIMESTAMPTZ', description, path, 'timestamp');
 
 /** A list of scalars as child rows. A text column takes any element (objects as JSON text); a typed one keeps a value it cannot type in `extra`. */
@@ -229,30 +236,32 @@ export const TABLES: readonly TableDef[] = [
       c('pingback_url', 'VARCHAR', 'Pingback URL (`data.pingback_url`).', 'data.pingback_url'),
       c('postback_url', 'VARCHAR', 'Postback URL (`data.postback_url`).', 'data.postback_url'),
       c('postback_data', 'VARCHAR', 'Postback result type (`data.postback_data`).', 'data.postback_data'),
+      ...KEYWORDS_ADS_TASK_COLUMNS,
     ],
     ignored: [{ path: 'id', why: 'in `_task_id`' }, { path: 'result', why: 'rows of the result tables' }],
   },
   scalarChild('tasks__keywords', 'tasks', 'data.keywords', c('keyword', 'VARCHAR', 'One of the keywords given with the task.', '$'), 'Keywords echoed in a task\'s `data.keywords`, one row each.'),
   scalarChild('tasks__search_terms', 'tasks', 'data.search_terms', c('search_term', 'VARCHAR', 'One of the HTML search terms given with the task.', '$'), 'HTML search terms echoed in a task\'s `data.search_terms`, one row each.'),
 
-  // Keyword data (E1, E2).
+  // Keyword data (E1, E2) and the ads-based keyword API's metrics: one table, each API's competition in its own terms.
   {
-    name: 'keyword_data', parent: null, resultKind: 'keyword_data', extra: true,
-    description: 'Keyword suggestions of keywords_for_site and keywords_for_keywords tasks, one row per keyword.',
+    name: 'keyword_data', parent: null, resultKind: 'keyword_data', alsoResultKinds: ['keyword_ads_data'], extra: true,
+    description: 'Keyword metrics, one row per keyword, from both keyword APIs: the legacy family (keywords_for_site, keywords_for_keywords) and the ads-based API (search_volume, keywords_for_site, keywords_for_keywords; `endpoint_id` `keywords_ads.*`). Competition stays in each API\'s terms (`competition` legacy 0-1, `competition_level`/`competition_index` ads); `v_keyword_competition` puts them side by side.',
     columns: [
       c('function', 'VARCHAR', 'keywords_for_site or keywords_for_keywords (the task\'s `data.function`).', '$function'),
       c('keyword', 'VARCHAR', 'Keyword.'),
       c('location_code', 'BIGINT', 'Location code.'),
       c('language_code', 'VARCHAR', 'Language code.'),
       c('search_partners', 'BOOLEAN', 'Whether data from partner networks is included.'),
-      c('competition', 'DOUBLE', 'Relative paid-search competition, 0 to 1.'),
+      { ...c('competition', 'DOUBLE', 'Legacy API only: relative paid-search competition, 0 to 1 (null on ads API rows, see `competition_level`).'), onlyForResultKinds: ['keyword_data'] },
       c('cpc', 'DOUBLE', 'Average cost per click, USD.'),
       c('search_volume', 'BIGINT', 'Approximate monthly average searches.'),
+      ...KEYWORDS_ADS_METRIC_COLUMNS,
     ],
   },
   {
     name: 'keyword_data__monthly_searches', parent: 'keyword_data', extra: true, source: { kind: 'objects', path: 'monthly_searches' },
-    description: 'Searches per month for the past twelve months of a keyword.',
+    description: 'Searches per month of a keyword (the past twelve months, or the requested range on the ads-based API).',
     columns: [c('year', 'INTEGER', 'Year.'), c('month', 'INTEGER', 'Month number (1-12).'), c('search_volume', 'BIGINT', 'Search volume of that month.')],
   },
   scalarChild('keyword_data__categories', 'keyword_data', 'categories', c('category_code', 'BIGINT', 'Product and service category code.', '$'), 'Category codes of a keyword, one row per code.'),
@@ -291,13 +300,7 @@ export const TABLES: readonly TableDef[] = [
   {
     name: 'events_locations', parent: null, resultKind: 'events_locations', extra: true,
     description: 'Locations supported by the events search.',
-    columns: [
-      c('location_code', 'BIGINT', 'Location code.'),
-      c('location_name', 'VARCHAR', 'Full location name, narrowest first.'),
-      c('location_code_parent', 'BIGINT', 'Code of the superordinate location; null for a country.'),
-      c('country_iso_code', 'VARCHAR', 'ISO country code.'),
-      c('location_type', 'VARCHAR', 'Location type (Country, State, ...).'),
-    ],
+    columns: LOCATION_COLUMNS,
   },
   {
     name: 'fixed_tasks', parent: null, resultKind: 'fixed_tasks', extra: true,
@@ -550,6 +553,7 @@ export const TABLES: readonly TableDef[] = [
     description: 'Results of endpoints the catalog has no table for, kept whole so nothing is lost (one row per `result` element).',
     columns: [c('path', 'VARCHAR', 'Path of the call.', '$path'), c('result', 'JSON', 'The result element as JSON.', '$', 'json')],
   },
+  ...KEYWORDS_ADS_TABLES,
 ];
 
 export const TABLE_BY_NAME: ReadonlyMap<string, TableDef> = new Map(TABLES.map((t) => [t.name, t]));
@@ -566,7 +570,7 @@ export function childrenOf(name: string): TableDef[] {
 
 /** The root table for a result kind (undefined for kinds without rows: task_created). */
 export function rootTableFor(kind: ResultKind): TableDef | undefined {
-  return TABLES.find((t) => t.resultKind === kind);
+  return TABLES.find((t) => t.resultKind === kind || t.alsoResultKinds?.includes(kind));
 }
 
 /** A table and all its descendants: the tables a task of that kind writes (and replaces on reload). */

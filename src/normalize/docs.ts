@@ -10,7 +10,7 @@ const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 function sourceOf(t: TableDef): string {
   if (t.name === 'tasks') return 'every collected task (task object, envelope `version`)';
   if (t.resultKind) {
-    const eps = ENDPOINTS.filter((e) => e.result === t.resultKind).map((e) => `\`${e.id}\``);
+    const eps = ENDPOINTS.filter((e) => e.result === t.resultKind || t.alsoResultKinds?.includes(e.result)).map((e) => `\`${e.id}\``);
     return `\`result[]\`${t.resultShape === 'scalar_lists' ? '[]' : ''} of ${eps.join(', ')}`;
   }
   if (t.source) {

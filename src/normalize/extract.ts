@@ -9,7 +9,7 @@ import { parseSeconds, parseTimestamp } from '../api/envelope.js';
 import { findEndpoint, type ResultKind } from '../api/catalog.js';
 import { isTaskError } from '../api/status.js';
 import {
-  TABLES, TABLE_BY_NAME, childrenOf, rootTableFor, EXTRA_COLUMN, type ColumnDef, type TableDef, type DuckType,
+  TABLES, TABLE_BY_NAME, childrenOf, rootTableFor, columnApplies, EXTRA_COLUMN, type ColumnDef, type TableDef, type DuckType,
 } from './catalog.js';
 import { neutralItemType } from './item-type.js';
 import { jsonText } from './json-text.js';
@@ -29,7 +29,7 @@ export interface CollectedTask {
 export interface NormalizeContext {
   runId: string;
   loadedAt: Date;
-  /** Engine path names whose prefix is stripped from item types (config.engines values); the task's `data.se` is added. */
+  /** Engine path names whose prefix is stripped from item types (config.paths values); the task's `data.se` is added. */
   engines?: readonly string[];
 }
 
@@ -222,6 +222,8 @@ interface TaskScope {
   taskId: string;
   ctx: NormalizeContext;
   special: Record<string, unknown>;
+  /** The task's result kind: a column may apply to one kind only. */
+  kind: ResultKind | undefined;
   engines: readonly string[];
   out: Map<string, Row[]>;
   stats: NormalizeStats;
@@ -281,6 +283,13 @@ function objectRow(scope: TaskScope, plan: TablePlan, src: unknown, id: string, 
   }
   let itemType: string | null = null;
   for (const col of plan.columns) {
+    if (!columnApplies(col.def, scope.kind)) {
+      row[col.def.name] = null;
+      // A value no column of this result kind takes is kept, as an unknown field would be.
+      const raw = obj && col.segments ? get(obj, col.segments) : undefined;
+      if (raw !== undefined && raw !== null && !plan.columns.some((o) => o.def.path === col.def.path && columnApplies(o.def, scope.kind))) setPath((extra ??= {}), col.segments!, raw);
+      continue;
+    }
     const raw = col.special ? specialValue(scope, col.special, src) : obj ? get(obj, col.segments!) : undefined;
     const v = coerce(raw, col.def.type, col.def.convert, scope.engines);
     if (v === NO_VALUE) {
@@ -403,7 +412,7 @@ export function normalizeTask(collected: CollectedTask, ctx: NormalizeContext, s
   const data = isPlainObject(task.data) ? task.data : {};
   const engines = [...(ctx.engines ?? []), ...(typeof data.se === 'string' ? [data.se] : [])];
   const scope: TaskScope = {
-    taskId: task.id, ctx: collected.runId ? { ...ctx, runId: collected.runId } : ctx, engines, out, stats,
+    taskId: task.id, ctx: collected.runId ? { ...ctx, runId: collected.runId } : ctx, engines, out, stats, kind,
     special: {
       $endpoint_id: endpointId,
       $version: collected.version,

@@ -9,6 +9,7 @@
 import { TABLES, allColumns } from '../normalize/catalog.js';
 import { LEDGER_DDL } from '../ledger/schema.js';
 import { createTableSql, q } from '../load/ddl.js';
+import { KEYWORD_VIEWS } from './views/keywords.js';
 
 export interface ViewColumn { name: string; description: string }
 
@@ -38,6 +39,7 @@ const siteOf = (expr: string) => `nullif(regexp_replace(lower(regexp_extract(${e
 const usd = (expr: string) => `coalesce(sum(round(${expr} * 1000000)), 0) / 1000000.0`;
 
 export const VIEWS: readonly ViewDef[] = [
+  ...KEYWORD_VIEWS,
   {
     name: 'v_keyword_trends',
     question: 'How does the search volume of a keyword move month by month?',
@@ -53,7 +55,7 @@ export const VIEWS: readonly ViewDef[] = [
       col('change_pct', 'Change against the previous month, percent (one decimal); null without a previous month or when it was 0.'),
       col('latest_avg_monthly_searches', 'Average monthly searches of the keyword, latest collection.'),
       col('latest_cpc', 'Average cost per click, USD, latest collection.'),
-      col('latest_competition', 'Paid-search competition 0..1, latest collection.'),
+      col('latest_competition', 'Paid-search competition 0..1, latest collection (the ads-based API\'s competition_index / 100).'),
       col('collected_at', 'When this month\'s figure was loaded.'),
       col('run_id', 'Run that collected this month\'s figure.'),
     ],
@@ -65,7 +67,7 @@ WITH monthly AS (
   WHERE k.keyword IS NOT NULL AND m.year IS NOT NULL AND m.month BETWEEN 1 AND 12
   QUALIFY row_number() OVER (PARTITION BY k.keyword, k.location_code, k.language_code, m.year, m.month ORDER BY m._loaded_at DESC, m._id DESC) = 1
 ), latest AS (
-  SELECT keyword, location_code, language_code, search_volume, cpc, competition
+  SELECT keyword, location_code, language_code, search_volume, cpc, coalesce(competition, competition_index / 100.0) AS competition
   FROM keyword_data
   WHERE keyword IS NOT NULL
   QUALIFY row_number() OVER (PARTITION BY keyword, location_code, language_code ORDER BY _loaded_at DESC, _id DESC) = 1

@@ -97,7 +97,7 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
     const client = new ApiClient({
       baseUrl: sandbox?.url ?? config.api.base_url,
       credentials,
-      engines: config.engines,
+      engines: config.paths,
       limiter: RateLimiter.fromConfig(config),
       timeoutMs: config.api.timeout_ms,
       retries: config.api.retries,

@@ -56,7 +56,7 @@ export async function startSandbox(opts: StartSandboxOptions): Promise<Sandbox> 
   if (state) store.restore(state.events, clock.now());
   const ctx: SandboxContext = {
     config: effective,
-    engines: config.engines,
+    engines: config.paths,
     clock,
     store,
     records: new Records(),

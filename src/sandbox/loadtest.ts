@@ -89,12 +89,12 @@ async function main(): Promise<void> {
   };
   const ids: string[] = [];
   for (let b = 0; b < 10; b++) {
-    const r = await post(resolvePath(endpoint('keywords_for_site.task_post'), config.engines), Array.from({ length: 100 }, (_, i) => ({ target: `site-${b}-${i}.example.com`, location_code: 2840 })));
+    const r = await post(resolvePath(endpoint('keywords_for_site.task_post'), config.paths), Array.from({ length: 100 }, (_, i) => ({ target: `site-${b}-${i}.example.com`, location_code: 2840 })));
     ids.push(...r.tasks.map((t) => t.id));
   }
   // Let the tasks complete (an external sandbox runs with its own configured delay).
   await new Promise((r) => setTimeout(r, 1000));
-  const getPaths = ids.map((id) => resolvePath(endpoint('keywords_for_site.task_get'), config.engines, { id }));
+  const getPaths = ids.map((id) => resolvePath(endpoint('keywords_for_site.task_get'), config.paths, { id }));
   const e5 = await measureThroughput({ url: sandbox.url, path: '/v3/serp/endpoints', authorization, connections, durationMs });
   const get = await measureThroughput({ url: sandbox.url, path: getPaths[0], paths: getPaths, authorization, connections, durationMs });
   const results = { sandbox: urlIdx > 0 ? sandbox.url : 'in-process', connections, seconds: durationMs / 1000, keywordsPerTask: config.sandbox.keywords_per_site_task, e5, keywords_task_get: get };

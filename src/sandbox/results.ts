@@ -5,6 +5,7 @@ import type { StoredTask } from './store.js';
 import { generateKeywordData, type KeywordParams } from './data/keywords.js';
 import { generateEventsHtml, generateEventsSerp, type EventsParams } from './data/events.js';
 import { generateMerchant, generateMerchantHtml, type MerchantParams } from './data/merchant.js';
+import { adsResult } from './handlers/keywords-ads.js';
 
 /** Posted parameters with the location and language the service resolved (kept in the echo). */
 function withLocale<T>(task: StoredTask): T {
@@ -21,6 +22,9 @@ export function taskResult(def: EndpointDef, task: StoredTask, ctx: SandboxConte
       const count = params.keywords ? ctx.settings.suggestionsPerKeyword : ctx.settings.keywordsPerSiteTask;
       return generateKeywordData(params, count, task.seed, { now: task.completeAt });
     }
+    case 'keyword_ads_data':
+    case 'ad_traffic':
+      return adsResult(def, withLocale(task), ctx, task.seed, task.completeAt);
     case 'events_serp':
       return [generateEventsSerp(withLocale<EventsParams>(task), engine, def.id.endsWith('.regular') ? 'regular' : 'advanced', task.seed, at)];
     case 'events_html':

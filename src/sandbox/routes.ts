@@ -11,12 +11,14 @@ import { computeResources } from './handlers/onpage.js';
 import { computeDomains } from './handlers/domains.js';
 import { computeErrors } from './handlers/errors.js';
 import { envelope, messageWith, pathSegments, taskObject } from './envelope.js';
+import { computeAdsLive, handleAdsLanguages, handleAdsLocations, handleAdsStatus } from './handlers/keywords-ads.js';
 
 export type Handler = (req: ApiRequest, ctx: SandboxContext) => Envelope;
 
 const BY_ID: Record<string, Handler> = {
   'serp.endpoints': handleSerpEndpoints,
   'serp.events.locations': handleEventsLocations,
+  'keywords_ads.status': handleAdsStatus, 'keywords_ads.locations': handleAdsLocations, 'keywords_ads.locations.country': handleAdsLocations, 'keywords_ads.languages': handleAdsLanguages,
 };
 
 const LIVE: Record<string, LiveCompute> = {
@@ -24,6 +26,7 @@ const LIVE: Record<string, LiveCompute> = {
   'on_page.resources': computeResources,
   'domain_analytics.errors': computeErrors,
   'domain_analytics.domains_by_html_terms.live': computeDomains,
+  ...Object.fromEntries(['search_volume', 'keywords_for_site', 'keywords_for_keywords', 'ad_traffic_by_keywords'].map((fn) => [`keywords_ads.${fn}.live`, computeAdsLive])),
 };
 
 const notImplemented: Handler = (req) =>

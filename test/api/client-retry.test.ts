@@ -18,7 +18,7 @@ function client(over: Partial<ConstructorParameters<typeof ApiClient>[0]> = {}):
   return new ApiClient({
     baseUrl: sandbox.url,
     credentials: { login: config.sandbox.login, password: PASSWORD },
-    engines: config.engines,
+    engines: config.paths,
     limiter: new RateLimiter({ calls: 1000, windowMs: 1000, concurrency: 8 }),
     timeoutMs: 3000,
     retries: 3,
@@ -33,9 +33,9 @@ function client(over: Partial<ConstructorParameters<typeof ApiClient>[0]> = {}):
 const ok = (o: TaskOutcome) => { if (!o.ok) throw new Error(`expected success, got ${o.error.code} ${o.error.message}`); return o; };
 const err = (o: TaskOutcome) => { if (o.ok) throw new Error(`expected an error, got ${o.task.status_code}`); return o.error; };
 const site = (i: number) => ({ target: `site${i}.example.com`, location_code: 2840, tag: `s${i}` });
-const readyPath = () => resolvePath(endpoint('keywords_for_site.tasks_ready'), config.engines);
-const postPath = () => resolvePath(endpoint('keywords_for_site.task_post'), config.engines);
-const getPrefix = () => resolvePath(endpoint('keywords_for_site.task_get'), config.engines, { id: 'x' }).replace(/x$/, '');
+const readyPath = () => resolvePath(endpoint('keywords_for_site.tasks_ready'), config.paths);
+const postPath = () => resolvePath(endpoint('keywords_for_site.task_post'), config.paths);
+const getPrefix = () => resolvePath(endpoint('keywords_for_site.task_get'), config.paths, { id: 'x' }).replace(/x$/, '');
 const callsTo = (prefix: string) => sandbox.controls.calls().filter((c) => c.path.startsWith(prefix));
 
 beforeAll(async () => {
@@ -234,7 +234,7 @@ describe('the account limiter keeps a live sandbox from ever answering 40202', (
     const box = await startSandbox({ config: tight, port: 0 });
     try {
       const limiter = new RateLimiter({ calls: 20, windowMs: 400, concurrency: 4 });
-      const c = new ApiClient({ baseUrl: box.url, credentials: { login: tight.sandbox.login, password: PASSWORD }, engines: tight.engines, limiter, timeoutMs: 3000, retries: 0, retryBaseMs: 5, tasksPerPost: 100, logger: createLogger({ level: 'silent' }) });
+      const c = new ApiClient({ baseUrl: box.url, credentials: { login: tight.sandbox.login, password: PASSWORD }, engines: tight.paths, limiter, timeoutMs: 3000, retries: 0, retryBaseMs: 5, tasksPerPost: 100, logger: createLogger({ level: 'silent' }) });
       const results = await Promise.all(Array.from({ length: 60 }, () => c.list('serp.events.locations')));
       for (const r of results) ok(r);
       expect(box.controls.rateLimitAnswers()).toBe(0);

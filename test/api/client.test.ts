@@ -74,7 +74,7 @@ describe('task families against the sandbox: post, ready, get', () => {
     expect(reparsed.length).toBe(2);
     const fixed = await c.tasksFixed('serp.events.tasks_fixed');
     expect(fixed.map((f) => f.id).sort()).toEqual(outcomes.map((o) => ok(o).task.id).sort());
-    expect(fixed[0].endpoint_advanced).toBe(resolvePath(endpoint('serp.events.task_get.advanced'), config.engines, { id: fixed[0].id }));
+    expect(fixed[0].endpoint_advanced).toBe(resolvePath(endpoint('serp.events.task_get.advanced'), config.paths, { id: fixed[0].id }));
   });
 
   it('list endpoints answer through list() and get()', async () => {
@@ -134,7 +134,7 @@ describe('task-level errors beside successful siblings', () => {
     ok(outcomes[0]);
     ok(outcomes[2]);
     const e = err(outcomes[1]);
-    expect(e).toMatchObject({ code: 40501, local: false, path: ['v3', 'serp', config.engines.engine_a, 'events', 'task_post'] });
+    expect(e).toMatchObject({ code: 40501, local: false, path: ['v3', 'serp', config.paths.engine_a, 'events', 'task_post'] });
     expect(e.message).toContain('location_name');
     expect((e.data as Record<string, unknown>).location_name).toBe('Atlantis');
     expect(sandbox.controls.postings()).toHaveLength(2);

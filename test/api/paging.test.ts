@@ -102,7 +102,7 @@ describe('paging against the sandbox, which refuses a token used with changed pa
     config = loadConfig({ root: ROOT, env: {} });
     sandbox = await startSandbox({ config, port: 0 });
     client = new ApiClient({
-      baseUrl: sandbox.url, credentials: { login: config.sandbox.login, password: config.sandbox.password }, engines: config.engines,
+      baseUrl: sandbox.url, credentials: { login: config.sandbox.login, password: config.sandbox.password }, engines: config.paths,
       limiter: new RateLimiter({ calls: 1000, windowMs: 1000, concurrency: 4 }), timeoutMs: 10_000, retries: 1, retryBaseMs: 5, tasksPerPost: 100,
       logger: createLogger({ level: 'silent' }),
     });

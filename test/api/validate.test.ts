@@ -3,7 +3,7 @@ import { endpoint, matchPath, resolvePath, ENDPOINTS } from '../../src/api/catal
 import { validateTask, countTokens } from '../../src/api/validate.js';
 import { taskPrice } from '../../src/api/pricing.js';
 
-const engines = { engine_a: 'google', engine_b: 'bing', engine_c: 'yahoo', engine_d: 'baidu' };
+const engines = { engine_a: 'google', engine_b: 'bing', engine_c: 'yahoo', engine_d: 'baidu', keywords_data: 'google_ads', keywords_data_legacy: 'google', merchant: 'google' };
 const events = endpoint('serp.events.task_post');
 const ok = { keyword: 'concerts', location_code: 2840 };
 const fieldsOf = (def: ReturnType<typeof endpoint>, t: unknown) => validateTask(def, t).map((i) => `${i.field}:${i.code}`);

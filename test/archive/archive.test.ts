@@ -85,7 +85,7 @@ describe('ingest and reprocess', () => {
   }
 
   it('resolves the endpoint of a live-service task from its path segments, whatever the engine is called', () => {
-    const engines = loadConfig({ root: tmpDir() }).engines;
+    const engines = loadConfig({ root: tmpDir() }).paths;
     const t = keywordTask('K1', 2, 1).task;
     expect(resolveEndpoint({ ...t, path: ['v3', 'keywords_data', 'google', 'keywords_for_site', 'task_get', 'K1'] }, {}, engines)).toBe('keywords_for_site.task_get');
     expect(resolveEndpoint({ ...t, path: ['v3', 'serp', 'map'], data: { api: 'serp', function: 'endpoints' } }, {}, engines)).toBe('serp.endpoints');
@@ -104,7 +104,7 @@ describe('ingest and reprocess', () => {
     expect(readResponseFile(path.join(dir, 'b.json.gz')).length).toBe(1);
     expect(readResponseFile(path.join(dir, 'c.ndjson')).length).toBe(2);
     expect(() => readResponseFile(path.join(dir, 'd.ndjson'))).toThrow(/d\.ndjson:2: not JSON/);
-    expect(() => entryOf({ nope: 1 }, 'x.json', loadConfig({ root: dir }).engines)).toThrow(/x\.json: tasks: required/);
+    expect(() => entryOf({ nope: 1 }, 'x.json', loadConfig({ root: dir }).paths)).toThrow(/x\.json: tasks: required/);
   });
 
   it('ingests live-service files into the archive and tables; reprocess rebuilds the same tables from the archive', async () => {
@@ -112,7 +112,7 @@ describe('ingest and reprocess', () => {
     const config = loadConfig({ root });
     const k = keywordTask('K1', 4, 1);
     k.task.path = ['v3', 'keywords_data', 'google', 'keywords_for_site', 'task_get', 'K1'];
-    (k.task.result as any[])[0].competition_index = 77;
+    (k.task.result as any[])[0].keyword_difficulty = 77;
     const m = merchantTask('M1', 'google');
     m.task.path = ['v3', 'merchant', 'google', 'products', 'task_get', 'advanced', 'M1'];
     const d = technologyTask('D1', 3);
@@ -127,7 +127,7 @@ describe('ingest and reprocess', () => {
     } finally {
       process.stdout.write = write;
     }
-    expect(out.join('')).toMatch(/unknown fields kept in extra: 1 \(keyword_data\.competition_index x1\)/);
+    expect(out.join('')).toMatch(/unknown fields kept in extra: 1 \(keyword_data\.keyword_difficulty x1\)/);
     const paths = warehousePaths(path.resolve(root, config.warehouse.dir));
     expect(listArchiveFiles(paths.raw).length).toBe(1);
     let wh = await Warehouse.open(paths.work);

@@ -17,11 +17,11 @@ const config = loadConfig({ root: ROOT, env: {} });
 function collector(sink: (r: CollectedTask[]) => Promise<void>, batchSize: number, flushQuietMs?: number): Collector {
   // No call is made in these tests: postbacks carry their results.
   const client = new ApiClient({
-    baseUrl: 'http://127.0.0.1:9', credentials: { login: 'x', password: 'y' }, engines: config.engines,
+    baseUrl: 'http://127.0.0.1:9', credentials: { login: 'x', password: 'y' }, engines: config.paths,
     limiter: new RateLimiter({ calls: 10, windowMs: 1000, concurrency: 1 }), timeoutMs: 1000, retries: 0, retryBaseMs: 1, tasksPerPost: 100,
     logger: createLogger({ level: 'silent' }),
   });
-  return new Collector({ client, engines: config.engines, logger: createLogger({ level: 'silent' }), sink, onFailed: async () => undefined, batchSize, ...(flushQuietMs ? { flushQuietMs } : {}) });
+  return new Collector({ client, engines: config.paths, logger: createLogger({ level: 'silent' }), sink, onFailed: async () => undefined, batchSize, ...(flushQuietMs ? { flushQuietMs } : {}) });
 }
 
 const envelope = (id: string): Envelope => ({

@@ -59,7 +59,7 @@ describe('a collector with a store', () => {
     const loaded: CollectedTask[] = [];
     let maxHeld = 0;
     const collector = new Collector({
-      client: c, engines: config.engines, logger: createLogger({ level: 'silent' }), store, maxInFlight: 4, batchSize: 10, pollMinMs: 5, pollMaxMs: 20,
+      client: c, engines: config.paths, logger: createLogger({ level: 'silent' }), store, maxInFlight: 4, batchSize: 10, pollMinMs: 5, pollMaxMs: 20,
       sink: async (results) => {
         maxHeld = Math.max(maxHeld, collector.held);
         for (const r of results) {
@@ -91,7 +91,7 @@ describe('a collector with a store', () => {
     const store = new MapStore();
     const loaded: string[] = [];
     const collector = new Collector({
-      client: c, engines: config.engines, logger: createLogger({ level: 'silent' }), store, pollMinMs: 5, pollMaxMs: 20, stragglerAfterMs: 50,
+      client: c, engines: config.paths, logger: createLogger({ level: 'silent' }), store, pollMinMs: 5, pollMaxMs: 20, stragglerAfterMs: 50,
       sink: async (results) => { for (const r of results) { loaded.push(r.task.id); store.tasks.delete(r.task.id); } },
       onFailed: async (t) => { store.tasks.delete(t.serviceId); },
     });
@@ -112,7 +112,7 @@ describe('fetchNow', () => {
     const loaded: CollectedTask[] = [];
     const collector = new Collector({
       // A straggler period far beyond the test: only fetchNow can make these tasks be fetched in time.
-      client: c, engines: config.engines, logger: createLogger({ level: 'silent' }), store: new MapStore(), maxInFlight: 4, batchSize: 5, pollMinMs: 5, pollMaxMs: 20, stragglerAfterMs: 600_000,
+      client: c, engines: config.paths, logger: createLogger({ level: 'silent' }), store: new MapStore(), maxInFlight: 4, batchSize: 5, pollMinMs: 5, pollMaxMs: 20, stragglerAfterMs: 600_000,
       sink: async (results) => { loaded.push(...results); },
       onFailed: async () => undefined,
     });

@@ -11,7 +11,7 @@ export function sandboxClient(sandbox: Sandbox, config: Config, over: Partial<Cl
   return new ApiClient({
     baseUrl: sandbox.url,
     credentials: { login: config.sandbox.login, password: config.sandbox.password },
-    engines: config.engines,
+    engines: config.paths,
     limiter: new RateLimiter({ calls: 1000, windowMs: 1000, concurrency: 8 }),
     timeoutMs: 5000,
     retries: 3,

@@ -56,15 +56,15 @@ describe('keyword data', () => {
   it('keeps unknown fields in extra, counts them, and keeps a value of the wrong type instead of dropping it', () => {
     const stats = new NormalizeStats();
     const out = normalizeTask(task('K4', 'keywords_for_site.task_get', [
-      { keyword: 'x', search_volume: 'lots', competition_index: 42, keyword_annotations: { concepts: [] }, monthly_searches: [{ year: 2025, month: 1, search_volume: 5, surprise: true }] },
+      { keyword: 'x', search_volume: 'lots', brand_new_metric: 42, keyword_annotations: { concepts: [] }, monthly_searches: [{ year: 2025, month: 1, search_volume: 5, surprise: true }] },
     ], { api: 'keywords_data', function: 'keywords_for_site', brand_new_param: 1 }), ctx, stats);
     const kw = rowsOf(out, 'keyword_data')[0];
     expect(kw.search_volume).toBeNull();
-    expect(JSON.parse(kw.extra as string)).toEqual({ competition_index: 42, keyword_annotations: { concepts: [] }, search_volume: 'lots' });
+    expect(JSON.parse(kw.extra as string)).toEqual({ brand_new_metric: 42, keyword_annotations: { concepts: [] }, search_volume: 'lots' });
     expect(JSON.parse(rowsOf(out, 'keyword_data__monthly_searches')[0].extra as string)).toEqual({ surprise: true });
     expect(JSON.parse(rowsOf(out, 'tasks')[0].extra as string)).toEqual({ data: { brand_new_param: 1 } });
     expect(Object.fromEntries(stats.unknownFields)).toEqual({
-      'keyword_data.competition_index': 1, 'keyword_data.keyword_annotations': 1, 'keyword_data__monthly_searches.surprise': 1, 'tasks.data.brand_new_param': 1,
+      'keyword_data.brand_new_metric': 1, 'keyword_data.keyword_annotations': 1, 'keyword_data__monthly_searches.surprise': 1, 'tasks.data.brand_new_param': 1,
     });
     expect(stats.badValueCount).toBe(1);
   });

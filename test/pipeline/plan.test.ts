@@ -197,7 +197,7 @@ steps:
         const per = def.kind === 'task_post' ? tasksPerPost(def.id, config) : 1;
         for (let i = 0; i < step.tasks.length; i += per) {
           const body = step.tasks.slice(i, i + per).map((t) => t.params);
-          const res = await fetch(`${sandbox.url}${resolvePath(def, config.engines)}`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+          const res = await fetch(`${sandbox.url}${resolvePath(def, config.paths)}`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
           const env = (await res.json()) as Envelope;
           expect(env.tasks.map((t) => t.status_code).every((c) => c < 40000)).toBe(true);
           reported += Math.round(env.cost * 1e6);

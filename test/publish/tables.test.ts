@@ -80,7 +80,7 @@ describe('seo-etl tables', () => {
     await publishSmall(d);
     const { text } = await run(d, false);
     expect(text).toMatch(/^published warehouse: .*warehouse\.duckdb \(.*, published \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC; last run nightly-2025-01-02 completed\)/);
-    expect(text).toMatch(/\nkeyword_data +3 {2}Keyword suggestions of keywords_for_site and keywords_for_keywords tasks, one row per keyword\.\n/);
+    expect(text).toMatch(/\nkeyword_data +3 {2}Keyword metrics, one row per keyword, from both keyword APIs/);
     expect(text).toMatch(/\nv_keyword_trends +How does the search volume of a keyword move month by month\?\n/);
     expect(text).toContain('docs/tables.md');
   });

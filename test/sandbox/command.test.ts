@@ -21,7 +21,7 @@ it('starts, prints the URL and credentials, answers E5 with Basic auth and exits
     expect(out).toContain('credentials: cli-user:cli-pass');
     const r = await call(url, 'GET', '/v3/serp/endpoints', { auth: `Basic ${Buffer.from('cli-user:cli-pass').toString('base64')}` });
     expect(r.status).toBe(200);
-    expect(r.json.tasks[0].result[0]).toContain('v3/serp/engine_a/events/task_post');
+    expect(r.json.tasks[0].result[0]).toContain('v3/serp/google/events/task_post');
     const refused = await call(url, 'GET', '/v3/serp/endpoints', { auth: null });
     expect(refused.status).toBe(401);
   } finally {

@@ -4,13 +4,13 @@ import { loadConfig, type Config } from '../../src/config/index.js';
 import { startSandbox, manualClock, type Sandbox, type SandboxClock } from '../../src/sandbox/index.js';
 import { endpoint, resolvePath } from '../../src/api/catalog.js';
 
-export const ENGINES = { engine_a: 'alpha', engine_b: 'bravo', engine_c: 'charlie', engine_d: 'delta' };
+export const ENGINES = { engine_a: 'alpha', engine_b: 'bravo', engine_c: 'charlie', engine_d: 'delta', keywords_data: 'alpha_ads', keywords_data_legacy: 'alpha', merchant: 'alpha' };
 
 export function testConfig(sandbox: Record<string, unknown> = {}): Config {
   return loadConfig({
     root: new URL('../..', import.meta.url).pathname,
     env: {},
-    overrides: { engines: ENGINES, sandbox: { login: 'tester', password: 's3cret', completion_delay_ms: 1000, ...sandbox } },
+    overrides: { paths: ENGINES, sandbox: { login: 'tester', password: 's3cret', completion_delay_ms: 1000, ...sandbox } },
   });
 }
 

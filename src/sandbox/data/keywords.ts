@@ -46,7 +46,7 @@ function domainStem(target: string): string {
   return host.split('.')[0].replace(/[-_]+/g, ' ') || 'site';
 }
 
-function keywordItem(keyword: string, rng: Rng, p: KeywordParams, months: [number, number][]): KeywordDataItem {
+export function keywordItem(keyword: string, rng: Rng, p: KeywordParams, months: [number, number][]): KeywordDataItem {
   // About one keyword in twelve has no volume data at all, as rare keywords do on the live service.
   const noData = rng.chance(0.08);
   const volume = noData ? null : Math.round(10 * Math.exp(rng.next() * 10.5));

@@ -1,6 +1,6 @@
 /** E5 (SERP endpoint list) and E10 (events locations): fixed lists, no charge. */
 import type { Envelope } from '../../api/envelope.js';
-import type { Engines } from '../../config/index.js';
+import type { Engines, ENGINE_TOKENS } from '../../config/index.js';
 import type { ApiRequest, SandboxContext } from '../context.js';
 import { envelope, pathSegments, taskObject } from '../envelope.js';
 import { baseEcho } from '../echo.js';
@@ -10,7 +10,7 @@ type Variant = 'regular' | 'advanced' | 'html';
 interface SerpType { type: string; taskGet: Variant[]; live: Variant[]; post: boolean }
 
 /** The reference's E5 table, per engine token, plus the events endpoints the catalog defines. */
-const SERP_TYPES: Record<keyof Engines, SerpType[]> = {
+const SERP_TYPES: Record<(typeof ENGINE_TOKENS)[number], SerpType[]> = {
   engine_a: [
     { type: 'images', taskGet: ['advanced', 'html'], live: ['advanced', 'html'], post: true },
     { type: 'maps', taskGet: ['advanced', 'html'], live: ['advanced', 'html'], post: true },
@@ -33,7 +33,7 @@ export function serpEndpointPaths(engines: Engines): string[] {
   const hit = pathsCache.get(engines);
   if (hit) return hit;
   const out = ['v3/serp/endpoints', 'v3/serp/tasks_ready'];
-  for (const token of Object.keys(SERP_TYPES) as (keyof Engines)[]) {
+  for (const token of Object.keys(SERP_TYPES) as (keyof typeof SERP_TYPES)[]) {
     const e = engines[token];
     out.push(`v3/serp/${e}/languages`, `v3/serp/${e}/locations`, `v3/serp/${e}/tasks_ready`);
     for (const t of SERP_TYPES[token]) {

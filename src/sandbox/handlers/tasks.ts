@@ -88,6 +88,7 @@ function readyItem(postDef: EndpointDef, task: StoredTask, ctx: SandboxContext):
   const paths = getterPaths(postDef, ctx, task.id);
   const item: Record<string, unknown> = { id: task.id, se: task.data.se ?? null };
   if (postDef.seType) item.se_type = postDef.seType;
+  else if (postDef.engine === 'keywords_data') item.se_type = postDef.fn; // the ads API's models: se_type (formerly `function`)
   item.date_posted = formatTimestamp(new Date(task.postedAt));
   item.tag = task.tag;
   if (postDef.api === 'keywords_data') item.endpoint = paths.plain;
