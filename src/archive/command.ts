@@ -11,6 +11,7 @@ import { UserError } from '../exit.js';
 import { acquireRunLock } from '../ledger/lock.js';
 import { publishWarehouse, warehousePaths as publishedPaths } from '../publish/index.js';
 import { curatedViews } from '../publish/views.js';
+import { publishToPostgres, reportPostgres, type PostgresOutcome } from '../publish/postgres/index.js';
 
 export function warehousePaths(root: string, config: Config): { dir: string; warehouse: string; published: string; raw: string; parquet: string } {
   const dir = path.resolve(root, config.warehouse.dir);
@@ -22,7 +23,7 @@ export function warehousePaths(root: string, config: Config): { dir: string; war
  * Writes to the working warehouse under the run lock (a run and a reprocess never write at once), then publishes
  * it so that readers see the result, as a run does.
  */
-async function writeAndPublish(paths: ReturnType<typeof warehousePaths>, w: Config['warehouse'], write: (wh: Warehouse) => Promise<void>): Promise<void> {
+async function writeAndPublish(paths: ReturnType<typeof warehousePaths>, w: Config['warehouse'], write: (wh: Warehouse) => Promise<void>, postgres?: Config['postgres']): Promise<PostgresOutcome | undefined> {
   const lock = acquireRunLock(paths.dir);
   try {
     const wh = await Warehouse.open(paths.warehouse, { memoryLimit: w.memory_limit, ...storageOptions(w) });
@@ -33,6 +34,7 @@ async function writeAndPublish(paths: ReturnType<typeof warehousePaths>, w: Conf
       wh.close();
     }
     await publishWarehouse({ workPath: paths.warehouse, publishedPath: paths.published, statements: curatedViews(), ...storageOptions(w) });
+    return postgres?.url ? await publishToPostgres({ url: postgres.url, schema: postgres.schema, warehouse: paths.warehouse }) : undefined;
   } finally {
     lock.release();
   }
@@ -58,12 +60,12 @@ export async function reprocessCommand(opts: { root: string }): Promise<number> 
   const config = loadConfig({ root: opts.root });
   const paths = warehousePaths(opts.root, config);
   const files = listArchiveFiles(paths.raw);
-  await writeAndPublish(paths, config.warehouse, async (wh) => {
+  const postgres = await writeAndPublish(paths, config.warehouse, async (wh) => {
     await wh.resetTables();
     const r = await loadArchiveFiles(wh, files, { engines: config.engines });
     process.stdout.write(`reprocess: ${describeLoad(r)}\npublished: ${paths.published}\n`);
-  });
-  return 0;
+  }, config.postgres);
+  return reportPostgres(postgres, process.stdout);
 }
 
 /** Archives the given response files, then loads them. */
@@ -78,10 +80,10 @@ export async function ingestCommand(opts: { root: string; files: string[] }): Pr
   const writer = new ArchiveWriter({ dir: paths.raw, runId });
   for (const e of entries) await writer.append(e);
   await writer.close();
-  await writeAndPublish(paths, config.warehouse, async (wh) => {
+  const postgres = await writeAndPublish(paths, config.warehouse, async (wh) => {
     await wh.ensureSchema();
     const r = await loadArchiveFiles(wh, writer.closedFiles, { engines: config.engines });
     process.stdout.write(`ingest: ${entries.length} response(s) archived under ${path.relative(process.cwd(), paths.raw) || paths.raw} as run ${runId}\n${describeLoad(r)}\npublished: ${paths.published}\n`);
-  });
-  return 0;
+  }, config.postgres);
+  return reportPostgres(postgres, process.stdout);
 }

@@ -2,6 +2,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseYamlDocument, formatIssues, type PositionedIssue, type ParsedYaml } from './yaml.js';
+import { postgresSchema } from '../publish/postgres/config.js';
 
 export const ENGINE_TOKENS = ['engine_a', 'engine_b', 'engine_c', 'engine_d'] as const;
 export type EngineToken = (typeof ENGINE_TOKENS)[number];
@@ -109,6 +110,7 @@ export const configSchema = z.strictObject({
     /** How long the sandbox waits for a pingback/postback receiver (the live service: 10 s). */
     callback_timeout_ms: z.int().positive().optional(),
   }),
+  postgres: postgresSchema,
 });
 
 export type Config = z.infer<typeof configSchema>;

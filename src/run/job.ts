@@ -30,6 +30,7 @@ import { Warehouse, emptySummary, mergeSummary, storageOptions, type LoadSummary
 import { budgetAllows, batchCost, expandStepChunks, loadPipeline, releaseStepInputs, runIdFor, tasksPerPost, utcDate, type Pipeline, type PipelineStep } from '../pipeline/index.js';
 import { publishWarehouse, warehousePaths } from '../publish/index.js';
 import { curatedViews } from '../publish/views.js';
+import { describeOutcome, publishToPostgres, type PostgresOutcome } from '../publish/postgres/index.js';
 import { RateLimiter } from '../queue/index.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { EXIT, UserError } from '../exit.js';
@@ -71,6 +72,8 @@ export interface RunJobResult {
   durationMs: number;
   publishedPath: string;
   callbacks: { received: number; rejected: number };
+  /** The PostgreSQL destination's outcome, when one is configured. */
+  postgres?: PostgresOutcome;
 }
 
 interface JobContext {
@@ -242,17 +245,18 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     warehouse.close();
     warehouse = undefined;
     await publishWarehouse({ workPath: paths.work, publishedPath: paths.published, statements: curatedViews(), ...storageOptions(config.warehouse), beforeRename: () => pauseAt('publish', env) });
+    const postgres = config.postgres.url ? await publishToPostgres({ url: config.postgres.url, schema: config.postgres.schema, warehouse: paths.work, runId, logger }) : undefined;
 
     progress.stop();
     const failed = summary?.byState.failed ?? 0;
-    const exitCode = ctx.budgetStopped ? EXIT.budget : failed || notCollected || notPosted ? EXIT.taskFailures : EXIT.ok;
+    const exitCode = ctx.budgetStopped ? EXIT.budget : failed || notCollected || notPosted ? EXIT.taskFailures : postgres?.status === 'failed' ? EXIT.postgres : EXIT.ok;
     const result: RunJobResult = {
       runId, exitCode, status, resumed, summary, load: ctx.load, tableRows, notCollected, notPosted, notPostedReasons, budgetStopped: ctx.budgetStopped,
       durationMs: Date.now() - started, publishedPath: paths.published,
-      callbacks: { received: ctx.collector.stats.callbacks, rejected: receiver?.stats().rejected ?? 0 },
+      callbacks: { received: ctx.collector.stats.callbacks, rejected: receiver?.stats().rejected ?? 0 }, postgres,
     };
     logger.info({ status, exit_code: exitCode, cost_usd: summary?.costUsd, by_state: summary?.byState, rows: ctx.load.rows }, 'run finished');
-    (opts.out ?? process.stdout).write(formatSummary(result, pipeline));
+    (opts.out ?? process.stdout).write(formatSummary(result, pipeline) + (postgres ? `${describeOutcome(postgres)}\n` : ''));
     return result;
   } finally {
     progress?.stop();
