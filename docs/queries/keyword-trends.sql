@@ -10,5 +10,5 @@ WITH latest AS (
 SELECT t.keyword, t.location_code, t.language_code, v.month, v.search_volume, v.change_pct
 FROM v_keyword_trends v
 JOIN top t ON t.keyword = v.keyword AND t.location_code IS NOT DISTINCT FROM v.location_code AND t.language_code IS NOT DISTINCT FROM v.language_code
-WHERE v.month > (SELECT max(month) FROM v_keyword_trends) - INTERVAL 12 MONTH
+WHERE v.month > (SELECT max(month) FROM v_keyword_trends) - INTERVAL '12 month'
 ORDER BY t.latest_volume DESC, t.keyword, v.month;

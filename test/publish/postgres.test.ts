@@ -16,6 +16,7 @@ import { publishToPostgres } from '../../src/publish/postgres/index.js';
 import { warehousePaths } from '../../src/publish/index.js';
 import { NIGHTLY, ROOT, collectStream, queryFile, startProject, type TestProject } from '../helpers/project.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import pg from 'pg';
 
 const SCHEMA = 'seo_etl';
 const ALL_TABLES = [...TABLES.map((t) => t.name), '_runs', '_tasks'];
@@ -138,13 +139,19 @@ describe('a nightly run with SEO_ETL_POSTGRES_URL set', () => {
 
   test('each example query of docs/queries runs on PostgreSQL (as is, or its docs/queries/postgres variant) and returns DuckDB\'s row count', async () => {
     const dir = path.join(ROOT, 'docs', 'queries');
+    // As a BI tool connects: the schema on the search path (docs/postgres.md).
+    const client = new pg.Client({ connectionString: pgs.url, options: `-c search_path=${SCHEMA}` });
+    await client.connect();
     for (const f of readdirSync(dir).filter((x) => x.endsWith('.sql'))) {
       const variant = path.join(dir, 'postgres', f);
       const sql = readFileSync(existsSync(variant) ? variant : path.join(dir, f), 'utf8');
       const duck = await queryFile(first.publishedPath, readFileSync(path.join(dir, f), 'utf8'));
-      const pg = await pgs.query(`SET search_path TO ${SCHEMA}; ${sql}`).catch((err: Error) => { throw new Error(`${f}: ${err.message}`); });
-      expect(pg.length, f).toBe(duck.length);
+      const { rows } = await client.query(sql).catch((err: Error) => { throw new Error(`${f}: ${err.message}`); });
+      expect(rows.length, f).toBe(duck.length);
+      expect(rows.length, f).toBeGreaterThan(0);
+      expect(Object.keys(rows[0]), f).toEqual(Object.keys(duck[0]));
     }
+    await client.end();
   });
 });
 

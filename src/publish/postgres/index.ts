@@ -249,6 +249,9 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
     throw err;
   }
   const commitMs = Date.now() - commitStarted;
+  // Planner statistics of what changed, now rather than whenever autovacuum comes: the views' joins and windows
+  // ran for minutes on a table the planner believed empty. ANALYZE blocks no reader.
+  for (const t of tableOutcomes.filter((x) => x.mode !== 'unchanged')) await client.query(`ANALYZE ${q(schema)}.${q(t.table)}`);
   return {
     tables: tableOutcomes,
     inserted: tableOutcomes.reduce((a, t) => a + t.inserted, 0),
