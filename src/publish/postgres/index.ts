@@ -82,7 +82,10 @@ export async function publishToPostgres(opts: PublishToPostgresOptions): Promise
     await client.query(`SET TimeZone = 'UTC'`);
     const [{ locked }] = (await client.query('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [`seo-etl:${schema}`])).rows;
     if (!locked) throw new Error(`another seo-etl process is publishing to schema ${schema}`);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${q(schema)}`);
+    // Created only when missing: CREATE SCHEMA needs the database's CREATE privilege even when the schema exists,
+    // and a writer may own a schema an administrator made for it.
+    const { rowCount } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+    if (!rowCount) await client.query(`CREATE SCHEMA ${q(schema)}`);
     await client.query(stateTableSql(schema));
     duck = await DuckSource.open(opts.warehouse);
     await mkdir(stageDir, { recursive: true });
