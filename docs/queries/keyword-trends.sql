@@ -1,7 +1,7 @@
 -- Monthly search volume of the ten biggest keywords (by their latest month), over the last twelve months known.
 -- View: v_keyword_trends (one row per keyword, location, language and month).
 WITH latest AS (
-  SELECT keyword, location_code, language_code, arg_max(search_volume, month) AS latest_volume
+  SELECT keyword, location_code, language_code, (array_agg(search_volume ORDER BY month DESC))[1] AS latest_volume
   FROM v_keyword_trends
   GROUP BY keyword, location_code, language_code
 ), top AS (
