@@ -4,9 +4,12 @@
  * `reprocess` loads it (timed), then published to a throwaway PostgreSQL server started here (timed: the first
  * publish sends the whole night). The night is then loaded again (every task re-collected, so every row is
  * replaced) and published again: the incremental publish of a night into a schema that already holds one.
+ * `make bench` runs it as its `postgres` section; `node dist/bench/postgres.js [--quick]` runs it alone.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Warehouse } from '../load/warehouse.js';
 import { loadConfig } from '../config/index.js';
 import { storageOptions } from '../load/database.js';
@@ -14,7 +17,7 @@ import { loadArchiveFiles } from '../load/archive-load.js';
 import { publishToPostgres } from '../publish/postgres/index.js';
 import { generateArchive } from './load.js';
 import { startPostgres } from './postgres-server.js';
-import { round, type Figures } from './figures.js';
+import { formatTable, round, type Figures } from './figures.js';
 
 const ENGINES = { engine_a: 'engine_a', engine_b: 'engine_b', engine_c: 'engine_c', engine_d: 'engine_d' };
 
@@ -63,5 +66,15 @@ export async function benchPostgres(opts: { quick: boolean; dir: string; root: s
     };
   } finally {
     server.close();
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-bench-pg-'));
+  try {
+    const figures = await benchPostgres({ quick: process.argv.includes('--quick'), dir, root: process.cwd(), log: (l) => console.log(l) });
+    console.log(formatTable(figures));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -21,7 +21,7 @@ import { pipeline } from 'node:stream/promises';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { CATALOG_TABLES, PG_VIEWS, STATE_TABLE, compatFunctions, createTableSql, lit, q, stateTableSql, tableComments, viewDdl, type PgTable } from './sql.js';
+import { CATALOG_TABLES, PG_VIEWS, STATE_TABLE, compatFunctions, createTableSql, keySql, lit, q, stateTableSql, tableComments, viewDdl, type PgTable } from './sql.js';
 import { DuckSource, ledgerTables } from './duck.js';
 import { redactText, redactUrl } from './config.js';
 import { EXIT } from '../../exit.js';
@@ -213,7 +213,7 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
     for (const p of plans) {
       const name = `${q(schema)}.${q(p.table.name)}`;
       let deleted = 0;
-      if (p.mode === 'new') for (const sql of createTableSql(schema, p.table)) await client.query(sql);
+      if (p.mode === 'new') await client.query(createTableSql(schema, p.table)[0]);
       else if (p.mode === 'full') deleted = (await client.query(`DELETE FROM ${name}`)).rowCount ?? 0;
       else if (p.mode === 'incremental') deleted = (await client.query(`DELETE FROM ${name} WHERE ${q(p.table.unit)} IN (SELECT k FROM _keys WHERE grp = $1)`, [p.group])).rowCount ?? 0;
       let inserted = 0;
@@ -221,6 +221,7 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
         const cols = p.table.columns.map((c) => q(c.name)).join(', ');
         inserted = (await client.query(`INSERT INTO ${name} (${cols}) SELECT ${cols} FROM ${q(p.stage)}`)).rowCount ?? 0;
       }
+      if (p.mode === 'new') for (const sql of keySql(schema, p.table)) await client.query(sql);
       tableOutcomes.push({ table: p.table.name, mode: p.mode, inserted, deleted });
       const through = newest[p.table.family];
       await client.query(
