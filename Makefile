@@ -2,7 +2,7 @@ SHELL := /bin/bash
 NPM_FLAGS := --no-audit --no-fund --loglevel=error
 STAMP := node_modules/.install-stamp
 
-.PHONY: install build typecheck run test bench bench-quick sandbox docs clean
+.PHONY: install build typecheck run test bench bench-quick sandbox docs clean postgres-binaries
 
 # Installs dependencies only when they are missing or package files changed. `npm install` follows the lock file;
 # `npm ci` is not used because the npm here writes lock files without entries for other platforms' optional
@@ -23,13 +23,17 @@ typecheck: install
 run: build
 	node bin/seo-etl.js run pipelines/nightly.yaml
 
-test: build typecheck
+# The PostgreSQL destination's tests and bench start a throwaway server from these binaries (Debian package).
+postgres-binaries:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15 || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; }
+
+test: build typecheck postgres-binaries
 	node scripts/test-summary.mjs
 
-bench: build
+bench: build postgres-binaries
 	node bin/seo-etl.js bench
 
-bench-quick: build
+bench-quick: build postgres-binaries
 	BENCH_QUICK=1 node bin/seo-etl.js bench
 
 sandbox: build

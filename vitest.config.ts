@@ -11,6 +11,7 @@ const SLOW_FIRST = [
   'test/reliability/crash.test.ts',
   'test/reliability/pause-points.test.ts',
   'test/bench/quick.test.ts',
+  'test/publish/postgres.test.ts',
   'test/reliability/faults.test.ts',
   'test/reliability/bad-input.test.ts',
   'test/publish/readers.test.ts',

@@ -6,6 +6,8 @@ export const EXIT = {
   locked: 3,
   budget: 4,
   refused: 5,
+  /** The run completed into DuckDB and Parquet, but publishing to PostgreSQL failed; the next run catches it up. */
+  postgres: 6,
   internal: 70,
 } as const;
 

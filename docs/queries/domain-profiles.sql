@@ -1,8 +1,8 @@
 -- Domains found by the HTML-terms search (latest profile of each), best ranked first, with how many technologies
 -- and contacts they show. Tables: domain_technologies__items and its child tables.
 WITH latest AS (
-  SELECT * FROM domain_technologies__items
-  QUALIFY row_number() OVER (PARTITION BY domain ORDER BY _loaded_at DESC, _id DESC) = 1
+  SELECT DISTINCT ON (domain) * FROM domain_technologies__items
+  ORDER BY domain, _loaded_at DESC, _id DESC
 )
 SELECT d.domain, d.domain_rank, d.country_iso_code,
        (SELECT count(*) FROM domain_technologies__items__technologies t WHERE t._parent_id = d._id) AS technologies,

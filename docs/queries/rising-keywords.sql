@@ -3,8 +3,8 @@
 WITH bounds AS (SELECT max(month) AS last_month FROM v_keyword_trends),
 windows AS (
   SELECT v.keyword, v.location_code, v.language_code,
-         sum(v.search_volume) FILTER (WHERE v.month > b.last_month - INTERVAL 3 MONTH) AS recent,
-         sum(v.search_volume) FILTER (WHERE v.month <= b.last_month - INTERVAL 3 MONTH AND v.month > b.last_month - INTERVAL 6 MONTH) AS before
+         sum(v.search_volume) FILTER (WHERE v.month > b.last_month - INTERVAL '3 month') AS recent,
+         sum(v.search_volume) FILTER (WHERE v.month <= b.last_month - INTERVAL '3 month' AND v.month > b.last_month - INTERVAL '6 month') AS before
   FROM v_keyword_trends v, bounds b
   GROUP BY v.keyword, v.location_code, v.language_code
 )

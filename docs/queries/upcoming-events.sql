@@ -2,8 +2,10 @@
 -- Raw tables joined through _parent_id: events_serp (one row per result) -> events_serp__items (the events)
 -- -> events_serp__items__information_and_tickets (their links).
 WITH latest AS (
-  SELECT * FROM events_serp
-  QUALIFY _loaded_at = max(_loaded_at) OVER (PARTITION BY keyword, location_code)
+  SELECT * FROM (
+    SELECT *, max(_loaded_at) OVER (PARTITION BY keyword, location_code) AS latest_load FROM events_serp
+  ) e
+  WHERE _loaded_at = latest_load
 )
 SELECT r.keyword, r.location_code, i.title, i.start_datetime, i.venue_name,
        count(t._id) AS links, string_agg(DISTINCT t.domain, ', ') AS link_domains

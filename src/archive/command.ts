@@ -9,26 +9,33 @@ import { ArchiveWriter } from './writer.js';
 import { entryOf, readResponseFile } from './ingest.js';
 import { UserError } from '../exit.js';
 import { acquireRunLock } from '../ledger/lock.js';
-import { publishWarehouse, warehousePaths, type WarehousePaths } from '../publish/index.js';
-import { curatedViews } from '../publish/views.js';
+import { warehousePaths, type WarehousePaths } from '../publish/index.js';
+import { describeDestinations, destinationsFor, exitWithDestinations, publishAll } from '../publish/destination.js';
+import { noPause } from '../pause.js';
+import { EXIT } from '../exit.js';
+
+/** A time stamp and the process id: names this command's archive files and its publish. */
+const stamp = () => `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '')}-${process.pid}`;
 
 const pathsOf = (root: string, config: Config): WarehousePaths => warehousePaths(path.resolve(root, config.warehouse.dir));
 
 /**
  * Writes to the working warehouse under the run lock (a run and a reprocess never write at once), then publishes
- * it so that readers see the result, as a run does.
+ * it to every destination, as a run does; the exit code says whether a destination beyond DuckDB failed.
  */
-async function writeAndPublish(paths: WarehousePaths, w: Config['warehouse'], write: (wh: Warehouse) => Promise<void>): Promise<void> {
+async function writeAndPublish(paths: WarehousePaths, config: Config, runId: string, write: (wh: Warehouse) => Promise<void>): Promise<number> {
   const lock = acquireRunLock(paths.dir);
   try {
-    const wh = await Warehouse.open(paths.work, { memoryLimit: w.memory_limit, ...WAREHOUSE_STORAGE });
+    const wh = await Warehouse.open(paths.work, { memoryLimit: config.warehouse.memory_limit, ...WAREHOUSE_STORAGE });
     try {
       await write(wh);
       await wh.connection.run('CHECKPOINT');
     } finally {
       wh.close();
     }
-    await publishWarehouse({ workPath: paths.work, publishedPath: paths.published, statements: curatedViews(), ...WAREHOUSE_STORAGE });
+    const published = await publishAll(destinationsFor(config, paths, noPause), { runId, runDate: runId, status: 'completed' }, { warehouse: paths.work, parquet: [], rows: {} });
+    for (const line of describeDestinations(published)) process.stdout.write(`${line}\n`);
+    return exitWithDestinations(EXIT.ok, published);
   } finally {
     lock.release();
   }
@@ -54,12 +61,11 @@ export async function reprocessCommand(opts: { root: string }): Promise<number> 
   const config = loadConfig({ root: opts.root });
   const paths = pathsOf(opts.root, config);
   const files = listArchiveFiles(paths.raw);
-  await writeAndPublish(paths, config.warehouse, async (wh) => {
+  return writeAndPublish(paths, config, `reprocess-${stamp()}`, async (wh) => {
     await wh.resetTables();
     const r = await loadArchiveFiles(wh, files, { engines: config.paths });
     process.stdout.write(`reprocess: ${describeLoad(r)}\npublished: ${paths.published}\n`);
   });
-  return 0;
 }
 
 /** Archives the given response files, then loads them. */
@@ -70,14 +76,13 @@ export async function ingestCommand(opts: { root: string; files: string[] }): Pr
   // Parse everything first: a bad file stops the command before anything is archived.
   const docs = opts.files.flatMap((f) => readResponseFile(f));
   const entries = docs.map(({ doc, where }) => entryOf(doc, where, config.paths));
-  const runId = `ingest-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '')}-${process.pid}`;
+  const runId = `ingest-${stamp()}`;
   const writer = new ArchiveWriter({ dir: paths.raw, runId });
   for (const e of entries) await writer.append(e);
   await writer.close();
-  await writeAndPublish(paths, config.warehouse, async (wh) => {
+  return writeAndPublish(paths, config, runId, async (wh) => {
     await wh.ensureSchema();
     const r = await loadArchiveFiles(wh, writer.closedFiles, { engines: config.paths });
     process.stdout.write(`ingest: ${entries.length} response(s) archived under ${path.relative(process.cwd(), paths.raw) || paths.raw} as run ${runId}\n${describeLoad(r)}\npublished: ${paths.published}\n`);
   });
-  return 0;
 }

@@ -14,6 +14,7 @@ import { benchLimiter } from './limiter.js';
 import { benchLoad } from './load.js';
 import { benchJobs } from './jobs.js';
 import { benchSandboxRps } from './sandbox-rps.js';
+import { benchPostgres } from './postgres.js';
 import { REQUIRED_FIGURES, figureProblems, formatTable, type Figure, type Figures } from './figures.js';
 
 export interface BenchOptions {
@@ -45,6 +46,7 @@ const SECTIONS: Section[] = [
   { name: 'load', run: async ({ quick, dir, root }) => (await benchLoad({ quick, dir, root })) as Figures },
   { name: 'jobs', run: (ctx) => benchJobs(ctx) },
   { name: 'sandbox', run: (ctx) => benchSandboxRps(ctx) },
+  { name: 'postgres', run: (ctx) => benchPostgres(ctx) },
 ];
 
 function limiterFigures(r: Awaited<ReturnType<typeof benchLimiter>>): Figures {

@@ -25,7 +25,8 @@ import { domainItem } from '../sandbox/data/domains.js';
 
 type Figure = { value: number; unit: string; goal: string; how: string };
 const NOW = Date.UTC(2026, 0, 15);
-const ENGINES = { engine_a: 'engine_a', engine_b: 'engine_b', engine_c: 'engine_c', engine_d: 'engine_d', keywords_data: 'engine_a_ads', keywords_data_legacy: 'engine_a', merchant: 'engine_a' };
+/** The path segments the bench's archives were written with. */
+export const ENGINES = { engine_a: 'engine_a', engine_b: 'engine_b', engine_c: 'engine_c', engine_d: 'engine_d', keywords_data: 'engine_a_ads', keywords_data_legacy: 'engine_a', merchant: 'engine_a' };
 
 function uuid(i: number, kind: number): string {
   const h = (i >>> 0).toString(16).padStart(12, '0');

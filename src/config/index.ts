@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { parseYamlDocument, formatIssues, type PositionedIssue, type ParsedYaml } from './yaml.js';
 import { settingVariables, unknownVariableWarnings } from './env.js';
+import { postgresSchema } from '../publish/postgres/config.js';
 
 export const ENGINE_TOKENS = ['engine_a', 'engine_b', 'engine_c', 'engine_d'] as const;
 /** Path tokens of the endpoint catalog: the SERP engines, and one per family that names its own segment. */
@@ -100,6 +101,7 @@ export const configSchema = z.strictObject({
     /** How long the sandbox waits for a pingback/postback receiver (the live service: 10 s). */
     callback_timeout_ms: z.int().positive().default(10_000),
   }),
+  postgres: postgresSchema,
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -8,6 +8,8 @@ import type { PauseHook } from '../pause.js';
 import { curatedViews } from './views.js';
 import { publishWarehouse, type WarehousePaths } from './index.js';
 import { WAREHOUSE_STORAGE } from '../load/database.js';
+import { describeOutcome, publishToPostgres, type PostgresOutcome } from './postgres/index.js';
+import { EXIT } from '../exit.js';
 
 export interface RunInfo {
   runId: string;
@@ -24,10 +26,17 @@ export interface Changes {
   rows: Readonly<Record<string, number>>;
 }
 
+/** What a destination did. The DuckDB file is the source of truth: its failure throws; another's is an outcome. */
+export type DestinationOutcome =
+  | { name: 'duckdb' }
+  | { name: 'postgres'; outcome: PostgresOutcome };
+
 export interface Destination {
-  readonly name: string;
-  publish(run: RunInfo, changes: Changes): Promise<void>;
+  readonly name: DestinationOutcome['name'];
+  publish(run: RunInfo, changes: Changes): Promise<DestinationOutcome>;
 }
+
+export interface DestinationLogger { info(obj: object, msg: string): void; warn(obj: object, msg: string): void }
 
 /** The DuckDB file readers open: a copy of the working warehouse with the curated views, renamed into place. */
 export function duckdbDestination(paths: WarehousePaths, pause: PauseHook): Destination {
@@ -35,11 +44,44 @@ export function duckdbDestination(paths: WarehousePaths, pause: PauseHook): Dest
     name: 'duckdb',
     publish: async (_run, changes) => {
       await publishWarehouse({ workPath: changes.warehouse, publishedPath: paths.published, statements: curatedViews(), ...WAREHOUSE_STORAGE, beforeRename: () => pause('publish') });
+      return { name: 'duckdb' };
     },
   };
 }
 
-/** Every destination a run publishes to, the DuckDB file first (what `seo-etl tables` and notebooks read). */
-export function destinationsFor(_config: Config, paths: WarehousePaths, pause: PauseHook): Destination[] {
-  return [duckdbDestination(paths, pause)];
+/** The PostgreSQL schema BI tools read (src/publish/postgres): what changed since its last publish, in one transaction. */
+export function postgresDestination(pg: Config['postgres'], logger?: DestinationLogger): Destination {
+  return {
+    name: 'postgres',
+    publish: async (run, changes) => ({
+      name: 'postgres',
+      outcome: await publishToPostgres({ url: pg.url, schema: pg.schema, warehouse: changes.warehouse, runId: run.runId, logger }),
+    }),
+  };
 }
+
+/** Every destination a run publishes to, the DuckDB file first (what `seo-etl tables` and notebooks read). */
+export function destinationsFor(config: Config, paths: WarehousePaths, pause: PauseHook, logger?: DestinationLogger): Destination[] {
+  return [duckdbDestination(paths, pause), ...(config.postgres.url ? [postgresDestination(config.postgres, logger)] : [])];
+}
+
+/** Publishes to each destination in turn. */
+export async function publishAll(destinations: readonly Destination[], run: RunInfo, changes: Changes): Promise<DestinationOutcome[]> {
+  const out: DestinationOutcome[] = [];
+  for (const d of destinations) out.push(await d.publish(run, changes));
+  return out;
+}
+
+/** The summary's lines for destinations beyond the DuckDB file. */
+export function describeDestinations(outcomes: readonly DestinationOutcome[]): string[] {
+  return outcomes.flatMap((o) => (o.name === 'postgres' ? [describeOutcome(o.outcome)] : []));
+}
+
+/** EXIT.postgres when a destination failed, else `otherwise`: a run whose own exit is not 0 keeps its code. */
+export function exitWithDestinations(otherwise: number, outcomes: readonly DestinationOutcome[]): number {
+  const failed = outcomes.some((o) => o.name === 'postgres' && o.outcome.status === 'failed');
+  return failed && otherwise === EXIT.ok ? EXIT.postgres : otherwise;
+}
+
+export const postgresOutcomeOf = (outcomes: readonly DestinationOutcome[]): PostgresOutcome | undefined =>
+  outcomes.flatMap((o) => (o.name === 'postgres' ? [o.outcome] : []))[0];

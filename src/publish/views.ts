@@ -60,20 +60,24 @@ export const VIEWS: readonly ViewDef[] = [
       col('run_id', 'Run that collected this month\'s figure.'),
     ],
     select: `
-WITH monthly AS (
+WITH monthly_ranked AS (
   SELECT k.keyword, k.location_code, k.language_code, make_date(m.year, m.month, 1) AS month, m.search_volume,
-         m._loaded_at AS collected_at, m._run_id AS run_id
+         m._loaded_at AS collected_at, m._run_id AS run_id,
+         row_number() OVER (PARTITION BY k.keyword, k.location_code, k.language_code, m.year, m.month ORDER BY m._loaded_at DESC, m._id DESC) AS rn
   FROM keyword_data__monthly_searches m JOIN keyword_data k ON k._id = m._parent_id
   WHERE k.keyword IS NOT NULL AND m.year IS NOT NULL AND m.month BETWEEN 1 AND 12
-  QUALIFY row_number() OVER (PARTITION BY k.keyword, k.location_code, k.language_code, m.year, m.month ORDER BY m._loaded_at DESC, m._id DESC) = 1
-), latest AS (
-  SELECT keyword, location_code, language_code, search_volume, cpc, coalesce(competition, competition_index / 100.0) AS competition
+), monthly AS (
+  SELECT keyword, location_code, language_code, month, search_volume, collected_at, run_id FROM monthly_ranked WHERE rn = 1
+), latest_ranked AS (
+  SELECT keyword, location_code, language_code, search_volume, cpc, coalesce(competition, competition_index / 100.0) AS competition,
+         row_number() OVER (PARTITION BY keyword, location_code, language_code ORDER BY _loaded_at DESC, _id DESC) AS rn
   FROM keyword_data
   WHERE keyword IS NOT NULL
-  QUALIFY row_number() OVER (PARTITION BY keyword, location_code, language_code ORDER BY _loaded_at DESC, _id DESC) = 1
+), latest AS (
+  SELECT keyword, location_code, language_code, search_volume, cpc, competition FROM latest_ranked WHERE rn = 1
 ), series AS (
   SELECT m.*,
-         CASE WHEN lag(m.month) OVER w = CAST(m.month - INTERVAL 1 MONTH AS DATE) THEN lag(m.search_volume) OVER w END AS previous_month_search_volume
+         CASE WHEN lag(m.month) OVER w = CAST(m.month - INTERVAL '1 month' AS DATE) THEN lag(m.search_volume) OVER w END AS previous_month_search_volume
   FROM monthly m
   WINDOW w AS (PARTITION BY m.keyword, m.location_code, m.language_code ORDER BY m.month)
 )
@@ -116,9 +120,9 @@ WITH found AS (
 )
 SELECT u.snapshot_date, u.technology_group, u.category, u.technology,
        count(DISTINCT u.domain) AS domains,
-       count(DISTINCT u.domain) / any_value(s.domains_seen) AS share_of_domains,
+       count(DISTINCT u.domain) / CAST(any_value(s.domains_seen) AS FLOAT8) AS share_of_domains,
        any_value(c.category_domains) AS category_domains,
-       any_value(c.category_domains) / any_value(s.domains_seen) AS category_share,
+       any_value(c.category_domains) / CAST(any_value(s.domains_seen) AS FLOAT8) AS category_share,
        any_value(s.domains_seen) AS domains_seen
 FROM uses u
 JOIN seen s ON s.snapshot_date = u.snapshot_date
@@ -216,10 +220,14 @@ FROM by_seller`,
       col('total_size_bytes', 'Sum of the resources\' sizes, bytes.'),
     ],
     select: `
-WITH res AS (
-  SELECT ${snapshotDate('i')} AS snapshot_date, ${siteOf('i.url')} AS site, coalesce(i.resource_type, 'unknown') AS resource_type, i.* EXCLUDE (resource_type)
+WITH ranked AS (
+  SELECT ${snapshotDate('i')} AS snapshot_date, ${siteOf('i.url')} AS site, coalesce(i.resource_type, 'unknown') AS resource_type,
+         i._id, i.size, i.check_is_broken, i.check_is_4xx_code, i.check_is_5xx_code, i.check_is_redirect, i.check_high_loading_time,
+         i.check_no_content_encoding, i.check_is_minified, i.check_is_https,
+         row_number() OVER (PARTITION BY ${snapshotDate('i')}, coalesce(i.url, i._id) ORDER BY i._loaded_at DESC, i._id DESC) AS rn
   FROM onpage_resources__items i LEFT JOIN _runs r ON r.run_id = i._run_id
-  QUALIFY row_number() OVER (PARTITION BY ${snapshotDate('i')}, coalesce(i.url, i._id) ORDER BY i._loaded_at DESC, i._id DESC) = 1
+), res AS (
+  SELECT * FROM ranked WHERE rn = 1
 ), errs AS (
   SELECT _parent_id, count(*) AS n FROM onpage_resources__items__errors GROUP BY _parent_id
 ), warns AS (

@@ -13,7 +13,8 @@ import { Collection } from '../collect/index.js';
 import { emptySummary, type LoadSummary } from '../load/index.js';
 import type { RunSummary } from '../ledger/index.js';
 import type { Pipeline } from '../pipeline/index.js';
-import { destinationsFor } from '../publish/destination.js';
+import { describeDestinations, destinationsFor, exitWithDestinations, postgresOutcomeOf, publishAll } from '../publish/destination.js';
+import type { PostgresOutcome } from '../publish/postgres/index.js';
 import { noPause, type PauseHook } from '../pause.js';
 import { EXIT } from '../exit.js';
 import { openRun, type OpenedRun } from './open.js';
@@ -58,6 +59,8 @@ export interface RunJobResult {
   durationMs: number;
   publishedPath: string;
   callbacks: { received: number; rejected: number };
+  /** The PostgreSQL destination's outcome, when one is configured. */
+  postgres?: PostgresOutcome;
 }
 
 /** Runs (or resumes) a pipeline end to end. Throws for bad input (exit 2), a held lock (3) and refusals (5). */
@@ -93,17 +96,17 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     const summary = await ledger.summary(runId);
     const tableRows = await writer.warehouse.tableCounts();
     await writer.close();
-    for (const d of destinationsFor(config, paths, pause)) await d.publish({ runId, runDate, status }, { warehouse: paths.work, parquet, rows: load.rows });
+    const published = await publishAll(destinationsFor(config, paths, pause, logger), { runId, runDate, status }, { warehouse: paths.work, parquet, rows: load.rows });
 
     progress.stop();
     const failed = summary?.byState.failed ?? 0;
-    const exitCode = base.budget.stopped ? EXIT.budget : failed || notCollected || notPosted ? EXIT.taskFailures : EXIT.ok;
+    const exitCode = exitWithDestinations(base.budget.stopped ? EXIT.budget : failed || notCollected || notPosted ? EXIT.taskFailures : EXIT.ok, published);
     const result: RunJobResult = {
       runId, exitCode, status, resumed: run.resumed, summary, load, tableRows, notCollected, notPosted, notPostedReasons, budgetStopped: base.budget.stopped,
-      durationMs: Date.now() - started, publishedPath: paths.published, callbacks: collection.callbacks,
+      durationMs: Date.now() - started, publishedPath: paths.published, callbacks: collection.callbacks, postgres: postgresOutcomeOf(published),
     };
     logger.info({ status, exit_code: exitCode, cost_usd: summary?.costUsd, by_state: summary?.byState, rows: load.rows }, 'run finished');
-    (opts.out ?? process.stdout).write(formatSummary(result, pipeline));
+    (opts.out ?? process.stdout).write(formatSummary(result, pipeline) + describeDestinations(published).map((l) => `${l}\n`).join(''));
     return result;
   } finally {
     await collection?.close();

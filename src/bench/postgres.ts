@@ -1,0 +1,78 @@
+/**
+ * Benchmark: publishing a night to PostgreSQL against loading the same night into DuckDB. A generated archive of
+ * a night (keyword tasks of 20 results, merchant and technology tasks) is loaded into a fresh warehouse as
+ * `reprocess` loads it (timed), then published to a throwaway PostgreSQL server started here (timed: the first
+ * publish sends the whole night). The night is then loaded again (every task re-collected, so every row is
+ * replaced) and published again: the incremental publish of a night into a schema that already holds one.
+ * `make bench` runs it as its `postgres` section; `node dist/bench/postgres.js [--quick]` runs it alone.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Warehouse } from '../load/warehouse.js';
+import { WAREHOUSE_STORAGE } from '../load/database.js';
+import { loadArchiveFiles } from '../load/archive-load.js';
+import { publishToPostgres } from '../publish/postgres/index.js';
+import { ENGINES, generateArchive } from './load.js';
+import { startPostgres } from './postgres-server.js';
+import { formatTable, round, type Figures } from './figures.js';
+
+
+export async function benchPostgres(opts: { quick: boolean; dir: string; root: string; log?: (l: string) => void }): Promise<Figures> {
+  const tasks = opts.quick ? 100 : 10_000;
+  const merchant = Math.round(tasks * 0.05);
+  const tech = Math.round(tasks * 0.05);
+  const keywordTasks = tasks - merchant - tech;
+  const dir = path.resolve(opts.dir, 'bench-postgres');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const files = await generateArchive(path.join(dir, 'raw'), keywordTasks * 20, merchant, tech);
+  const storage = WAREHOUSE_STORAGE;
+  const file = path.join(dir, 'warehouse.duckdb');
+  const load = async (loadedAt: Date) => {
+    const wh = await Warehouse.open(file, storage);
+    try {
+      await wh.ensureSchema();
+      const t0 = performance.now();
+      const r = await loadArchiveFiles(wh, files, { engines: ENGINES, loadedAt });
+      await wh.connection.run('CHECKPOINT');
+      return { ms: performance.now() - t0, rows: Object.values(r.rows).reduce((a, b) => a + b, 0) };
+    } finally {
+      wh.close();
+    }
+  };
+  const server = await startPostgres();
+  try {
+    const publish = async () => {
+      const t0 = performance.now();
+      const o = await publishToPostgres({ url: server.url, schema: 'seo_etl', warehouse: file, stageDir: path.join(dir, 'stage') });
+      if (o.status !== 'published') throw new Error(`publish failed: ${o.error}`);
+      return { ms: performance.now() - t0, o };
+    };
+    const first = await load(new Date(Date.UTC(2026, 0, 15, 2)));
+    const p1 = await publish();
+    opts.log?.(`  postgres: night 1 loaded in ${Math.round(first.ms)} ms (${first.rows} rows), published in ${Math.round(p1.ms)} ms (commit ${p1.o.commitMs} ms)`);
+    const again = await load(new Date(Date.UTC(2026, 0, 16, 2)));
+    const p2 = await publish();
+    opts.log?.(`  postgres: night 2 (every task re-collected) loaded in ${Math.round(again.ms)} ms, published in ${Math.round(p2.ms)} ms (commit ${p2.o.commitMs} ms)`);
+    const how = `a night of ${tasks} tasks (${keywordTasks} keyword tasks of 20 results, ${merchant} merchant, ${tech} technology; ${first.rows} rows in ${files.length} archive file(s)) loaded into a fresh DuckDB warehouse as reprocess does, then published to a local PostgreSQL ${'15'} started by the bench (fsync off)`;
+    return {
+      pg_publish_rows_per_s: { value: Math.round(p1.o.inserted / (p1.ms / 1000)), unit: 'rows/s', goal: 'informational', how: `${p1.o.inserted} rows published (COPY into staging, then one transaction) per second of the whole publish; ${how}` },
+      pg_publish_vs_duckdb_load: { value: round(p1.ms / first.ms), unit: 'ratio', goal: 'informational', how: `publish time ${Math.round(p1.ms)} ms (of which the readers' transaction ${p1.o.commitMs} ms) / the same night's DuckDB load ${Math.round(first.ms)} ms; ${how}` },
+      pg_publish_incremental_ms: { value: Math.round(p2.ms), unit: 'ms', goal: 'informational', how: `the same night loaded again (every task re-collected: ${p2.o.deleted} rows replaced, ${p2.o.inserted} sent) and published incrementally into the schema holding night 1; its transaction ${p2.o.commitMs} ms; the DuckDB reload took ${Math.round(again.ms)} ms` },
+    };
+  } finally {
+    server.close();
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-bench-pg-'));
+  try {
+    const figures = await benchPostgres({ quick: process.argv.includes('--quick'), dir, root: process.cwd(), log: (l) => console.log(l) });
+    console.log(formatTable(figures));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

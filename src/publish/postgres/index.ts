@@ -1,0 +1,301 @@
+/**
+ * The PostgreSQL destination: publishes the warehouse's catalog tables, the run history (`_runs`, `_tasks`), the
+ * curated views and the data dictionary (comments) into one schema, for BI tools that cannot open a DuckDB file.
+ * DuckDB stays the source of truth; this is a copy that a failed publish never corrupts and the next one catches up.
+ *
+ * How readers are kept whole: rows are first COPYed into temporary tables of this session (invisible to anyone
+ * else, and no lock on the published tables), then ONE short transaction deletes the rows being replaced,
+ * inserts the staged ones and records how far each table is published. Readers see the previous state until the
+ * commit and the new one after; deletes and inserts take row locks only, so a reader is never made to wait.
+ *
+ * What is sent: per table, `_publish_state` records the newest `_loaded_at` (ledger: `updated_at`) published.
+ * The tasks with a row loaded since then, in any table (a re-collected task rewrites its `tasks` row), are
+ * replaced as a unit: their rows are deleted in PostgreSQL and DuckDB's current rows of those tasks inserted,
+ * which also removes rows a re-collection no longer has. A table PostgreSQL lacks, or whose row count would not
+ * come out equal to DuckDB's (a reprocess, a copy changed by hand), is sent whole.
+ */
+import { createReadStream } from 'node:fs';
+import { mkdir, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { CATALOG_TABLES, PG_VIEWS, STATE_TABLE, compatFunctions, createTableSql, keySql, lit, q, stateTableSql, tableComments, viewDdl, type PgTable } from './sql.js';
+import { DuckSource, ledgerTables } from './duck.js';
+import { redactText, redactUrl } from './config.js';
+import { EXIT } from '../../exit.js';
+
+export { redactUrl } from './config.js';
+
+export interface PublishToPostgresOptions {
+  /** postgres:// URL (its password is never logged). */
+  url: string;
+  schema: string;
+  /** The DuckDB warehouse file to publish from; it is opened read-only and must not be open for writing. */
+  warehouse: string;
+  /** The run being published, recorded beside each table's state. */
+  runId?: string;
+  /** Where CSV files are staged for COPY (removed afterwards); beside the warehouse by default. */
+  stageDir?: string;
+  logger?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  connectTimeoutMs?: number;
+  /** Test seam: called after staging, before the publishing transaction. */
+  beforeCommit?: () => Promise<void>;
+}
+
+export type TableMode = 'new' | 'full' | 'incremental' | 'unchanged';
+
+export interface TableOutcome { table: string; mode: TableMode; inserted: number; deleted: number }
+
+export type PostgresOutcome =
+  | {
+    status: 'published'; target: string; schema: string;
+    tables: TableOutcome[]; inserted: number; deleted: number; csvBytes: number;
+    views: number; viewsFailed: { view: string; error: string }[]; addedColumns: string[];
+    /** Whole publish, and the final transaction alone (what readers could notice). */
+    durationMs: number; commitMs: number;
+  }
+  | { status: 'failed'; target: string; schema: string; error: string; durationMs: number };
+
+interface Plan {
+  table: PgTable;
+  mode: TableMode;
+  since: string | null;
+  group?: number;
+  stage?: string;
+  rows?: number;
+}
+
+/** Publishes the warehouse to PostgreSQL. Never throws for the database's refusals: they come back as `failed`. */
+export async function publishToPostgres(opts: PublishToPostgresOptions): Promise<PostgresOutcome> {
+  const started = Date.now();
+  const target = redactUrl(opts.url);
+  const schema = opts.schema;
+  const stageDir = opts.stageDir ?? path.join(path.dirname(opts.warehouse), `postgres-stage-${process.pid}`);
+  const client = new pg.Client({ connectionString: opts.url, connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000, application_name: 'seo-etl' });
+  let connectionError: Error | undefined;
+  client.on('error', (err) => { connectionError = err; });
+  let duck: DuckSource | undefined;
+  try {
+    await client.connect();
+    await client.query(`SET TimeZone = 'UTC'`);
+    const [{ locked }] = (await client.query('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [`seo-etl:${schema}`])).rows;
+    if (!locked) throw new Error(`another seo-etl process is publishing to schema ${schema}`);
+    // Created only when missing: CREATE SCHEMA needs the database's CREATE privilege even when the schema exists,
+    // and a writer may own a schema an administrator made for it.
+    const { rowCount } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+    if (!rowCount) await client.query(`CREATE SCHEMA ${q(schema)}`);
+    await client.query(stateTableSql(schema));
+    duck = await DuckSource.open(opts.warehouse);
+    await mkdir(stageDir, { recursive: true });
+    const result = await publish(client, duck, { ...opts, stageDir });
+    const outcome: PostgresOutcome = { status: 'published', target, schema, ...result, durationMs: Date.now() - started };
+    opts.logger?.info({ target, schema, inserted: outcome.inserted, deleted: outcome.deleted, commit_ms: outcome.commitMs, ms: outcome.durationMs,
+      tables: outcome.tables.filter((t) => t.mode !== 'unchanged').map((t) => `${t.table}:${t.mode}`) }, 'published to PostgreSQL');
+    for (const f of outcome.viewsFailed) opts.logger?.warn({ view: f.view, error: f.error }, 'view not created in PostgreSQL');
+    return outcome;
+  } catch (err) {
+    const message = redactText(describe(connectionError ?? err), opts.url);
+    opts.logger?.warn({ target, schema, error: message }, 'PostgreSQL publish failed; DuckDB and Parquet are complete, the next run catches PostgreSQL up');
+    return { status: 'failed', target, schema, error: message, durationMs: Date.now() - started };
+  } finally {
+    duck?.close();
+    await client.end().catch(() => undefined);
+    await rm(stageDir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+function describe(err: unknown): string {
+  const e = err as { message?: string; code?: string; errors?: { message?: string }[] };
+  const inner = e?.errors?.map((x) => x.message).filter(Boolean).join('; ');
+  const msg = e?.message || inner || String(err);
+  return e?.code && !msg.includes(e.code) ? `${msg} (${e.code})` : msg;
+}
+
+async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostgresOptions & { stageDir: string }) {
+  const { schema } = opts;
+  const tables = [...CATALOG_TABLES, ...(await ledgerTables())];
+  const existing = await pgColumns(client, schema);
+  const state = new Map((await client.query(`SELECT object, published_through, row_count, fingerprint FROM ${q(schema)}.${STATE_TABLE}`)).rows.map((r) => [String(r.object), r]));
+  const newest = {
+    catalog: await duck.newestStamp(tables.filter((t) => t.family === 'catalog')),
+    ledger: await duck.newestStamp(tables.filter((t) => t.family === 'ledger')),
+  };
+
+  // Which tables go whole and which by changed units; one key set per family and starting point.
+  const plans: Plan[] = tables.map((t) => {
+    const st = state.get(t.name);
+    const mode: TableMode = !existing.has(t.name) ? 'new' : !st || st.published_through === null ? 'full' : 'incremental';
+    return { table: t, mode, since: mode === 'incremental' ? String(st.published_through) : null };
+  });
+  const groups = new Map<string, { id: number; family: string; since: string }>();
+  for (const p of plans.filter((x) => x.mode === 'incremental')) {
+    const k = `${p.table.family}\u0000${p.since}`;
+    if (!groups.has(k)) groups.set(k, { id: groups.size, family: p.table.family, since: p.since! });
+    p.group = groups.get(k)!.id;
+  }
+  await duck.conn.run('CREATE OR REPLACE TEMP TABLE _keys (grp INTEGER, k VARCHAR)');
+  for (const g of groups.values()) {
+    const members = tables.filter((t) => t.family === g.family && duck.has(t.name));
+    for (const t of members) {
+      const stampType = t.columns.find((c) => c.name === t.stamp)!.duckType;
+      await duck.conn.run(`INSERT INTO _keys SELECT DISTINCT ${g.id}, ${q(t.unit)} FROM wh.${q(t.name)} WHERE ${q(t.stamp)} > CAST($1 AS ${stampType})`, [g.since]);
+    }
+  }
+  await duck.conn.run('CREATE OR REPLACE TEMP TABLE _keys_d AS SELECT DISTINCT grp, k FROM _keys');
+  let csvBytes = 0;
+  const copyIn = async (select: string, into: string, columns: string, values?: string[]) => {
+    const file = path.join(opts.stageDir, `${into}.csv`);
+    const rows = await duck.toCsv(select, file, values);
+    csvBytes += (await stat(file)).size;
+    if (rows) await pipeline(createReadStream(file), client.query(copyFrom(`COPY ${q(into)} (${columns}) FROM STDIN (FORMAT csv)`)));
+    await rm(file, { force: true });
+    return rows;
+  };
+  await client.query('CREATE TEMP TABLE _keys (grp integer, k text)');
+  if (groups.size) {
+    await copyIn('SELECT grp, k FROM _keys_d', '_keys', 'grp, k');
+    await client.query('CREATE INDEX ON _keys (grp, k)');
+    await client.query('ANALYZE _keys');
+  }
+
+  // An incremental table whose count would not come out equal to DuckDB's is sent whole instead.
+  for (const p of plans) {
+    const duckRows = await duck.count(p.table.name);
+    if (p.mode !== 'incremental') continue;
+    const st = state.get(p.table.name);
+    const unit = q(p.table.unit);
+    const changedDuck = duck.has(p.table.name)
+      ? Number((await duck.rows(`SELECT count(*) FROM wh.${q(p.table.name)} WHERE ${unit} IN (SELECT k FROM _keys_d WHERE grp = ${p.group})`))[0][0]) : 0;
+    const { rows: [{ n }] } = await client.query(`SELECT count(*)::bigint AS n FROM ${q(schema)}.${q(p.table.name)} WHERE ${unit} IN (SELECT k FROM _keys WHERE grp = $1)`, [p.group]);
+    if (Number(st.row_count) - Number(n) + changedDuck !== duckRows) p.mode = 'full';
+    else if (!changedDuck && !Number(n)) p.mode = 'unchanged';
+  }
+
+  // Staging: COPY into temporary tables, outside any transaction that readers could notice.
+  let i = 0;
+  for (const p of plans) {
+    if (p.mode === 'unchanged') continue;
+    p.stage = `_stage_${i++}`;
+    await client.query(createTableSql(schema, p.table, { name: p.stage, temp: true })[0]);
+    if (!duck.has(p.table.name)) { p.rows = 0; continue; }
+    const cols = p.table.columns.map((c) => `CAST(${q(c.name)} AS ${c.duckType}) AS ${q(c.name)}`).join(', ');
+    const where = p.mode === 'incremental' ? ` WHERE ${q(p.table.unit)} IN (SELECT k FROM _keys_d WHERE grp = ${p.group})` : '';
+    p.rows = await copyIn(`SELECT ${cols} FROM wh.${q(p.table.name)}${where}`, p.stage, p.table.columns.map((c) => q(c.name)).join(', '));
+  }
+
+  // A column the catalog gained: added (nullable, so existing rows keep theirs) in a short transaction of its own.
+  const addedColumns: string[] = [];
+  for (const p of plans) {
+    const have = existing.get(p.table.name);
+    if (!have) continue;
+    for (const c of p.table.columns.filter((x) => !have.has(x.name))) {
+      await client.query(`SET lock_timeout = '30s'`);
+      await client.query(`ALTER TABLE ${q(schema)}.${q(p.table.name)} ADD COLUMN IF NOT EXISTS ${q(c.name)} ${c.pgType}`);
+      await client.query(`RESET lock_timeout`);
+      addedColumns.push(`${p.table.name}.${c.name}`);
+    }
+  }
+
+  const ddl = [...compatFunctions(schema), ...PG_VIEWS.flatMap((v) => viewDdl(schema, v)), ...tableComments()];
+  const fingerprint = createHash('sha256').update(ddl.join(';\n')).digest('hex');
+  const viewsMissing = await client.query(`SELECT count(*)::int AS n FROM information_schema.views WHERE table_schema = $1 AND table_name = ANY($2)`, [schema, PG_VIEWS.map((v) => v.name)]);
+  const refreshDdl = state.get('(views)')?.fingerprint !== fingerprint || viewsMissing.rows[0].n !== PG_VIEWS.length || plans.some((p) => p.mode === 'new') || addedColumns.length > 0;
+
+  await opts.beforeCommit?.();
+  const tableOutcomes: TableOutcome[] = [];
+  const viewsFailed: { view: string; error: string }[] = [];
+  const commitStarted = Date.now();
+  await client.query('BEGIN');
+  try {
+    await client.query(`SET LOCAL search_path TO ${q(schema)}, public`);
+    for (const p of plans) {
+      const name = `${q(schema)}.${q(p.table.name)}`;
+      let deleted = 0;
+      if (p.mode === 'new') await client.query(createTableSql(schema, p.table)[0]);
+      else if (p.mode === 'full') deleted = (await client.query(`DELETE FROM ${name}`)).rowCount ?? 0;
+      else if (p.mode === 'incremental') deleted = (await client.query(`DELETE FROM ${name} WHERE ${q(p.table.unit)} IN (SELECT k FROM _keys WHERE grp = $1)`, [p.group])).rowCount ?? 0;
+      let inserted = 0;
+      if (p.stage && p.rows) {
+        const cols = p.table.columns.map((c) => q(c.name)).join(', ');
+        inserted = (await client.query(`INSERT INTO ${name} (${cols}) SELECT ${cols} FROM ${q(p.stage)}`)).rowCount ?? 0;
+      }
+      if (p.mode === 'new') for (const sql of keySql(schema, p.table)) await client.query(sql);
+      tableOutcomes.push({ table: p.table.name, mode: p.mode, inserted, deleted });
+      const through = newest[p.table.family];
+      await client.query(
+        `INSERT INTO ${q(schema)}.${STATE_TABLE} (object, published_through, row_count, run_id, published_at) VALUES ($1, $2, $3, $4, now())
+         ON CONFLICT (object) DO UPDATE SET published_through = EXCLUDED.published_through, row_count = EXCLUDED.row_count, run_id = EXCLUDED.run_id, published_at = EXCLUDED.published_at`,
+        [p.table.name, through, await duck.count(p.table.name), opts.runId ?? null]);
+    }
+    if (refreshDdl) {
+      await client.query(compatFunctions(schema).join(';\n'));
+      for (const v of PG_VIEWS) {
+        await client.query('SAVEPOINT view');
+        try {
+          await client.query(viewDdl(schema, v).join(';\n'));
+          await client.query('RELEASE SAVEPOINT view');
+        } catch (err) {
+          await client.query('ROLLBACK TO SAVEPOINT view');
+          viewsFailed.push({ view: v.name, error: describe(err) });
+        }
+      }
+      await client.query([...tableComments(), `COMMENT ON TABLE ${STATE_TABLE} IS ${lit('seo-etl bookkeeping: how far each table is published from the DuckDB warehouse (docs/postgres.md).')}`].join(';\n'));
+      await client.query(
+        `INSERT INTO ${q(schema)}.${STATE_TABLE} (object, fingerprint, run_id, published_at) VALUES ('(views)', $1, $2, now())
+         ON CONFLICT (object) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, run_id = EXCLUDED.run_id, published_at = EXCLUDED.published_at`,
+        [viewsFailed.length ? null : fingerprint, opts.runId ?? null]);
+    }
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+  const commitMs = Date.now() - commitStarted;
+  // Planner statistics of what changed, now rather than whenever autovacuum comes: the views' joins and windows
+  // ran for minutes on a table the planner believed empty. ANALYZE blocks no reader.
+  for (const t of tableOutcomes.filter((x) => x.mode !== 'unchanged')) await client.query(`ANALYZE ${q(schema)}.${q(t.table)}`);
+  return {
+    tables: tableOutcomes,
+    inserted: tableOutcomes.reduce((a, t) => a + t.inserted, 0),
+    deleted: tableOutcomes.reduce((a, t) => a + t.deleted, 0),
+    csvBytes,
+    views: PG_VIEWS.length - viewsFailed.length,
+    viewsFailed,
+    addedColumns,
+    commitMs,
+  };
+}
+
+/** The schema's tables and their columns in PostgreSQL. */
+async function pgColumns(client: pg.Client, schema: string): Promise<Map<string, Set<string>>> {
+  const r = await client.query(`SELECT c.table_name, c.column_name FROM information_schema.columns c
+    JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name AND t.table_type = 'BASE TABLE'
+    WHERE c.table_schema = $1`, [schema]);
+  const out = new Map<string, Set<string>>();
+  for (const row of r.rows) {
+    if (!out.has(row.table_name)) out.set(row.table_name, new Set());
+    out.get(row.table_name)!.add(row.column_name);
+  }
+  return out;
+}
+
+/** One line for a run's summary. */
+export function describeOutcome(o: PostgresOutcome): string {
+  if (o.status === 'failed') {
+    return `PostgreSQL: NOT published to ${o.target} (schema ${o.schema}): ${o.error}. DuckDB and Parquet are complete; the next run (or reprocess) catches PostgreSQL up.`;
+  }
+  const changed = o.tables.filter((t) => t.mode !== 'unchanged');
+  const whole = changed.filter((t) => t.mode === 'new' || t.mode === 'full').map((t) => t.table);
+  const lines = [`PostgreSQL: published to ${o.target} (schema ${o.schema}): ${o.inserted} row(s) in, ${o.deleted} replaced, ${changed.length} table(s) changed${whole.length ? ` (${whole.length} sent whole)` : ''}, ${o.views} view(s); commit ${o.commitMs} ms of ${o.durationMs} ms`];
+  if (o.addedColumns.length) lines.push(`  columns added: ${o.addedColumns.join(', ')}`);
+  for (const f of o.viewsFailed) lines.push(`  view ${f.view} NOT created in PostgreSQL: ${f.error}`);
+  return lines.join('\n');
+}
+
+/** Prints a command's PostgreSQL outcome (if any) and gives its exit code: EXIT.postgres when it failed. */
+export function reportPostgres(o: PostgresOutcome | undefined, out: NodeJS.WritableStream): number {
+  if (o) out.write(`${describeOutcome(o)}\n`);
+  return o?.status === 'failed' ? EXIT.postgres : EXIT.ok;
+}

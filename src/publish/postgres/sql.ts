@@ -1,0 +1,159 @@
+/**
+ * PostgreSQL DDL from the same declarations as DuckDB's: the table catalog (columns, types, descriptions), the
+ * ledger's tables as DuckDB holds them, and the curated views (views.ts), whose DuckDB SQL is written to be
+ * portable except for what `viewSqlForPostgres` rewrites and the few DuckDB functions `compatFunctions` defines
+ * in the schema (any_value, arg_min, median, ...), so one definition serves both engines.
+ */
+import { TABLES, allColumns, type TableDef } from '../../normalize/catalog.js';
+import { VIEWS, catalogComments, viewStatements, type ViewDef } from '../views.js';
+
+export const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
+export const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+/** DuckDB type (catalog or ledger) -> PostgreSQL type. */
+const TYPES: Record<string, string> = {
+  VARCHAR: 'text',
+  BIGINT: 'bigint',
+  INTEGER: 'integer',
+  DOUBLE: 'double precision',
+  BOOLEAN: 'boolean',
+  TIMESTAMPTZ: 'timestamptz',
+  'TIMESTAMP WITH TIME ZONE': 'timestamptz',
+  TIMESTAMP: 'timestamp',
+  JSON: 'json',
+  DATE: 'date',
+};
+
+export function pgType(duckType: string): string {
+  const t = TYPES[duckType.toUpperCase()];
+  if (!t) throw new Error(`no PostgreSQL type for DuckDB type ${duckType}`);
+  return t;
+}
+
+export interface PgColumn { name: string; duckType: string; pgType: string }
+
+/** A table as it is published: its columns, key, and the column a run's changes are tracked by. */
+export interface PgTable {
+  name: string;
+  columns: PgColumn[];
+  primaryKey: string[];
+  /** Rows are replaced by this column's values: `_task_id` for catalog tables, `run_id` for the ledger's. */
+  unit: string;
+  /** The column whose newest value marks what has been published: `_loaded_at` / `updated_at`. */
+  stamp: string;
+  /** `catalog` tables share one set of changed tasks, `ledger` tables one set of changed runs. */
+  family: 'catalog' | 'ledger';
+}
+
+export function catalogTable(t: TableDef): PgTable {
+  return {
+    name: t.name,
+    columns: allColumns(t).map((c) => ({ name: c.name, duckType: c.type, pgType: pgType(c.type) })),
+    primaryKey: ['_id'],
+    unit: '_task_id',
+    stamp: '_loaded_at',
+    family: 'catalog',
+  };
+}
+
+export const CATALOG_TABLES: readonly PgTable[] = TABLES.map(catalogTable);
+
+/** CREATE TABLE (a temporary one without keys), then its primary key and the index the replacement deletes by. */
+export function createTableSql(schema: string, t: PgTable, opts: { name?: string; temp?: boolean } = {}): string[] {
+  const name = opts.name ?? t.name;
+  const cols = t.columns.map((c) => `${q(c.name)} ${c.pgType}`).join(', ');
+  if (opts.temp) return [`CREATE TEMP TABLE ${q(name)} (${cols})`];
+  return [`CREATE TABLE ${q(schema)}.${q(name)} (${cols})`, ...keySql(schema, t)];
+}
+
+/** The primary key and the unit's index: built after a new table's rows are in, which is faster than row by row. */
+export function keySql(schema: string, t: PgTable): string[] {
+  return [
+    `ALTER TABLE ${q(schema)}.${q(t.name)} ADD PRIMARY KEY (${t.primaryKey.map(q).join(', ')})`,
+    ...(t.primaryKey[0] === t.unit ? [] : [`CREATE INDEX ON ${q(schema)}.${q(t.name)} (${q(t.unit)})`]),
+  ];
+}
+
+/** The bookkeeping table: per published table, how far it is published and how many rows it holds. */
+export const STATE_TABLE = '_publish_state';
+
+export function stateTableSql(schema: string): string {
+  return `CREATE TABLE IF NOT EXISTS ${q(schema)}.${STATE_TABLE} (
+    object text PRIMARY KEY,
+    published_through text,
+    row_count bigint,
+    fingerprint text,
+    run_id text,
+    published_at timestamptz NOT NULL DEFAULT now()
+  )`;
+}
+
+/** DuckDB functions the views and queries use that PostgreSQL 15 lacks (or types differently), in the schema. */
+export function compatFunctions(schema: string): string[] {
+  const s = q(schema);
+  return [
+    `CREATE OR REPLACE FUNCTION ${s}._first(anyelement, anyelement) RETURNS anyelement LANGUAGE sql IMMUTABLE AS 'SELECT coalesce($1, $2)'`,
+    `CREATE OR REPLACE AGGREGATE ${s}.any_value(anyelement) (SFUNC = ${s}._first, STYPE = anyelement)`,
+    `DO $$ BEGIN CREATE TYPE ${s}._arg_td AS (v text, k double precision); EXCEPTION WHEN duplicate_object THEN NULL; END $$`,
+    `CREATE OR REPLACE FUNCTION ${s}._arg_min_td(st ${s}._arg_td, v text, k double precision) RETURNS ${s}._arg_td LANGUAGE sql IMMUTABLE
+       AS 'SELECT CASE WHEN k IS NULL THEN st WHEN st IS NULL OR k < (st).k THEN ROW(v, k)::${s}._arg_td ELSE st END'`,
+    `CREATE OR REPLACE FUNCTION ${s}._arg_max_td(st ${s}._arg_td, v text, k double precision) RETURNS ${s}._arg_td LANGUAGE sql IMMUTABLE
+       AS 'SELECT CASE WHEN k IS NULL THEN st WHEN st IS NULL OR k > (st).k THEN ROW(v, k)::${s}._arg_td ELSE st END'`,
+    `CREATE OR REPLACE FUNCTION ${s}._arg_value(st ${s}._arg_td) RETURNS text LANGUAGE sql IMMUTABLE AS 'SELECT (st).v'`,
+    `CREATE OR REPLACE AGGREGATE ${s}.arg_min(text, double precision) (SFUNC = ${s}._arg_min_td, STYPE = ${s}._arg_td, FINALFUNC = ${s}._arg_value)`,
+    `CREATE OR REPLACE AGGREGATE ${s}.arg_max(text, double precision) (SFUNC = ${s}._arg_max_td, STYPE = ${s}._arg_td, FINALFUNC = ${s}._arg_value)`,
+    `CREATE OR REPLACE FUNCTION ${s}._median(double precision[]) RETURNS double precision LANGUAGE sql IMMUTABLE
+       AS 'SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM unnest($1) AS x'`,
+    `CREATE OR REPLACE AGGREGATE ${s}.median(double precision) (SFUNC = array_append, STYPE = double precision[], FINALFUNC = ${s}._median)`,
+    `CREATE OR REPLACE FUNCTION ${s}.round(double precision, integer) RETURNS double precision LANGUAGE sql IMMUTABLE
+       AS 'SELECT round($1::numeric, $2)::double precision'`,
+    `CREATE OR REPLACE FUNCTION ${s}.epoch(interval) RETURNS double precision LANGUAGE sql IMMUTABLE AS 'SELECT extract(epoch FROM $1)::double precision'`,
+    `CREATE OR REPLACE FUNCTION ${s}.regexp_extract(text, text, integer) RETURNS text LANGUAGE sql IMMUTABLE
+       AS 'SELECT CASE WHEN $1 IS NULL THEN NULL ELSE coalesce((regexp_match($1, $2))[$3], '''') END'`,
+    `CREATE OR REPLACE FUNCTION ${s}.try_cast_date(text) RETURNS date LANGUAGE plpgsql IMMUTABLE
+       AS 'BEGIN RETURN $1::date; EXCEPTION WHEN others THEN RETURN NULL; END'`,
+  ];
+}
+
+/**
+ * A view's DuckDB SELECT as PostgreSQL reads it: `try_cast(x AS DATE)` (DuckDB syntax) becomes the schema's
+ * try_cast_date(x). Everything else in the views is written to mean the same in both engines.
+ */
+export function viewSqlForPostgres(sql: string): string {
+  let out = '';
+  let i = 0;
+  const re = /try_cast\(/gi;
+  for (let m = re.exec(sql); m; m = re.exec(sql)) {
+    const start = m.index + m[0].length;
+    let depth = 1;
+    let j = start;
+    let asAt = -1;
+    for (; j < sql.length && depth > 0; j++) {
+      const ch = sql[j];
+      if (ch === '(') depth++;
+      else if (ch === ')') depth--;
+      else if (depth === 1 && /^\s+AS\s+/i.test(sql.slice(j, j + 5)) && asAt < 0) asAt = j;
+    }
+    if (asAt < 0) continue;
+    const target = sql.slice(asAt, j - 1).replace(/^\s+AS\s+/i, '').trim().toUpperCase();
+    if (target !== 'DATE') throw new Error(`try_cast to ${target}: only DATE has a PostgreSQL equivalent here`);
+    out += `${sql.slice(i, m.index)}try_cast_date(${viewSqlForPostgres(sql.slice(start, asAt))})`;
+    i = j;
+    re.lastIndex = j;
+  }
+  return out + sql.slice(i);
+}
+
+/** Each view's statements for PostgreSQL: drop and create (a changed column type cannot be replaced), with comments. */
+export function viewDdl(schema: string, v: ViewDef): string[] {
+  const [create, ...comments] = viewStatements(v);
+  const select = create.replace(/^CREATE OR REPLACE VIEW "[^"]+" AS /, '');
+  return [`DROP VIEW IF EXISTS ${q(schema)}.${q(v.name)}`, `CREATE VIEW ${q(schema)}.${q(v.name)} AS ${viewSqlForPostgres(select)}`, ...comments];
+}
+
+export const PG_VIEWS: readonly ViewDef[] = VIEWS;
+
+/** The catalog's and the ledger's comments (the data dictionary), for the schema on the search path. */
+export function tableComments(): string[] {
+  return catalogComments();
+}
