@@ -9,26 +9,29 @@ import { ArchiveWriter } from './writer.js';
 import { entryOf, readResponseFile } from './ingest.js';
 import { UserError } from '../exit.js';
 import { acquireRunLock } from '../ledger/lock.js';
-import { publishWarehouse, warehousePaths, type WarehousePaths } from '../publish/index.js';
-import { curatedViews } from '../publish/views.js';
+import { warehousePaths, type WarehousePaths } from '../publish/index.js';
+import { destinationsFor } from '../publish/destination.js';
+import { noPause } from '../pause.js';
 
 const pathsOf = (root: string, config: Config): WarehousePaths => warehousePaths(path.resolve(root, config.warehouse.dir));
 
 /**
  * Writes to the working warehouse under the run lock (a run and a reprocess never write at once), then publishes
- * it so that readers see the result, as a run does.
+ * it to every destination, as a run does.
  */
-async function writeAndPublish(paths: WarehousePaths, w: Config['warehouse'], write: (wh: Warehouse) => Promise<void>): Promise<void> {
+async function writeAndPublish(paths: WarehousePaths, config: Config, runId: string, write: (wh: Warehouse) => Promise<ArchiveLoadResult>): Promise<void> {
   const lock = acquireRunLock(paths.dir);
   try {
-    const wh = await Warehouse.open(paths.work, { memoryLimit: w.memory_limit, ...WAREHOUSE_STORAGE });
+    const wh = await Warehouse.open(paths.work, { memoryLimit: config.warehouse.memory_limit, ...WAREHOUSE_STORAGE });
+    let loaded: ArchiveLoadResult;
     try {
-      await write(wh);
+      loaded = await write(wh);
       await wh.connection.run('CHECKPOINT');
     } finally {
       wh.close();
     }
-    await publishWarehouse({ workPath: paths.work, publishedPath: paths.published, statements: curatedViews(), ...WAREHOUSE_STORAGE });
+    const runDate = new Date().toISOString().slice(0, 10);
+    for (const d of destinationsFor(config, paths, noPause)) await d.publish({ runId, runDate, status: 'completed' }, { warehouse: paths.work, parquet: [], rows: loaded.rows });
   } finally {
     lock.release();
   }
@@ -54,10 +57,11 @@ export async function reprocessCommand(opts: { root: string }): Promise<number> 
   const config = loadConfig({ root: opts.root });
   const paths = pathsOf(opts.root, config);
   const files = listArchiveFiles(paths.raw);
-  await writeAndPublish(paths, config.warehouse, async (wh) => {
+  await writeAndPublish(paths, config, 'reprocess', async (wh) => {
     await wh.resetTables();
     const r = await loadArchiveFiles(wh, files, { engines: config.engines });
     process.stdout.write(`reprocess: ${describeLoad(r)}\npublished: ${paths.published}\n`);
+    return r;
   });
   return 0;
 }
@@ -74,10 +78,11 @@ export async function ingestCommand(opts: { root: string; files: string[] }): Pr
   const writer = new ArchiveWriter({ dir: paths.raw, runId });
   for (const e of entries) await writer.append(e);
   await writer.close();
-  await writeAndPublish(paths, config.warehouse, async (wh) => {
+  await writeAndPublish(paths, config, runId, async (wh) => {
     await wh.ensureSchema();
     const r = await loadArchiveFiles(wh, writer.closedFiles, { engines: config.engines });
     process.stdout.write(`ingest: ${entries.length} response(s) archived under ${path.relative(process.cwd(), paths.raw) || paths.raw} as run ${runId}\n${describeLoad(r)}\npublished: ${paths.published}\n`);
+    return r;
   });
   return 0;
 }
