@@ -23,17 +23,19 @@ const pathsOf = (root: string, config: Config): WarehousePaths => warehousePaths
  * Writes to the working warehouse under the run lock (a run and a reprocess never write at once), then publishes
  * it to every destination, as a run does; the exit code says whether a destination beyond DuckDB failed.
  */
-async function writeAndPublish(paths: WarehousePaths, config: Config, runId: string, write: (wh: Warehouse) => Promise<void>): Promise<number> {
+async function writeAndPublish(paths: WarehousePaths, config: Config, runId: string, write: (wh: Warehouse) => Promise<ArchiveLoadResult>): Promise<number> {
   const lock = acquireRunLock(paths.dir);
   try {
     const wh = await Warehouse.open(paths.work, { memoryLimit: config.warehouse.memory_limit, ...WAREHOUSE_STORAGE });
+    let loaded: ArchiveLoadResult;
     try {
-      await write(wh);
+      loaded = await write(wh);
       await wh.connection.run('CHECKPOINT');
     } finally {
       wh.close();
     }
-    const published = await publishAll(destinationsFor(config, paths, noPause), { runId, runDate: runId, status: 'completed' }, { warehouse: paths.work, parquet: [], rows: {} });
+    const runDate = new Date().toISOString().slice(0, 10);
+    const published = await publishAll(destinationsFor(config, paths, noPause), { runId, runDate, status: 'completed' }, { warehouse: paths.work, parquet: [], rows: loaded.rows });
     for (const line of describeDestinations(published)) process.stdout.write(`${line}\n`);
     return exitWithDestinations(EXIT.ok, published);
   } finally {
@@ -65,6 +67,7 @@ export async function reprocessCommand(opts: { root: string }): Promise<number> 
     await wh.resetTables();
     const r = await loadArchiveFiles(wh, files, { engines: config.paths });
     process.stdout.write(`reprocess: ${describeLoad(r)}\npublished: ${paths.published}\n`);
+    return r;
   });
 }
 
@@ -84,5 +87,6 @@ export async function ingestCommand(opts: { root: string; files: string[] }): Pr
     await wh.ensureSchema();
     const r = await loadArchiveFiles(wh, writer.closedFiles, { engines: config.paths });
     process.stdout.write(`ingest: ${entries.length} response(s) archived under ${path.relative(process.cwd(), paths.raw) || paths.raw} as run ${runId}\n${describeLoad(r)}\npublished: ${paths.published}\n`);
+    return r;
   });
 }
