@@ -4,6 +4,7 @@
  * read these entries; nothing else in the project spells a path or a request rule.
  */
 import type { Engines, EngineToken } from '../config/index.js';
+import { SERP_ENDPOINTS } from './endpoints/serp.js';
 
 export type HttpMethod = 'GET' | 'POST';
 export type EndpointKind = 'task_post' | 'tasks_ready' | 'task_get' | 'tasks_fixed' | 'live' | 'list';
@@ -22,7 +23,8 @@ export type ResultKind =
   | 'merchant_shopping'
   | 'onpage_resources'
   | 'domain_errors'
-  | 'domain_technologies';
+  | 'domain_technologies'
+  | 'serp_advanced' | 'serp_regular' | 'serp_html';
 
 export type StringFormat = 'uuid' | 'url' | 'timestamp' | 'coordinate' | 'domain';
 
@@ -75,6 +77,8 @@ export interface EndpointDef {
   maxResultsPerCall?: number;
   /** Where the price table bills: at posting (task_post), per request (live) or never. */
   billing: 'post' | 'request' | 'free';
+  /** Results billed as one page, by device (SERP depth is billed per started page). */
+  billedPage?: { desktop: number; mobile?: number };
   /** Sibling endpoints of a task family, by id. */
   readyId?: string;
   getId?: string;
@@ -320,6 +324,7 @@ export const ENDPOINTS: readonly EndpointDef[] = [
     cross: [{ rule: 'sum_max', fields: ['limit', 'offset'], max: 10_000, defaults: [100, 0] }],
     maxTasksPerPost: 1, overflowCode: 40000, perMinute: 2000, billing: 'request', paging: 'limit_offset_token',
   },
+  ...SERP_ENDPOINTS,
 ];
 
 const BY_ID = new Map(ENDPOINTS.map((e) => [e.id, e]));

@@ -12,6 +12,7 @@
  * child rows in DuckDB) but are deterministic without any hash, identical in the JS and SQL paths, and readable.
  */
 import type { ResultKind } from '../api/catalog.js';
+import { SERP_TABLES } from './tables/serp.js';
 
 export type DuckType = 'VARCHAR' | 'BIGINT' | 'INTEGER' | 'DOUBLE' | 'BOOLEAN' | 'TIMESTAMPTZ' | 'JSON';
 
@@ -543,6 +544,8 @@ export const TABLES: readonly TableDef[] = [
   scalarChild('domain_technologies__items__phone_numbers', 'domain_technologies__items', 'phone_numbers', c('phone_number', 'VARCHAR', 'Phone number found on the site.', '$'), 'Phone numbers on a domain\'s site, one row each.'),
   scalarChild('domain_technologies__items__emails', 'domain_technologies__items', 'emails', c('email', 'VARCHAR', 'Email address found on the site.', '$'), 'Email addresses on a domain\'s site, one row each.'),
   scalarChild('domain_technologies__items__social_graph_urls', 'domain_technologies__items', 'social_graph_urls', c('url', 'VARCHAR', 'Social link or handle.', '$'), 'Social links of a domain, one row each.'),
+
+  ...SERP_TABLES,
 
   // Catch-all for results no table describes (an endpoint outside the catalog, met by ingest).
   {

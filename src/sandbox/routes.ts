@@ -10,6 +10,7 @@ import { computeParaphrase } from './handlers/paraphrase.js';
 import { computeResources } from './handlers/onpage.js';
 import { computeDomains } from './handlers/domains.js';
 import { computeErrors } from './handlers/errors.js';
+import { SERP_LIVE } from './handlers/serp.js';
 import { envelope, messageWith, pathSegments, taskObject } from './envelope.js';
 
 export type Handler = (req: ApiRequest, ctx: SandboxContext) => Envelope;
@@ -24,6 +25,7 @@ const LIVE: Record<string, LiveCompute> = {
   'on_page.resources': computeResources,
   'domain_analytics.errors': computeErrors,
   'domain_analytics.domains_by_html_terms.live': computeDomains,
+  ...SERP_LIVE,
 };
 
 const notImplemented: Handler = (req) =>
