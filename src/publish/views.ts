@@ -9,6 +9,7 @@
 import { TABLES, allColumns } from '../normalize/catalog.js';
 import { LEDGER_DDL } from '../ledger/schema.js';
 import { createTableSql, q } from '../load/ddl.js';
+import { SERP_VIEWS } from './views/serp.js';
 
 export interface ViewColumn { name: string; description: string }
 
@@ -338,7 +339,7 @@ SELECT t.run_id, try_cast(r.run_date AS DATE) AS run_date, r.pipeline, t.step, t
        t.error_code, t.error_message, t.attempts, t.failed_at, coalesce(t.cost, 0) AS cost_usd, t.params
 FROM _tasks t LEFT JOIN _runs r ON r.run_id = t.run_id
 WHERE t.state = 'failed'`,
-  },
+  },  ...SERP_VIEWS,
 ];
 
 /** Offers of shopping results: priced items and priced carousel elements, under their result's keyword. */
