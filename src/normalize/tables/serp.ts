@@ -82,6 +82,10 @@ const ITEM_COLUMNS: ColumnDef[] = [
   json('faq', 'FAQ box of an organic result, as JSON.'),
   json('about_this_result', 'About-this-result panel of an organic result, as JSON.'),
   json('table', 'Table of a featured snippet, as JSON.'),
+  json('images', 'Images shown with the result (organic, paid, featured_snippet), as JSON.'),
+  json('checks', 'Labels the engine put on the result (organic, paid), as JSON.'),
+  json('related_result', 'Related results nested under an organic result, as JSON.'),
+  json('extended_people_also_search', 'People-also-search queries shown under an organic result, as JSON.'),
   json('description_rows', 'Extended description rows of a paid result, as JSON.'),
   json('extra_info', 'Extra block of a paid result (description rows, ad links, price, rating), as JSON.', 'extra'),
   // knowledge_graph, local_pack, maps
