@@ -13,6 +13,7 @@
  */
 import type { ResultKind } from '../api/catalog.js';
 import { SERP_TABLES } from './tables/serp.js';
+import { c, ts, scalarChild } from './declare.js';
 
 export type DuckType = 'VARCHAR' | 'BIGINT' | 'INTEGER' | 'DOUBLE' | 'BOOLEAN' | 'TIMESTAMPTZ' | 'JSON';
 
@@ -109,15 +110,6 @@ export function lineageColumns(t: TableDef): LineageColumn[] {
 export const EXTRA_COLUMN = 'extra';
 
 // ---- declaration helpers -------------------------------------------------------------------------------------
-
-const c = (name: string, type: DuckType, description: string, path: string = name, convert?: Convert): ColumnDef =>
-  ({ name, type, path, description, ...(convert ? { convert } : {}) });
-const ts = (name: string, description: string, path: string = name): ColumnDef => c(name, 'TIMESTAMPTZ', description, path, 'timestamp');
-
-/** A list of scalars as child rows. A text column takes any element (objects as JSON text); a typed one keeps a value it cannot type in `extra`. */
-function scalarChild(name: string, parent: string, path: string, column: ColumnDef, description: string, onlyForItemTypes?: readonly string[]): TableDef {
-  return { name, parent, description, source: { kind: 'scalars', path }, columns: [column], extra: column.type !== 'VARCHAR', ...(onlyForItemTypes ? { onlyForItemTypes } : {}) };
-}
 
 function rating(prefix: 'product_rating' | 'shop_rating', what: string): ColumnDef[] {
   return [

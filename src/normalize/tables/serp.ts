@@ -5,14 +5,10 @@
  * the others, and nested lists are child tables that apply to their item types only. An item type the catalog
  * does not know keeps its common columns and the rest of the item in `extra`, and is counted in the run summary.
  */
-import type { ColumnDef, DuckType, TableDef, Convert } from '../catalog.js';
+import type { ColumnDef, TableDef } from '../catalog.js';
+import { c, ts, scalarChild as scalars } from '../declare.js';
 
-const c = (name: string, type: DuckType, description: string, path: string = name, convert?: Convert): ColumnDef =>
-  ({ name, type, path, description, ...(convert ? { convert } : {}) });
-const ts = (name: string, description: string, path: string = name): ColumnDef => c(name, 'TIMESTAMPTZ', description, path, 'timestamp');
 const json = (name: string, description: string, path: string = name): ColumnDef => c(name, 'JSON', description, path, 'json');
-const scalars = (name: string, parent: string, path: string, column: ColumnDef, description: string, onlyForItemTypes?: readonly string[]): TableDef =>
-  ({ name, parent, description, source: { kind: 'scalars', path }, columns: [column], extra: column.type !== 'VARCHAR', ...(onlyForItemTypes ? { onlyForItemTypes } : {}) });
 
 /** Item types the SERP tables know, as the live service names them (no engine prefix). */
 export const SERP_ITEM_TYPES = [
