@@ -130,21 +130,27 @@ const LINK_COLUMNS: ColumnDef[] = [
   c('title', 'VARCHAR', 'Title.'), c('description', 'VARCHAR', 'Description.'), c('url', 'VARCHAR', 'URL.'), c('domain', 'VARCHAR', 'Domain.'),
 ];
 
-/** The advanced and regular results share the shape; each gets its own tables. */
-function itemFamily(root: string, resultKind: 'serp_advanced' | 'serp_regular', what: string): TableDef[] {
+/**
+ * The advanced and regular results share the shape; each gets its own tables. Regular items carry no nested lists
+ * (the regular variant leaves out the SERP features), so only the advanced items get the child tables.
+ */
+function itemFamily(root: string, resultKind: 'serp_advanced' | 'serp_regular', what: string, nested: boolean): TableDef[] {
   const items = `${root}__items`;
-  return [
+  const head: TableDef[] = [
     {
       name: root, parent: null, resultKind, extra: true,
       description: `${what} SERP results (organic, news, images, maps, local pack of every engine), one row per result; items are in \`${items}\`.`,
-      columns: RESULT_COLUMNS,
+      columns: RESULT_COLUMNS, ignored: [{ path: 'item_types', why: `derivable from \`${items}.item_type\`` }],
     },
-    scalars(`${root}__item_types`, root, 'item_types', c('item_type', 'VARCHAR', 'An item type found in the result.', '$'), 'Item types found in a result, one row each.'),
     {
       name: items, parent: root, extra: true, source: { kind: 'objects', path: 'items' }, knownItemTypes: SERP_ITEM_TYPES,
       description: `Every item of a ${what.toLowerCase()} result in one table, ranked by \`rank_absolute\` (and \`rank_group\` within its \`item_type\`); columns of other item types are null. Unknown item types are kept: common columns plus \`extra\`.`,
       columns: ITEM_COLUMNS, ignored: ITEM_IGNORED,
     },
+  ];
+  if (!nested) return head;
+  return [
+    ...head,
     {
       name: `${items}__links`, parent: items, extra: true, source: { kind: 'objects', path: 'links' }, onlyForItemTypes: ['organic', 'paid'],
       description: 'Sitelinks of an organic or paid item.', columns: LINK_COLUMNS,
@@ -207,8 +213,8 @@ function itemFamily(root: string, resultKind: 'serp_advanced' | 'serp_regular', 
 }
 
 export const SERP_TABLES: readonly TableDef[] = [
-  ...itemFamily('serp_results', 'serp_advanced', 'Advanced'),
-  ...itemFamily('serp_regular', 'serp_regular', 'Regular'),
+  ...itemFamily('serp_results', 'serp_advanced', 'Advanced', true),
+  ...itemFamily('serp_regular', 'serp_regular', 'Regular', false),
   {
     name: 'serp_html', parent: null, resultKind: 'serp_html', extra: true,
     description: 'HTML SERP results (task_get/html, live/html) of every engine and type, one row per result; the pages are in `serp_html__items`.',
