@@ -144,7 +144,7 @@ describe('SQL fast path', () => {
     expect(js.tables.keyword_data.filter((r: any) => r[1] === 'K1').length).toBe(3);
     expect(js.tables.merchant_shopping__items__elements.length).toBeGreaterThan(0);
     expect(js.tables.domain_technologies__items__technologies.length).toBeGreaterThan(0);
-  });
+  }, 90_000);
 
   it('takes regular keyword, merchant and technology lines, and leaves every irregular one to the JS extractor', async () => {
     const routed = await routing(await archiveOf([...edgeTasks(), ...irregularTasks()]));
