@@ -5,6 +5,7 @@
  */
 import { PATH_TOKENS, type Engines, type EngineToken } from '../config/index.js';
 import { KEYWORDS_ADS_ENDPOINTS } from './endpoints/keywords-ads.js';
+import { SERP_ENDPOINTS } from './endpoints/serp.js';
 
 export type HttpMethod = 'GET' | 'POST';
 export type EndpointKind = 'task_post' | 'tasks_ready' | 'task_get' | 'tasks_fixed' | 'live' | 'list';
@@ -29,7 +30,9 @@ export type ResultKind =
   | 'ad_traffic'
   | 'keyword_ads_status'
   | 'keyword_ads_locations'
-  | 'keyword_ads_languages';
+  | 'keyword_ads_languages'
+  // SERP result pages (src/api/endpoints/serp.ts).
+  | 'serp_advanced' | 'serp_regular' | 'serp_html';
 
 export type StringFormat = 'uuid' | 'url' | 'timestamp' | 'coordinate' | 'domain' | 'date' | 'lat_lng';
 
@@ -89,6 +92,8 @@ export interface EndpointDef {
   maxResultsPerCall?: number;
   /** Where the price table bills: at posting (task_post), per request (live) or never. */
   billing: 'post' | 'request' | 'free';
+  /** Results billed as one page, by device (SERP depth is billed per started page). */
+  billedPage?: { desktop: number; mobile?: number };
   /** Sibling endpoints of a task family, by id. */
   readyId?: string;
   getId?: string;
@@ -336,6 +341,7 @@ export const ENDPOINTS: readonly EndpointDef[] = [
   },
 
   ...KEYWORDS_ADS_ENDPOINTS,
+  ...SERP_ENDPOINTS,
 ];
 
 const BY_ID = new Map(ENDPOINTS.map((e) => [e.id, e]));

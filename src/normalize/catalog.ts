@@ -13,6 +13,8 @@
  */
 import type { ResultKind } from '../api/catalog.js';
 import { KEYWORDS_ADS_METRIC_COLUMNS, KEYWORDS_ADS_TABLES, KEYWORDS_ADS_TASK_COLUMNS, LOCATION_COLUMNS } from './tables/keywords-ads.js';
+import { SERP_TABLES } from './tables/serp.js';
+import { c, ts, scalarChild } from './declare.js';
 
 export type DuckType = 'VARCHAR' | 'BIGINT' | 'INTEGER' | 'DOUBLE' | 'BOOLEAN' | 'TIMESTAMPTZ' | 'JSON';
 
@@ -114,16 +116,8 @@ export const EXTRA_COLUMN = 'extra';
 
 // ---- declaration helpers -------------------------------------------------------------------------------------
 
-const c = (name: string, type: DuckType, description: string, path: string = name, convert?: Convert): ColumnDef =>
-  ({ name, type, path, description, ...(convert ? { convert } : {}) });
 /** Whether a column takes values from results of this kind. */
 export const columnApplies = (col: ColumnDef, kind: ResultKind | undefined): boolean => !col.onlyForResultKinds || (kind !== undefined && col.onlyForResultKinds.includes(kind));
-const ts = (name: string, description: string, path: string = name): ColumnDef => c(name, 'TIMESTAMPTZ', description, path, 'timestamp');
-
-/** A list of scalars as child rows. A text column takes any element (objects as JSON text); a typed one keeps a value it cannot type in `extra`. */
-function scalarChild(name: string, parent: string, path: string, column: ColumnDef, description: string, onlyForItemTypes?: readonly string[]): TableDef {
-  return { name, parent, description, source: { kind: 'scalars', path }, columns: [column], extra: column.type !== 'VARCHAR', ...(onlyForItemTypes ? { onlyForItemTypes } : {}) };
-}
 
 function rating(prefix: 'product_rating' | 'shop_rating', what: string): ColumnDef[] {
   return [
@@ -546,6 +540,8 @@ export const TABLES: readonly TableDef[] = [
   scalarChild('domain_technologies__items__phone_numbers', 'domain_technologies__items', 'phone_numbers', c('phone_number', 'VARCHAR', 'Phone number found on the site.', '$'), 'Phone numbers on a domain\'s site, one row each.'),
   scalarChild('domain_technologies__items__emails', 'domain_technologies__items', 'emails', c('email', 'VARCHAR', 'Email address found on the site.', '$'), 'Email addresses on a domain\'s site, one row each.'),
   scalarChild('domain_technologies__items__social_graph_urls', 'domain_technologies__items', 'social_graph_urls', c('url', 'VARCHAR', 'Social link or handle.', '$'), 'Social links of a domain, one row each.'),
+
+  ...SERP_TABLES,
 
   // Catch-all for results no table describes (an endpoint outside the catalog, met by ingest).
   {

@@ -10,6 +10,7 @@ import { TABLES, allColumns } from '../normalize/catalog.js';
 import { LEDGER_DDL } from '../ledger/schema.js';
 import { createTableSql, q } from '../load/ddl.js';
 import { KEYWORD_VIEWS } from './views/keywords.js';
+import { SERP_VIEWS } from './views/serp.js';
 
 export interface ViewColumn { name: string; description: string }
 
@@ -349,15 +350,16 @@ SELECT t.run_id, try_cast(r.run_date AS DATE) AS run_date, r.pipeline, t.step, t
 FROM _tasks t LEFT JOIN _runs r ON r.run_id = t.run_id
 WHERE t.state = 'failed'`,
   },
+  ...SERP_VIEWS,
 ];
 
-/** Offers of shopping results: priced items and priced carousel elements, under their result's keyword. */
 /** A product rating on one scale, out of 5: the service rates on 5, 10 or 100 (rating_max, or the rating type's own maximum). */
 function ratingOutOf5(alias: string): string {
   const max = `coalesce(${alias}.product_rating_max, CASE ${alias}.product_rating_type WHEN 'Max5' THEN 5 WHEN 'Percents' THEN 100 END)`;
   return `5.0 * ${alias}.product_rating_value / nullif(${max}, 0)`;
 }
 
+/** Offers of shopping results: priced items and priced carousel elements, under their result's keyword. */
 function merchantOffers(): string {
   return `
   SELECT ${snapshotDate('s')} AS snapshot_date, s.keyword, s.location_code, s.language_code,

@@ -4,6 +4,8 @@ import type { SandboxContext } from './context.js';
 import type { StoredTask } from './store.js';
 import { generateKeywordData, type KeywordParams } from './data/keywords.js';
 import { generateEventsHtml, generateEventsSerp, type EventsParams } from './data/events.js';
+import { serpResult } from './handlers/serp.js';
+import type { SerpParams } from './data/serp.js';
 import { generateMerchant, generateMerchantHtml, type MerchantParams } from './data/merchant.js';
 import { adsResult } from './handlers/keywords-ads.js';
 
@@ -32,6 +34,8 @@ export function taskResult(def: EndpointDef, task: StoredTask, ctx: SandboxConte
     case 'merchant_shopping':
       if (variant === 'html') return [generateMerchantHtml(withLocale<MerchantParams>(task), engine, task.seed, at)];
       return [generateMerchant(withLocale<MerchantParams>(task), engine, ctx.settings.merchantItems, task.seed, { now: at })];
+    case 'serp_advanced': case 'serp_regular': case 'serp_html':
+      return [serpResult(def, withLocale<SerpParams>(task), ctx, task.seed, at)];
     default:
       throw new Error(`no result generator for ${def.result}`);
   }

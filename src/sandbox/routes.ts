@@ -10,6 +10,7 @@ import { computeParaphrase } from './handlers/paraphrase.js';
 import { computeResources } from './handlers/onpage.js';
 import { computeDomains } from './handlers/domains.js';
 import { computeErrors } from './handlers/errors.js';
+import { SERP_LIVE } from './handlers/serp.js';
 import { envelope, messageWith, pathSegments, taskObject } from './envelope.js';
 import { computeAdsLive, handleAdsLanguages, handleAdsLocations, handleAdsStatus } from './handlers/keywords-ads.js';
 
@@ -27,6 +28,7 @@ const LIVE: Record<string, LiveCompute> = {
   'domain_analytics.errors': computeErrors,
   'domain_analytics.domains_by_html_terms.live': computeDomains,
   ...Object.fromEntries(['search_volume', 'keywords_for_site', 'keywords_for_keywords', 'ad_traffic_by_keywords'].map((fn) => [`keywords_ads.${fn}.live`, computeAdsLive])),
+  ...SERP_LIVE,
 };
 
 const notImplemented: Handler = (req) =>

@@ -1,0 +1,11 @@
+/** Helpers that declare catalog columns and tables, shared by the catalog and the table files it spreads in. */
+import type { ColumnDef, Convert, DuckType, TableDef } from './catalog.js';
+
+export const c = (name: string, type: DuckType, description: string, path: string = name, convert?: Convert): ColumnDef =>
+  ({ name, type, path, description, ...(convert ? { convert } : {}) });
+export const ts = (name: string, description: string, path: string = name): ColumnDef => c(name, 'TIMESTAMPTZ', description, path, 'timestamp');
+
+/** A list of scalars as child rows. A text column takes any element (objects as JSON text); a typed one keeps a value it cannot type in `extra`. */
+export function scalarChild(name: string, parent: string, path: string, column: ColumnDef, description: string, onlyForItemTypes?: readonly string[]): TableDef {
+  return { name, parent, description, source: { kind: 'scalars', path }, columns: [column], extra: column.type !== 'VARCHAR', ...(onlyForItemTypes ? { onlyForItemTypes } : {}) };
+}
