@@ -79,7 +79,7 @@ GROUP BY ${SERIES.join(', ')}, date, url`,
     GROUP BY ${SERIES.join(', ')}, date, domain
   ), days AS (
     SELECT ${SERIES.join(', ')}, date, lag(date) OVER (PARTITION BY ${SERIES.join(', ')} ORDER BY date) AS previous_date
-    FROM (SELECT DISTINCT ${SERIES.join(', ')}, date FROM best)
+    FROM (SELECT DISTINCT ${SERIES.join(', ')}, date FROM best) AS day_list
   ), grid AS (
     SELECT d.*, b.domain FROM days d JOIN (SELECT DISTINCT ${SERIES.join(', ')}, domain FROM best) b USING (${SERIES.join(', ')})
   )
