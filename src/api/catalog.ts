@@ -20,6 +20,7 @@ export type ResultKind =
   | 'events_serp'
   | 'events_html'
   | 'merchant_shopping'
+  | 'merchant_html'
   | 'onpage_resources'
   | 'domain_errors'
   | 'domain_technologies';
@@ -48,7 +49,7 @@ export type CrossRule =
 export interface EndpointDef {
   /** Stable name used in pipelines, prices, logs and the ledger, e.g. `merchant.products.task_post`. */
   id: string;
-  /** Where the reference defines it (E1..E14), or `designed` for the task_post endpoints it leaves out. */
+  /** Where the reference defines it (E1..E14), `designed` for the task_post endpoints it leaves out, `live` for what only the live service documents. */
   ref: string;
   method: HttpMethod;
   /** Path template: `{engine_a}`..`{engine_d}` are resolved from config, `{id}` from the call. */
@@ -222,20 +223,23 @@ export const ENDPOINTS: readonly EndpointDef[] = [
       keyword: { type: 'string', required: true, minLength: 1, maxLength: 700 },
       ...LOCATION,
       location_coordinate: { type: 'string', format: 'coordinate' },
+      url: { type: 'string', format: 'url', maxLength: 2048 },
       se_domain: { type: 'string', minLength: 1, maxLength: 255, format: 'domain' },
-      depth: { type: 'integer', min: 1, max: 700 },
+      // Live: 40 results by default, at most 120, billed per SERP page of up to 40 results (docs/api-live.md).
+      depth: { type: 'integer', min: 1, max: 120, default: 40 },
+      max_crawl_pages: { type: 'integer', min: 1, max: 7 },
+      search_param: { type: 'string', minLength: 1, maxLength: 2048 },
       priority: { type: 'integer', enum: [1, 2] },
       price_min: { type: 'number', min: 0 },
       price_max: { type: 'number', min: 0 },
       sort_by: { type: 'string', enum: ['review_score', 'price_low_to_high', 'price_high_to_low'] },
-      device: { type: 'string', enum: ['desktop', 'mobile'] },
-      os: { type: 'string', enum: ['windows', 'macos', 'android', 'ios'] },
       ...CALLBACKS,
       postback_data: { type: 'string', enum: ['advanced', 'html'] },
       tag: TAG,
     },
     cross: [
       { rule: 'one_of_required', fields: ['location_code', 'location_name', 'location_coordinate'] },
+      { rule: 'one_of_required', fields: ['language_code', 'language_name'] },
       { rule: 'required_with', field: 'postback_data', when: 'postback_url' },
     ],
     maxTasksPerPost: 100, overflowCode: 40006, billing: 'post',
@@ -251,6 +255,12 @@ export const ENDPOINTS: readonly EndpointDef[] = [
     id: 'merchant.products.task_get.advanced', ref: 'E9', method: 'GET', kind: 'task_get', path: '/v3/merchant/{engine_a}/products/task_get/advanced/{id}',
     api: 'merchant', fn: 'products', engine: 'engine_a', seType: 'shopping', result: 'merchant_shopping', version: '0.1.20240801',
     description: 'The advanced shopping result of a merchant products task; the all-zero id returns every item type.',
+    billing: 'free', postId: 'merchant.products.task_post',
+  },
+  {
+    id: 'merchant.products.task_get.html', ref: 'live', method: 'GET', kind: 'task_get', path: '/v3/merchant/{engine_a}/products/task_get/html/{id}',
+    api: 'merchant', fn: 'products', engine: 'engine_a', seType: 'shopping', result: 'merchant_html', version: '0.1.20240801',
+    description: 'The raw HTML pages of a merchant products task (the live service keeps them 7 days).',
     billing: 'free', postId: 'merchant.products.task_post',
   },
 

@@ -11,8 +11,19 @@ export function taskPrice(def: EndpointDef, task: Record<string, unknown>, price
     const depth = typeof task.depth === 'number' ? task.depth : 10;
     cost += Math.max(0, Math.ceil(depth / 10) - 1) * p.per_extra_10_results;
   }
+  if (p.per_extra_page) {
+    const perPage = p.results_per_page ?? 10;
+    const depth = typeof task.depth === 'number' ? task.depth : defaultDepth(def) ?? perPage;
+    cost += Math.max(0, Math.ceil(depth / perPage) - 1) * p.per_extra_page;
+  }
   if (p.priority_2_multiplier && task.priority === 2) cost *= p.priority_2_multiplier;
   return roundUsd(cost);
+}
+
+/** The depth the service assumes when a task leaves it out (the catalog's `default`). */
+function defaultDepth(def: EndpointDef): number | undefined {
+  const rule = def.fields?.depth;
+  return rule && rule.type === 'integer' ? rule.default : undefined;
 }
 
 /** Costs are USD with at most 6 decimals, as the service reports them; summing floats would drift. */

@@ -39,6 +39,9 @@ export function rowGroupSizeProblem(n: number): string | undefined {
 const priceSchema = z.strictObject({
   per_task: z.number().nonnegative(),
   per_extra_10_results: z.number().nonnegative().optional(),
+  // Pages billed past the first (merchant: a SERP of up to 40 results): per_extra_page for each page of results_per_page.
+  per_extra_page: z.number().nonnegative().optional(),
+  results_per_page: z.int().positive().optional(),
   priority_2_multiplier: z.number().positive().optional(),
 });
 

@@ -269,6 +269,7 @@ const FAMILIES = new Map<string, Family>();
 const FAMILY_OF_ENDPOINT = new Map<string, Family>();
 for (const t of TABLES) {
   if (!t.resultKind || t.parent !== null) continue;
+  if (t.resultKind === 'merchant_shopping' || t.resultKind === 'events_serp') continue; // issue 17: columns with a second path and zone-aware times are the JS extractor's alone
   try {
     const fam = compileFamily(t);
     if (!fam.endpoints.size) continue;

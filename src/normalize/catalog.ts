@@ -29,7 +29,13 @@ export type Convert =
   /** Any JSON value kept as JSON text (filters, order_by). */
   | 'json'
   /** A string list joined with `/` (task `path`). */
-  | 'join_path';
+  | 'join_path'
+  /** A timestamp that carries a zone -> TIMESTAMPTZ; a local time without one -> null (see `local_time`). */
+  | 'zoned_timestamp'
+  /** A local time without a zone, kept as written (`yyyy-mm-dd hh:mm:ss`); a zoned timestamp -> null. */
+  | 'local_time'
+  /** Whether the timestamp carries a zone. */
+  | 'has_zone';
 
 export interface ColumnDef {
   name: string;
@@ -37,6 +43,8 @@ export interface ColumnDef {
   /** Dotted path inside the row's source object; `$` is the source value itself (scalar list elements). */
   path: string;
   convert?: Convert;
+  /** A second place of the value, read when `path` holds nothing (where the reference puts a field the live service moved). */
+  alt?: string;
   description: string;
 }
 
@@ -109,8 +117,8 @@ export const EXTRA_COLUMN = 'extra';
 
 // ---- declaration helpers -------------------------------------------------------------------------------------
 
-const c = (name: string, type: DuckType, description: string, path: string = name, convert?: Convert): ColumnDef =>
-  ({ name, type, path, description, ...(convert ? { convert } : {}) });
+const c = (name: string, type: DuckType, description: string, path: string = name, convert?: Convert, alt?: string): ColumnDef =>
+  ({ name, type, path, description, ...(convert ? { convert } : {}), ...(alt ? { alt } : {}) });
 const ts = (name: string, description: string, path: string = name): ColumnDef => c(name, 'TIMESTAMPTZ', description, path, 'timestamp');
 
 /** A list of scalars as child rows. A text column takes any element (objects as JSON text); a typed one keeps a value it cannot type in `extra`. */
@@ -137,9 +145,17 @@ const DELIVERY: ColumnDef[] = [
   c('delivery_price_currency', 'VARCHAR', 'Currency of the delivery price.', 'delivery_info.delivery_price.currency'),
   c('delivery_price_is_price_range', 'BOOLEAN', 'Whether the delivery price is a range.', 'delivery_info.delivery_price.is_price_range'),
   c('delivery_price_displayed', 'VARCHAR', 'Delivery price as displayed.', 'delivery_info.delivery_price.displayed_price'),
-  c('stores_count', 'BIGINT', 'Number of stores offering the product.', 'delivery_info.stores_count_info.count'),
-  c('stores_count_displayed_text', 'VARCHAR', 'Stores count as displayed.', 'delivery_info.stores_count_info.displayed_text'),
-  c('stores_count_from_text', 'BOOLEAN', 'True when the count was taken from the displayed text, false when found in the page code.', 'delivery_info.stores_count_info.count_from_text'),
+  ts('delivery_date_from', 'Earliest delivery date (UTC).', 'delivery_info.delivery_date_from'),
+  ts('delivery_date_to', 'Latest delivery date (UTC).', 'delivery_info.delivery_date_to'),
+  ts('fastest_delivery_date_from', 'Earliest date of the fast delivery option (UTC).', 'delivery_info.fastest_delivery_date_from'),
+  ts('fastest_delivery_date_to', 'Latest date of the fast delivery option (UTC).', 'delivery_info.fastest_delivery_date_to'),
+];
+
+/** The live service sends stores_count_info on the item; the reference puts it inside delivery_info: both are read. */
+const STORES: ColumnDef[] = [
+  c('stores_count', 'BIGINT', 'Number of stores offering the product.', 'stores_count_info.count', undefined, 'delivery_info.stores_count_info.count'),
+  c('stores_count_displayed_text', 'VARCHAR', 'Stores count as displayed.', 'stores_count_info.displayed_text', undefined, 'delivery_info.stores_count_info.displayed_text'),
+  c('stores_count_from_text', 'BOOLEAN', 'True when the count was taken from the displayed text, false when found in the page code.', 'stores_count_info.count_from_text', undefined, 'delivery_info.stores_count_info.count_from_text'),
 ];
 
 const SPECIAL_OFFER: ColumnDef[] = [
@@ -150,7 +166,7 @@ const SPECIAL_OFFER: ColumnDef[] = [
   c('special_offer_percentage_discount', 'DOUBLE', 'Percentage discount.', 'special_offer_info.percentage_discount'),
   c('special_offer_coupon_code', 'VARCHAR', 'Coupon code.', 'special_offer_info.coupon_code'),
   c('special_offer_coupon_info', 'VARCHAR', 'Coupon information.', 'special_offer_info.coupon_info'),
-  c('special_offer_url', 'VARCHAR', 'Page where the offer is posted.', 'special_offer_info.url'),
+  c('special_offer_url', 'VARCHAR', 'Page where the offer is posted (deprecated on the live service: null).', 'special_offer_info.url'),
   c('special_offer_domain', 'VARCHAR', 'Domain of the offer page.', 'special_offer_info.domain'),
 ];
 
@@ -171,7 +187,7 @@ const SERP_RESULT_HEAD: ColumnDef[] = [
   c('spell_type', 'VARCHAR', 'Autocorrection type: did_you_mean, showing_results_for, no_results_found_for, including_results_for.', 'spell.type'),
 ];
 
-const MERCHANT_ITEM_TYPES = ['shopping_sponsored_carousel', 'shopping_paid', 'shopping_serp', 'related_searches'] as const;
+const MERCHANT_ITEM_TYPES = ['shopping_sponsored_carousel', 'shopping_carousel', 'shopping_paid', 'shopping_serp', 'related_searches'] as const;
 
 // ---- the tables ---------------------------------------------------------------------------------------------
 
@@ -397,14 +413,17 @@ export const TABLES: readonly TableDef[] = [
       ...rating('product_rating', 'Product'),
       ...rating('shop_rating', 'Shop'),
       c('shop_ad_aclk', 'VARCHAR', 'Ad click referral parameter (paid, serp).'),
+      c('gid', 'VARCHAR', 'Global product identifier on the shopping service, as text (serp).'),
       ...DELIVERY,
+      ...STORES,
     ],
     ignored: [ratingIgnored('product_rating'), ratingIgnored('shop_rating')],
   },
   {
     name: 'merchant_shopping__items__elements', parent: 'merchant_shopping__items', extra: true,
-    source: { kind: 'objects', path: 'items' }, onlyForItemTypes: ['shopping_sponsored_carousel'],
-    description: 'Elements of a sponsored carousel item (`shopping_sponsored_carousel_element`).',
+    source: { kind: 'objects', path: 'items' }, onlyForItemTypes: ['shopping_sponsored_carousel', 'shopping_carousel'],
+    knownItemTypes: ['shopping_sponsored_carousel_element', 'shopping_carousel_element'],
+    description: 'Elements of a carousel item: the sponsored carousel (`shopping_sponsored_carousel_element`) and the product carousel the live service adds (`shopping_carousel_element`).',
     columns: [
       ...ITEM_TYPE,
       c('xpath', 'VARCHAR', 'XPath of the element.'),
@@ -413,7 +432,11 @@ export const TABLES: readonly TableDef[] = [
       c('price', 'DOUBLE', 'Price.'),
       c('currency', 'VARCHAR', 'ISO currency code.'),
       ...rating('product_rating', 'Product'),
-      c('shop_ad_aclk', 'VARCHAR', 'Ad click referral parameter.'),
+      c('shop_ad_aclk', 'VARCHAR', 'Ad click referral parameter (sponsored).'),
+      c('shopping_url', 'VARCHAR', 'Product page on the shopping service (product carousel).'),
+      c('product_id', 'VARCHAR', 'Product identifier assigned by the engine, as text (product carousel).'),
+      c('data_docid', 'VARCHAR', 'Identifier of the result data element, as text (product carousel).'),
+      c('gid', 'VARCHAR', 'Global product identifier on the shopping service, as text (product carousel).'),
       ...DELIVERY,
       ...SPECIAL_OFFER,
     ],
@@ -424,6 +447,16 @@ export const TABLES: readonly TableDef[] = [
   scalarChild('merchant_shopping__items__tags', 'merchant_shopping__items', 'tags', c('tag', 'VARCHAR', 'Tag.', '$'), 'Tags of a shopping item, one row each.', ['shopping_serp', 'shopping_paid', 'shopping_sponsored_carousel']),
   scalarChild('merchant_shopping__items__product_images', 'merchant_shopping__items', 'product_images', c('url', 'VARCHAR', 'Image URL; `_list_idx` 0 is the featured image.', '$'), 'Product images of a shopping item, one row each.', ['shopping_serp', 'shopping_paid', 'shopping_sponsored_carousel']),
   scalarChild('merchant_shopping__items__related_searches', 'merchant_shopping__items', 'items', c('keyword', 'VARCHAR', 'Related keyword (JSON text when the service sends an object).', '$'), 'Related keywords of a `related_searches` item, one row each.', ['related_searches']),
+  {
+    name: 'merchant_html', parent: null, resultKind: 'merchant_html', extra: true,
+    description: 'Merchant HTML results (task_get/html), one row per result; the pages are in `merchant_html__items`.',
+    columns: [c('keyword', 'VARCHAR', 'Keyword.'), c('type', 'VARCHAR', 'Search engine type.'), c('se_domain', 'VARCHAR', 'Search engine domain.'), c('location_code', 'BIGINT', 'Location code.'), c('language_code', 'VARCHAR', 'Language code.'), ts('datetime', 'When the result was received (UTC).'), c('items_count', 'BIGINT', 'Number of pages.')],
+  },
+  {
+    name: 'merchant_html__items', parent: 'merchant_html', extra: true, source: { kind: 'objects', path: 'items' },
+    description: 'HTML pages of a merchant HTML result.',
+    columns: [c('page', 'BIGINT', 'Page number.'), ts('date', 'When the page was fetched (UTC).'), c('html', 'VARCHAR', 'The page HTML.')],
+  },
   {
     name: 'merchant_shopping__items__additional_specifications', parent: 'merchant_shopping__items', extra: false,
     source: { kind: 'entries', path: 'additional_specifications' },

@@ -38,7 +38,7 @@ export function handlerFor(def: EndpointDef): Handler {
     case 'task_post': return handleTaskPost;
     case 'tasks_ready': return handleTasksReady;
     case 'tasks_fixed': return handleTasksFixed;
-    case 'task_get': return def.api === 'merchant' ? (req, ctx) => handleTaskGet(req, ctx, merchantZeroId) : (req, ctx) => handleTaskGet(req, ctx);
+    case 'task_get': return def.result === 'merchant_shopping' ? (req, ctx) => handleTaskGet(req, ctx, merchantZeroId) : (req, ctx) => handleTaskGet(req, ctx);
     default: return notImplemented;
   }
 }

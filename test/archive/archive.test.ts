@@ -133,7 +133,7 @@ describe('ingest and reprocess', () => {
     const before = await dumpTables(wh);
     wh.close();
     expect(before.keyword_data.length).toBe(4);
-    expect(new Set(before.merchant_shopping__items.map((r: any) => r[5]))).toEqual(new Set(['shopping_sponsored_carousel', 'shopping_paid', 'shopping_serp', 'related_searches']));
+    expect(new Set(before.merchant_shopping__items.map((r: any) => r[5]))).toEqual(new Set(['shopping_sponsored_carousel', 'shopping_carousel', 'shopping_paid', 'shopping_serp', 'related_searches']));
     expect(before.domain_technologies__items.length).toBe(3);
     process.stdout.write = (() => true) as never;
     try {
