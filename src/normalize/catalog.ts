@@ -335,8 +335,15 @@ export const TABLES: readonly TableDef[] = [
   {
     name: 'events_serp', parent: null, resultKind: 'events_serp', extra: true,
     description: 'Events SERP results (regular and advanced task_get), one row per result (keyword and location).',
-    columns: [...SERP_RESULT_HEAD, c('se_results_count', 'BIGINT', 'Number of results the engine reported.'), c('items_count', 'BIGINT', 'Number of elements in `items`.')],
-    ignored: [{ path: 'item_types', why: 'derivable from `events_serp__items.item_type`' }],
+    columns: [...SERP_RESULT_HEAD, c('se_results_count', 'BIGINT', 'Number of results the engine reported.'), c('items_count', 'BIGINT', 'Number of elements in `items`.'),
+      c('refinement_chips_xpath', 'VARCHAR', 'XPath of the refinement chips (advanced); the chips are in `events_serp__refinement_chips`.', 'refinement_chips.xpath')],
+    ignored: [{ path: 'item_types', why: 'derivable from `events_serp__items.item_type`' }, { path: 'refinement_chips.type', why: 'always `refinement_chips`' }],
+  },
+  {
+    name: 'events_serp__refinement_chips', parent: 'events_serp', extra: true, source: { kind: 'objects', path: 'refinement_chips.items' },
+    knownItemTypes: ['refinement_chips_element'],
+    description: 'Search refinement chips of an events SERP result (advanced, live service), one row per chip.',
+    columns: [...ITEM_TYPE, c('title', 'VARCHAR', 'Chip title.'), c('url', 'VARCHAR', 'Search URL with the refinement.'), c('domain', 'VARCHAR', 'Domain of the URL.'), c('options', 'JSON', 'Options of the chip as sent (null when none).', 'options', 'json')],
   },
   {
     name: 'events_serp__items', parent: 'events_serp', extra: true, source: { kind: 'objects', path: 'items' },
@@ -351,8 +358,13 @@ export const TABLES: readonly TableDef[] = [
       c('title', 'VARCHAR', 'Event title.'),
       c('description', 'VARCHAR', 'Event description.'),
       c('url', 'VARCHAR', 'Event page.'),
-      ts('start_datetime', 'Event start (UTC).', 'event_dates.start_datetime'),
-      ts('end_datetime', 'Event end (UTC); null when open-ended.', 'event_dates.end_datetime'),
+      // The live service gives a zoned time (stored as an instant) or a local time without a zone (kept as written).
+      c('start_datetime', 'TIMESTAMPTZ', 'Event start as an instant, when the service gave a zone; null for a local time without one (see start_datetime_local).', 'event_dates.start_datetime', 'zoned_timestamp'),
+      c('start_datetime_local', 'VARCHAR', 'Event start as local wall time `yyyy-mm-dd hh:mm:ss` when the service gave no zone (not UTC: the event\'s own local time); null when zoned.', 'event_dates.start_datetime', 'local_time'),
+      c('start_datetime_has_zone', 'BOOLEAN', 'Whether the start time carried a zone: true -> start_datetime, false -> start_datetime_local.', 'event_dates.start_datetime', 'has_zone'),
+      c('end_datetime', 'TIMESTAMPTZ', 'Event end as an instant, when zoned; null when open-ended or local (see end_datetime_local).', 'event_dates.end_datetime', 'zoned_timestamp'),
+      c('end_datetime_local', 'VARCHAR', 'Event end as local wall time when the service gave no zone; null otherwise.', 'event_dates.end_datetime', 'local_time'),
+      c('end_datetime_has_zone', 'BOOLEAN', 'Whether the end time carried a zone; null when open-ended.', 'event_dates.end_datetime', 'has_zone'),
       c('displayed_dates', 'VARCHAR', 'Dates as displayed.', 'event_dates.displayed_dates'),
       c('venue_name', 'VARCHAR', 'Venue name.', 'location_info.name'),
       c('venue_address', 'VARCHAR', 'Venue address.', 'location_info.address'),

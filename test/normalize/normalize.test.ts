@@ -201,7 +201,9 @@ describe('lists, events and the rest', () => {
     expect(rowsOf(byTable, 'domain_errors')[0]).toMatchObject({ error_code: 50401, http_time: 10.02, datetime: new Date('2026-01-14T08:00:00Z') });
     const ev = rowsOf(byTable, 'events_serp__items');
     expect(ev.length).toBeGreaterThan(0);
-    expect(ev.every((r) => r.item_type === 'event_item' && r.start_datetime instanceof Date && typeof r.venue_cid === 'string')).toBe(true);
+    expect(ev.every((r) => r.item_type === 'event_item' && typeof r.venue_cid === 'string')).toBe(true);
+    // A zoned time is an instant; a local time without a zone is kept as written, flagged, and never read as UTC.
+    expect(ev.every((r) => (r.start_datetime_has_zone ? r.start_datetime instanceof Date && r.start_datetime_local === null : r.start_datetime === null && typeof r.start_datetime_local === 'string'))).toBe(true);
     expect(rowsOf(byTable, 'events_html__items').length).toBeGreaterThan(0);
   });
 
