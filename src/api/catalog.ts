@@ -107,7 +107,15 @@ const keywordTaskFields = {
   ...CALLBACKS,
 } as const satisfies Record<string, FieldRule>;
 
-export const ENDPOINTS: readonly EndpointDef[] = [
+/** Every tasks_ready endpoint of the live service: 20 calls a minute each, at most 1000 ids per call (docs/api-live.md). */
+export const TASKS_READY_LIMITS = { perMinute: 20, maxResultsPerCall: 1000 } as const;
+
+/** The family-wide limits applied to every entry of a kind, so a new family's tasks_ready gets them too. */
+function withLiveLimits(defs: EndpointDef[]): EndpointDef[] {
+  return defs.map((d) => (d.kind === 'tasks_ready' ? { ...d, ...TASKS_READY_LIMITS } : d));
+}
+
+export const ENDPOINTS: readonly EndpointDef[] = withLiveLimits([
   // Keywords data (legacy family). The reference gives E1-E3; the task_post endpoints are designed (docs/api-designed.md).
   {
     id: 'keywords_for_site.task_post', ref: 'designed', method: 'POST', kind: 'task_post',
@@ -330,7 +338,7 @@ export const ENDPOINTS: readonly EndpointDef[] = [
     cross: [{ rule: 'sum_max', fields: ['limit', 'offset'], max: 10_000, defaults: [100, 0] }],
     maxTasksPerPost: 1, overflowCode: 40000, perMinute: 2000, billing: 'request', paging: 'limit_offset_token',
   },
-];
+]);
 
 const BY_ID = new Map(ENDPOINTS.map((e) => [e.id, e]));
 

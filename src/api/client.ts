@@ -17,7 +17,7 @@
  * Retry rules (status.ts says which codes are which):
  *   - Idempotent calls (GETs, live and list POSTs, which create nothing) retry on network errors and timeouts,
  *     HTTP 5xx/408/429, malformed 2xx bodies, envelope or task statuses in the 50000 range and 40202 (after
- *     limiter.slowDown), with jittered exponential backoff, up to `retries` times; then the last answer stands.
+ *     limiter.slowDown of that endpoint: a rate-limit answer slows the endpoint that got it), with jittered exponential backoff, up to `retries` times; then the last answer stands.
  *     A live call billed per request that was lost in transit may be billed again by its retry: the reply is the
  *     product and is otherwise gone, so we re-ask and log it.
  *   - task_post is never re-sent when the service may have accepted it (re-posting would pay twice). It is retried
@@ -37,7 +37,7 @@ import { dispositionOf, isRetryableHttp, isTaskError, statusMessage, RATE_LIMIT_
 import { validateTask } from './validate.js';
 import { apiLogger, createLogger, scrubSecrets, secretsOf, type Logger } from './logger.js';
 import { credentialsFor, type Config, type Credentials, type Engines } from '../config/index.js';
-import { RateLimiter } from '../queue/index.js';
+import { RateLimiter, type RateLimitHeaders } from '../queue/index.js';
 import { EXIT } from '../exit.js';
 
 export interface RawResponse {
@@ -379,7 +379,7 @@ export class ApiClient {
           if (!outcome.ok) outcome.error.attempts = used;
           settled.push({ index, task: tasks[index], outcome });
         });
-        if (slowDown) this.limiter.slowDown();
+        if (slowDown) this.limiter.slowDown(undefined, def.id);
       }
       for (const e of settled) outcomes[e.index] = e.outcome;
       this.logTaskErrors(def, path, settled.map((e) => e.outcome));
@@ -512,7 +512,7 @@ export class ApiClient {
         this.logFailure('error', { ...context, reason: verdict.reason, ambiguous: true }, 'task post may have reached the service; not re-posted, reconcile by tasks_ready and tags');
         return { kind: 'failed', failure };
       }
-      if (verdict.slowDown) this.limiter.slowDown(verdict.retryAfterMs);
+      if (verdict.slowDown) this.limiter.slowDown(verdict.retryAfterMs, def.id);
       if (attempt > retries) {
         this.logFailure('error', { ...context, reason: verdict.reason }, 'giving up after the last retry');
         // A service answer (a task-level 50000, say) stands as the result; a transport failure becomes one.
@@ -535,7 +535,7 @@ export class ApiClient {
 
   /** One HTTP exchange through the limiter; the body is read inside it so the limiter sees when the answer ended. */
   private async attempt(def: EndpointDef, method: 'GET' | 'POST', path: string, body: unknown[] | null): Promise<Attempt> {
-    let received: { httpStatus: number; body: string; retryAfter: string | null };
+    let received: { httpStatus: number; body: string; retryAfter: string | null; limits: RateLimitHeaders };
     try {
       received = await this.limiter.schedule(def.id, async () => {
         const res = await ky(`${this.baseUrl}${path}`, {
@@ -547,8 +547,9 @@ export class ApiClient {
           throwHttpErrors: false,
           signal: AbortSignal.timeout(this.timeoutMs),
         });
-        return { httpStatus: res.status, body: await res.text(), retryAfter: res.headers.get('retry-after') };
+        return { httpStatus: res.status, body: await res.text(), retryAfter: res.headers.get('retry-after'), limits: rateLimitHeadersOf(res.headers) };
       });
+      this.limiter.observe(def.id, received.limits);
     } catch (error) {
       const codes = errorCodes(error);
       return { kind: 'network', error, timeout: isTimeout(error), notSent: codes.some((c) => NOT_SENT_CODES.has(c)) };
@@ -566,6 +567,16 @@ export class ApiClient {
     }
     return answer;
   }
+}
+
+/** X-RateLimit-Limit and X-RateLimit-Remaining, where the service sends them (every endpoint of the live service). */
+export function rateLimitHeadersOf(headers: Headers): RateLimitHeaders {
+  const int = (name: string) => {
+    const v = headers.get(name);
+    const n = v === null || v.trim() === '' ? NaN : Number(v);
+    return Number.isInteger(n) && n >= 0 ? n : undefined;
+  };
+  return { limit: int('x-ratelimit-limit'), remaining: int('x-ratelimit-remaining') };
 }
 
 function failureOf(a: Attempt, reason: string, ambiguous: boolean, attempts: number): Failure {
