@@ -4,6 +4,7 @@
  * read these entries; nothing else in the project spells a path or a request rule.
  */
 import type { Engines, EngineToken } from '../config/index.js';
+import { APPENDIX_ENDPOINTS } from './endpoints/appendix.js';
 
 export type HttpMethod = 'GET' | 'POST';
 export type EndpointKind = 'task_post' | 'tasks_ready' | 'task_get' | 'tasks_fixed' | 'live' | 'list';
@@ -23,7 +24,8 @@ export type ResultKind =
   | 'merchant_html'
   | 'onpage_resources'
   | 'domain_errors'
-  | 'domain_technologies';
+  | 'domain_technologies'
+  | 'user_data';
 
 export type StringFormat = 'uuid' | 'url' | 'timestamp' | 'coordinate' | 'domain';
 
@@ -338,6 +340,7 @@ export const ENDPOINTS: readonly EndpointDef[] = withLiveLimits([
     cross: [{ rule: 'sum_max', fields: ['limit', 'offset'], max: 10_000, defaults: [100, 0] }],
     maxTasksPerPost: 1, overflowCode: 40000, perMinute: 2000, billing: 'request', paging: 'limit_offset_token',
   },
+  ...APPENDIX_ENDPOINTS,
 ]);
 
 const BY_ID = new Map(ENDPOINTS.map((e) => [e.id, e]));

@@ -33,7 +33,7 @@
 import ky from 'ky';
 import { endpoint, resolvePath, type EndpointDef } from './catalog.js';
 import type { ApiTask, Envelope } from './envelope.js';
-import { dispositionOf, isRetryableHttp, isTaskError, statusMessage, RATE_LIMIT_CODE } from './status.js';
+import { accountAdvice, dispositionOf, isRetryableHttp, isTaskError, statusMessage, RATE_LIMIT_CODE } from './status.js';
 import { validateTask } from './validate.js';
 import { apiLogger, createLogger, scrubSecrets, secretsOf, type Logger } from './logger.js';
 import { credentialsFor, type Config, type Credentials, type Engines } from '../config/index.js';
@@ -431,6 +431,31 @@ export class ApiClient {
     return this.single(def, path, await this.request(def, 'GET', path, null, true), null);
   }
 
+  /**
+   * Re-sends the pingbacks or postbacks of the given tasks (appendix.webhook_resend, up to 100 ids a call, free):
+   * one outcome per id, in order. Idempotent (a second re-send only delivers again), so it is retried freely.
+   */
+  async resendWebhooks(ids: string[]): Promise<TaskOutcome[]> {
+    const def = this.def('appendix.webhook_resend', ['list'], 'POST');
+    const path = resolvePath(def, this.engines);
+    const out: TaskOutcome[] = [];
+    for (let i = 0; i < ids.length; i += def.maxTasksPerPost ?? 100) {
+      const body = ids.slice(i, i + (def.maxTasksPerPost ?? 100)).map((id) => ({ id }));
+      const final = await this.request(def, 'POST', path, body, true);
+      body.forEach((sent, k) => {
+        if (final.kind === 'failed') {
+          const f = final.failure;
+          out.push({ ok: false, error: { code: f.code, message: f.message, path: segmentsOf(path), data: sent, local: false, transport: f.transport, httpStatus: f.httpStatus, attempts: f.attempts, id: sent.id } });
+          return;
+        }
+        const t = final.envelope.tasks?.[k];
+        if (t && typeof t.status_code === 'number' && !isTaskError(t.status_code)) out.push({ ok: true, task: t, cost: typeof t.cost === 'number' ? t.cost : 0 });
+        else out.push({ ok: false, error: { code: t?.status_code ?? 0, message: t?.status_message ?? 'the answer holds no task for this id', path: segmentsOf(path), data: sent, local: false, id: sent.id } });
+      });
+    }
+    return out;
+  }
+
   // ---- internals ----------------------------------------------------------------------------------------------
 
   private def(endpointId: string, kinds: EndpointDef['kind'][], method?: EndpointDef['method']): EndpointDef {
@@ -505,7 +530,8 @@ export class ApiClient {
       if (verdict.action === 'accept') return { kind: 'envelope', envelope: (a as Extract<Attempt, { kind: 'answer' }>).envelope!, attempts: attempt };
       if (verdict.action === 'refuse') {
         this.logFailure('error', { ...context, code: verdict.code, reason: verdict.reason }, 'the service refused the call; not retried');
-        throw new ApiError(`${def.id}: ${method} ${path}: ${verdict.reason}`, verdict.code, a.kind === 'answer' ? a.httpStatus : 0, def.id, path);
+        const advice = accountAdvice(verdict.code) ?? (a.kind === 'answer' ? accountAdvice(a.httpStatus) : undefined);
+        throw new ApiError(`${def.id}: ${method} ${path}: ${verdict.reason}${advice ? ` (${advice})` : ''}`, verdict.code, a.kind === 'answer' ? a.httpStatus : 0, def.id, path);
       }
       const failure = failureOf(a, verdict.reason, verdict.action === 'ambiguous', attempt);
       if (verdict.action === 'ambiguous') {

@@ -589,6 +589,21 @@ export const TABLES: readonly TableDef[] = [
   scalarChild('domain_technologies__items__emails', 'domain_technologies__items', 'emails', c('email', 'VARCHAR', 'Email address found on the site.', '$'), 'Email addresses on a domain\'s site, one row each.'),
   scalarChild('domain_technologies__items__social_graph_urls', 'domain_technologies__items', 'social_graph_urls', c('url', 'VARCHAR', 'Social link or handle.', '$'), 'Social links of a domain, one row each.'),
 
+  // The account (appendix/user_data, live service): what `seo-etl check` reads, when a user_data answer is loaded.
+  {
+    name: 'account_user_data', parent: null, resultKind: 'user_data', extra: true,
+    description: 'Account snapshots (appendix/user_data): balance, spending limit and rate limit; usage statistics and prices stay in `extra`.',
+    columns: [
+      c('login', 'VARCHAR', 'Account login.'),
+      c('timezone', 'VARCHAR', 'Account time zone.'),
+      c('money_total', 'DOUBLE', 'USD deposited in total.', 'money.total'),
+      c('money_balance', 'DOUBLE', 'USD left.', 'money.balance'),
+      c('money_day_limit', 'DOUBLE', 'USD the account may spend per day; null without a limit.', 'money.limits.day.total'),
+      c('money_spent_today', 'DOUBLE', 'USD spent today.', 'money.statistics.day.total'),
+      c('calls_per_minute_limit', 'BIGINT', 'API calls allowed per minute.', 'rates.limits.minute.total'),
+    ],
+  },
+
   // Catch-all for results no table describes (an endpoint outside the catalog, met by ingest).
   {
     name: 'unknown_results', parent: null, extra: false,

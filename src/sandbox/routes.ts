@@ -11,12 +11,15 @@ import { computeResources } from './handlers/onpage.js';
 import { computeDomains } from './handlers/domains.js';
 import { computeErrors } from './handlers/errors.js';
 import { envelope, messageWith, pathSegments, taskObject } from './envelope.js';
+import { handleUserData, handleWebhookResend } from './handlers/appendix.js';
 
 export type Handler = (req: ApiRequest, ctx: SandboxContext) => Envelope;
 
 const BY_ID: Record<string, Handler> = {
   'serp.endpoints': handleSerpEndpoints,
   'serp.events.locations': handleEventsLocations,
+  'appendix.user_data': handleUserData,
+  'appendix.webhook_resend': handleWebhookResend,
 };
 
 const LIVE: Record<string, LiveCompute> = {

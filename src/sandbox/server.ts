@@ -113,6 +113,13 @@ export function createApiHandler(deps: PipelineDeps) {
       return answer(res, call, 200, bare(def.version, 40202, startedNs, `${def.id} allows ${def.perMinute} calls per ${ctx.config.sandbox.rate_limit_window_ms} ms`));
     }
 
+    // The account's answers: an endpoint it may not use, then, for paid calls, the balance and the daily cost limit.
+    if (ctx.account.denied(def.id)) return answer(res, call, 200, bare(def.version, 40204, startedNs, `this account has no access to ${def.id}`));
+    if (def.billing !== 'free') {
+      const refusal = ctx.account.refusePaid(now);
+      if (refusal) return answer(res, call, refusal.httpStatus, bare(def.version, refusal.code, startedNs, refusal.detail));
+    }
+
     if (fault.slowMs > 0) await new Promise((r) => setTimeout(r, fault.slowMs));
     if (fault.drop) {
       call.status = 0;
