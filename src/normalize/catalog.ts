@@ -187,6 +187,23 @@ const SERP_RESULT_HEAD: ColumnDef[] = [
   c('spell_type', 'VARCHAR', 'Autocorrection type: did_you_mean, showing_results_for, no_results_found_for, including_results_for.', 'spell.type'),
 ];
 
+/** The two tables of a task_get/html result: one row per result, its pages as children. */
+function htmlTables(family: string, resultKind: ResultKind, what: string): TableDef[] {
+  const name = `${family}_html`;
+  return [
+    {
+      name, parent: null, resultKind, extra: true,
+      description: `${what} HTML results (task_get/html), one row per result; the pages are in \`${name}__items\`.`,
+      columns: [c('keyword', 'VARCHAR', 'Keyword.'), c('type', 'VARCHAR', 'Search engine type.'), c('se_domain', 'VARCHAR', 'Search engine domain.'), c('location_code', 'BIGINT', 'Location code.'), c('language_code', 'VARCHAR', 'Language code.'), ts('datetime', 'When the result was received (UTC).'), c('items_count', 'BIGINT', 'Number of pages.')],
+    },
+    {
+      name: `${name}__items`, parent: name, extra: true, source: { kind: 'objects', path: 'items' },
+      description: `HTML pages of ${what === 'Events' ? 'an events' : 'a merchant'} HTML result.`,
+      columns: [c('page', 'BIGINT', 'Page number.'), ts('date', 'When the page was fetched (UTC).'), c('html', 'VARCHAR', 'The page HTML.')],
+    },
+  ];
+}
+
 const MERCHANT_ITEM_TYPES = ['shopping_sponsored_carousel', 'shopping_carousel', 'shopping_paid', 'shopping_serp', 'related_searches'] as const;
 
 // ---- the tables ---------------------------------------------------------------------------------------------
@@ -380,16 +397,7 @@ export const TABLES: readonly TableDef[] = [
     columns: [...ITEM_TYPE, c('title', 'VARCHAR', 'Link title.'), c('description', 'VARCHAR', 'Link description.'), c('url', 'VARCHAR', 'Link URL.'), c('domain', 'VARCHAR', 'Link domain.')],
     knownItemTypes: ['information_and_tickets_element'],
   },
-  {
-    name: 'events_html', parent: null, resultKind: 'events_html', extra: true,
-    description: 'Events HTML results (task_get/html), one row per result; the pages are in `events_html__items`.',
-    columns: [c('keyword', 'VARCHAR', 'Keyword.'), c('type', 'VARCHAR', 'Search engine type.'), c('se_domain', 'VARCHAR', 'Search engine domain.'), c('location_code', 'BIGINT', 'Location code.'), c('language_code', 'VARCHAR', 'Language code.'), ts('datetime', 'When the result was received (UTC).'), c('items_count', 'BIGINT', 'Number of pages.')],
-  },
-  {
-    name: 'events_html__items', parent: 'events_html', extra: true, source: { kind: 'objects', path: 'items' },
-    description: 'HTML pages of an events HTML result.',
-    columns: [c('page', 'BIGINT', 'Page number.'), ts('date', 'When the page was fetched (UTC).'), c('html', 'VARCHAR', 'The page HTML.')],
-  },
+  ...htmlTables('events', 'events_html', 'Events'),
 
   // Merchant (E9).
   {
@@ -459,16 +467,7 @@ export const TABLES: readonly TableDef[] = [
   scalarChild('merchant_shopping__items__tags', 'merchant_shopping__items', 'tags', c('tag', 'VARCHAR', 'Tag.', '$'), 'Tags of a shopping item, one row each.', ['shopping_serp', 'shopping_paid', 'shopping_sponsored_carousel']),
   scalarChild('merchant_shopping__items__product_images', 'merchant_shopping__items', 'product_images', c('url', 'VARCHAR', 'Image URL; `_list_idx` 0 is the featured image.', '$'), 'Product images of a shopping item, one row each.', ['shopping_serp', 'shopping_paid', 'shopping_sponsored_carousel']),
   scalarChild('merchant_shopping__items__related_searches', 'merchant_shopping__items', 'items', c('keyword', 'VARCHAR', 'Related keyword (JSON text when the service sends an object).', '$'), 'Related keywords of a `related_searches` item, one row each.', ['related_searches']),
-  {
-    name: 'merchant_html', parent: null, resultKind: 'merchant_html', extra: true,
-    description: 'Merchant HTML results (task_get/html), one row per result; the pages are in `merchant_html__items`.',
-    columns: [c('keyword', 'VARCHAR', 'Keyword.'), c('type', 'VARCHAR', 'Search engine type.'), c('se_domain', 'VARCHAR', 'Search engine domain.'), c('location_code', 'BIGINT', 'Location code.'), c('language_code', 'VARCHAR', 'Language code.'), ts('datetime', 'When the result was received (UTC).'), c('items_count', 'BIGINT', 'Number of pages.')],
-  },
-  {
-    name: 'merchant_html__items', parent: 'merchant_html', extra: true, source: { kind: 'objects', path: 'items' },
-    description: 'HTML pages of a merchant HTML result.',
-    columns: [c('page', 'BIGINT', 'Page number.'), ts('date', 'When the page was fetched (UTC).'), c('html', 'VARCHAR', 'The page HTML.')],
-  },
+  ...htmlTables('merchant', 'merchant_html', 'Merchant'),
   {
     name: 'merchant_shopping__items__additional_specifications', parent: 'merchant_shopping__items', extra: false,
     source: { kind: 'entries', path: 'additional_specifications' },

@@ -118,23 +118,26 @@ export function generateMerchant(p: MerchantParams, engine: string, n: number, s
     const position = type === T.paid && r.chance(0.4) ? 'right' : 'left';
     const common = { type, rank_group: rankGroups[type], rank_absolute: idx + 1, position, xpath: `/html[1]/body[1]/div[5]/div[${idx + 1}]` };
     const product = () => `${r.pick(BRANDS)} ${r.pick(ADJECTIVES)} ${keyword}`;
+    // A carousel element: what the sponsored and the product carousels share, then each one's own fields.
+    const element = (e: Rng, k: number, elementType: string, images: number) => ({
+      type: elementType,
+      xpath: `${common.xpath}/div[${k + 1}]`,
+      title: product(),
+      tags: e.chance(0.5) ? [e.pick(['Sale', 'Popular', 'New', 'Free returns'])] : [],
+      seller: e.pick(SELLERS),
+      price: priceIn(e, p),
+      currency,
+      product_rating: rating(e, 'left', all ? k % 3 : undefined),
+      product_images: Array.from({ length: images }, () => `https://images.example-shop.com/${e.hex(10)}.jpg`),
+    });
     if (type === T.carousel) {
-      const count = r.int(3, 6);
       return {
         ...common,
         title: `Sponsored: ${keyword}`,
-        items: Array.from({ length: count }, (_, k) => {
+        items: Array.from({ length: r.int(3, 6) }, (_, k) => {
           const e = r.fork(`c${k}`);
           return {
-            type: T.element,
-            xpath: `${common.xpath}/div[${k + 1}]`,
-            title: product(),
-            tags: e.chance(0.5) ? [e.pick(['Sale', 'Popular', 'New', 'Free returns'])] : [],
-            seller: e.pick(SELLERS),
-            price: priceIn(e, p),
-            currency,
-            product_rating: rating(e, 'left', all ? k % 3 : undefined),
-            product_images: [`https://images.example-shop.com/${e.hex(10)}.jpg`, `https://images.example-shop.com/${e.hex(10)}.jpg`],
+            ...element(e, k, T.element, 2),
             shop_ad_aclk: `DChcSE${e.hex(20)}`,
             delivery_info: deliveryInfo(e, currency, now, all ? k % 2 === 0 : undefined),
             special_offer_info: (all && k === 0) || (!all && e.chance(0.3)) ? specialOffer(e, currency) : null,
@@ -143,22 +146,13 @@ export function generateMerchant(p: MerchantParams, engine: string, n: number, s
       };
     }
     if (type === T.organic) {
-      const count = r.int(3, 6);
       return {
         ...common,
         title: `Popular products: ${keyword}`,
-        items: Array.from({ length: count }, (_, k) => {
+        items: Array.from({ length: r.int(3, 6) }, (_, k) => {
           const e = r.fork(`o${k}`);
           return {
-            type: T.organicElement,
-            xpath: `${common.xpath}/div[${k + 1}]`,
-            title: product(),
-            tags: e.chance(0.5) ? [e.pick(['Sale', 'Popular', 'New', 'Free returns'])] : [],
-            seller: e.pick(SELLERS),
-            price: priceIn(e, p),
-            currency,
-            product_rating: rating(e, 'left', all ? k % 3 : undefined),
-            product_images: [`https://images.example-shop.com/${e.hex(10)}.jpg`],
+            ...element(e, k, T.organicElement, 1),
             shopping_url: `https://${seDomain}/shopping/product/${e.int(1e9, 9e9)}`,
             product_id: String(e.int(1e9, 9e9)) + String(e.int(1e8, 9e8)),
             data_docid: String(e.int(1e9, 9e9)) + String(e.int(1e8, 9e8)),
