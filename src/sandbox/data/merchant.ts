@@ -34,19 +34,23 @@ function rating(r: Rng, position: string, forceType?: number): Record<string, un
   return { type: 'rating_element', position, rating_type: type, value, votes_count: r.int(1, 25000), rating_max: max };
 }
 
-/** Delivery as the live service sends it: message, price and the delivery date window (UTC timestamps). */
+/**
+ * Delivery as the live service sends it: message, price and the delivery date window (UTC timestamps), counted in
+ * days from the start of the crawl's UTC day, so the same task gives the same dates all day (as events do).
+ */
 function deliveryInfo(r: Rng, currency: string, now: number, paid?: boolean): Record<string, unknown> {
   const isPaid = paid ?? r.chance(0.5);
   const current = r.float(2, 30, 2);
   const range = r.chance(0.2);
   const day = 86_400_000;
-  const from = now + r.int(1, 4) * day;
+  const today = Math.floor(now / day) * day;
+  const from = today + r.int(1, 4) * day;
   const fast = r.chance(0.4);
   return {
     delivery_date_from: ts(from),
     delivery_date_to: ts(from + r.int(1, 5) * day),
-    fastest_delivery_date_from: fast ? ts(now + day) : null,
-    fastest_delivery_date_to: fast ? ts(now + 2 * day) : null,
+    fastest_delivery_date_from: fast ? ts(today + day) : null,
+    fastest_delivery_date_to: fast ? ts(today + 2 * day) : null,
     delivery_message: isPaid ? `Delivery ${current.toFixed(2)} ${currency}` : 'Free delivery',
     delivery_price: isPaid
       ? { current, regular: Math.round(current * 1.2 * 100) / 100, max_value: range ? Math.round(current * 2 * 100) / 100 : current, currency, is_price_range: range, displayed_price: `${range ? 'from ' : ''}${current.toFixed(2)} ${currency}` }
