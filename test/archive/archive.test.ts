@@ -106,7 +106,7 @@ describe('ingest and reprocess', () => {
     expect(() => entryOf({ nope: 1 }, 'x.json', loadConfig({ root: dir }).engines)).toThrow(/x\.json: tasks: required/);
   });
 
-  it('ingests live-service files into the archive and tables; reprocess rebuilds the same tables from the archive', async () => {
+  it('ingests live-service files into the archive and tables; reprocess rebuilds the same tables from the archive', { timeout: 120_000 }, async () => {
     const root = tmpDir();
     const config = loadConfig({ root });
     const k = keywordTask('K1', 4, 1);

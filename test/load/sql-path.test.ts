@@ -126,7 +126,7 @@ function edgeTasks(): CollectedTask[] {
 }
 
 describe('SQL fast path', () => {
-  it('builds exactly the tables the JS extractor builds from the same archive', async () => {
+  it('builds exactly the tables the JS extractor builds from the same archive', { timeout: 120_000 }, async () => {
     const files = await archiveOf([...edgeTasks(), ...irregularTasks()], 4096);
     expect(files.length).toBeGreaterThan(1);
     const [sql, js, staged, wide] = await loadBoth(files);
