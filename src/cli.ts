@@ -95,6 +95,15 @@ program
   });
 
 program
+  .command('check')
+  .description('free account check: proves the credentials, shows the balance and limits, and with a pipeline whether the balance covers its plan')
+  .argument('[pipeline]', 'pipeline YAML file whose plan cost to compare with the balance')
+  .action(async (pipeline) => {
+    const { checkCommand } = await import('./check/index.js');
+    process.exitCode = await checkCommand({ root: program.opts().root, pipeline });
+  });
+
+program
   .command('status')
   .description('tasks by state, cost and failures of the latest runs')
   .option('--json', 'print as JSON')

@@ -32,7 +32,8 @@ export function exitCodeOf(err: unknown): number {
 
 export function describeError(err: unknown): string {
   if (err instanceof Error) {
-    const known = ['ConfigError', 'PipelineError', 'UserError', 'LockedError'].includes(err.name);
+    // ApiError: the service refused the account (credentials, payment, limits); its message says what to do.
+    const known = ['ConfigError', 'PipelineError', 'UserError', 'LockedError', 'ApiError'].includes(err.name);
     return known || !err.stack ? err.message : err.stack;
   }
   return String(err);

@@ -6,6 +6,7 @@
 import { PATH_TOKENS, type Engines, type EngineToken } from '../config/index.js';
 import { KEYWORDS_ADS_ENDPOINTS } from './endpoints/keywords-ads.js';
 import { SERP_ENDPOINTS } from './endpoints/serp.js';
+import { APPENDIX_ENDPOINTS } from './endpoints/appendix.js';
 
 export type HttpMethod = 'GET' | 'POST';
 export type EndpointKind = 'task_post' | 'tasks_ready' | 'task_get' | 'tasks_fixed' | 'live' | 'list';
@@ -22,6 +23,7 @@ export type ResultKind =
   | 'events_serp'
   | 'events_html'
   | 'merchant_shopping'
+  | 'merchant_html'
   | 'onpage_resources'
   | 'domain_errors'
   | 'domain_technologies'
@@ -32,7 +34,9 @@ export type ResultKind =
   | 'keyword_ads_locations'
   | 'keyword_ads_languages'
   // SERP result pages (src/api/endpoints/serp.ts).
-  | 'serp_advanced' | 'serp_regular' | 'serp_html';
+  | 'serp_advanced' | 'serp_regular' | 'serp_html'
+  // The account (src/api/endpoints/appendix.ts).
+  | 'user_data';
 
 export type StringFormat = 'uuid' | 'url' | 'timestamp' | 'coordinate' | 'domain' | 'date' | 'lat_lng';
 
@@ -65,7 +69,7 @@ export type CrossRule =
 export interface EndpointDef {
   /** Stable name used in pipelines, prices, logs and the ledger, e.g. `merchant.products.task_post`. */
   id: string;
-  /** Where the reference defines it (E1..E14), or `designed` for the task_post endpoints it leaves out. */
+  /** Where the reference defines it (E1..E14), `designed` for the task_post endpoints it leaves out, `live` for what only the live service documents. */
   ref: string;
   method: HttpMethod;
   /** Path template: path tokens (`{engine_a}`..`{engine_d}`, `{keywords_data}`, `{merchant}`, ...) are resolved from config, `{id}` from the call. */
@@ -125,7 +129,15 @@ const keywordTaskFields = {
   ...CALLBACKS,
 } as const satisfies Record<string, FieldRule>;
 
-export const ENDPOINTS: readonly EndpointDef[] = [
+/** Every tasks_ready endpoint of the live service: 20 calls a minute each, at most 1000 ids per call (docs/api-live.md). */
+export const TASKS_READY_LIMITS = { perMinute: 20, maxResultsPerCall: 1000 } as const;
+
+/** The family-wide limits applied to every entry of a kind, so a new family's tasks_ready gets them too. */
+function withLiveLimits(defs: EndpointDef[]): EndpointDef[] {
+  return defs.map((d) => (d.kind === 'tasks_ready' ? { ...d, ...TASKS_READY_LIMITS } : d));
+}
+
+export const ENDPOINTS: readonly EndpointDef[] = withLiveLimits([
   // Keywords data (legacy family). The reference gives E1-E3; the task_post endpoints are designed (docs/api-designed.md).
   {
     id: 'keywords_for_site.task_post', ref: 'designed', method: 'POST', kind: 'task_post',
@@ -241,23 +253,26 @@ export const ENDPOINTS: readonly EndpointDef[] = [
       keyword: { type: 'string', required: true, minLength: 1, maxLength: 700 },
       ...LOCATION,
       location_coordinate: { type: 'string', format: 'coordinate' },
+      url: { type: 'string', format: 'url', maxLength: 2048 },
       se_domain: { type: 'string', minLength: 1, maxLength: 255, format: 'domain' },
-      depth: { type: 'integer', min: 1, max: 700 },
+      // Live: 40 results by default, at most 120, billed per SERP page of up to 40 results (docs/api-live.md).
+      depth: { type: 'integer', min: 1, max: 120, default: 40 },
+      max_crawl_pages: { type: 'integer', min: 1, max: 7 },
+      search_param: { type: 'string', minLength: 1, maxLength: 2048 },
       priority: { type: 'integer', enum: [1, 2] },
       price_min: { type: 'number', min: 0 },
       price_max: { type: 'number', min: 0 },
       sort_by: { type: 'string', enum: ['review_score', 'price_low_to_high', 'price_high_to_low'] },
-      device: { type: 'string', enum: ['desktop', 'mobile'] },
-      os: { type: 'string', enum: ['windows', 'macos', 'android', 'ios'] },
       ...CALLBACKS,
       postback_data: { type: 'string', enum: ['advanced', 'html'] },
       tag: TAG,
     },
     cross: [
       { rule: 'one_of_required', fields: ['location_code', 'location_name', 'location_coordinate'] },
+      { rule: 'one_of_required', fields: ['language_code', 'language_name'] },
       { rule: 'required_with', field: 'postback_data', when: 'postback_url' },
     ],
-    maxTasksPerPost: 100, overflowCode: 40006, billing: 'post',
+    maxTasksPerPost: 100, overflowCode: 40006, billing: 'post', billedPage: { desktop: 40 },
     readyId: 'merchant.products.tasks_ready', getId: 'merchant.products.task_get.advanced',
   },
   {
@@ -270,6 +285,12 @@ export const ENDPOINTS: readonly EndpointDef[] = [
     id: 'merchant.products.task_get.advanced', ref: 'E9', method: 'GET', kind: 'task_get', path: '/v3/merchant/{merchant}/products/task_get/advanced/{id}',
     api: 'merchant', fn: 'products', engine: 'merchant', seType: 'shopping', result: 'merchant_shopping', version: '0.1.20240801',
     description: 'The advanced shopping result of a merchant products task; the all-zero id returns every item type.',
+    billing: 'free', postId: 'merchant.products.task_post',
+  },
+  {
+    id: 'merchant.products.task_get.html', ref: 'live', method: 'GET', kind: 'task_get', path: '/v3/merchant/{merchant}/products/task_get/html/{id}',
+    api: 'merchant', fn: 'products', engine: 'merchant', seType: 'shopping', result: 'merchant_html', version: '0.1.20240801',
+    description: 'The raw HTML pages of a merchant products task (the live service keeps them 7 days).',
     billing: 'free', postId: 'merchant.products.task_post',
   },
 
@@ -342,7 +363,8 @@ export const ENDPOINTS: readonly EndpointDef[] = [
 
   ...KEYWORDS_ADS_ENDPOINTS,
   ...SERP_ENDPOINTS,
-];
+  ...APPENDIX_ENDPOINTS,
+]);
 
 const BY_ID = new Map(ENDPOINTS.map((e) => [e.id, e]));
 

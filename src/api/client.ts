@@ -17,7 +17,7 @@
  * Retry rules (status.ts says which codes are which):
  *   - Idempotent calls (GETs, live and list POSTs, which create nothing) retry on network errors and timeouts,
  *     HTTP 5xx/408/429, malformed 2xx bodies, envelope or task statuses in the 50000 range and 40202 (after
- *     limiter.slowDown), with jittered exponential backoff, up to `retries` times; then the last answer stands.
+ *     limiter.slowDown of that endpoint: a rate-limit answer slows the endpoint that got it), with jittered exponential backoff, up to `retries` times; then the last answer stands.
  *     A live call billed per request that was lost in transit may be billed again by its retry: the reply is the
  *     product and is otherwise gone, so we re-ask and log it.
  *   - task_post is never re-sent when the service may have accepted it (re-posting would pay twice). It is retried
@@ -33,11 +33,11 @@
 import ky from 'ky';
 import { endpoint, resolvePath, type EndpointDef } from './catalog.js';
 import { isEnvelope, type ApiTask, type Envelope } from './envelope.js';
-import { dispositionOf, isRetryableHttp, isTaskError, statusMessage, RATE_LIMIT_CODE } from './status.js';
+import { accountAdvice, dispositionOf, isRetryableHttp, isTaskError, statusMessage, RATE_LIMIT_CODE } from './status.js';
 import { validateTask } from './validate.js';
 import { apiLogger, createLogger, scrubSecrets, secretsOf, type Logger } from './logger.js';
 import { credentialsFor, type Config, type Credentials, type Engines } from '../config/index.js';
-import { RateLimiter } from '../queue/index.js';
+import { RateLimiter, type RateLimitHeaders } from '../queue/index.js';
 import { EXIT } from '../exit.js';
 
 export interface RawResponse {
@@ -378,7 +378,7 @@ export class ApiClient {
           if (!outcome.ok) outcome.error.attempts = used;
           settled.push({ index, task: tasks[index], outcome });
         });
-        if (slowDown) this.limiter.slowDown();
+        if (slowDown) this.limiter.slowDown(undefined, def.id);
       }
       for (const e of settled) outcomes[e.index] = e.outcome;
       this.logTaskErrors(def, path, settled.map((e) => e.outcome));
@@ -428,6 +428,31 @@ export class ApiClient {
     if (def.method === 'POST') return this.postOne(def, body ?? {});
     const path = resolvePath(def, this.engines);
     return this.single(def, path, await this.request(def, 'GET', path, null, true), null);
+  }
+
+  /**
+   * Re-sends the pingbacks or postbacks of the given tasks (appendix.webhook_resend, up to 100 ids a call, free):
+   * one outcome per id, in order. Idempotent (a second re-send only delivers again), so it is retried freely.
+   */
+  async resendWebhooks(ids: string[]): Promise<TaskOutcome[]> {
+    const def = this.def('appendix.webhook_resend', ['list'], 'POST');
+    const path = resolvePath(def, this.engines);
+    const out: TaskOutcome[] = [];
+    for (let i = 0; i < ids.length; i += def.maxTasksPerPost ?? 100) {
+      const body = ids.slice(i, i + (def.maxTasksPerPost ?? 100)).map((id) => ({ id }));
+      const final = await this.request(def, 'POST', path, body, true);
+      body.forEach((sent, k) => {
+        if (final.kind === 'failed') {
+          const f = final.failure;
+          out.push({ ok: false, error: { code: f.code, message: f.message, path: segmentsOf(path), data: sent, local: false, transport: f.transport, httpStatus: f.httpStatus, attempts: f.attempts, id: sent.id } });
+          return;
+        }
+        const t = final.envelope.tasks?.[k];
+        if (t && typeof t.status_code === 'number' && !isTaskError(t.status_code)) out.push({ ok: true, task: t, cost: typeof t.cost === 'number' ? t.cost : 0 });
+        else out.push({ ok: false, error: { code: t?.status_code ?? 0, message: t?.status_message ?? 'the answer holds no task for this id', path: segmentsOf(path), data: sent, local: false, id: sent.id } });
+      });
+    }
+    return out;
   }
 
   // ---- internals ----------------------------------------------------------------------------------------------
@@ -504,14 +529,15 @@ export class ApiClient {
       if (verdict.action === 'accept') return { kind: 'envelope', envelope: (a as Extract<Attempt, { kind: 'answer' }>).envelope!, attempts: attempt };
       if (verdict.action === 'refuse') {
         this.logFailure('error', { ...context, code: verdict.code, reason: verdict.reason }, 'the service refused the call; not retried');
-        throw new ApiError(`${def.id}: ${method} ${path}: ${verdict.reason}`, verdict.code, a.kind === 'answer' ? a.httpStatus : 0, def.id, path);
+        const advice = accountAdvice(verdict.code) ?? (a.kind === 'answer' ? accountAdvice(a.httpStatus) : undefined);
+        throw new ApiError(`${def.id}: ${method} ${path}: ${verdict.reason}${advice ? ` (${advice})` : ''}`, verdict.code, a.kind === 'answer' ? a.httpStatus : 0, def.id, path);
       }
       const failure = failureOf(a, verdict.reason, verdict.action === 'ambiguous', attempt);
       if (verdict.action === 'ambiguous') {
         this.logFailure('error', { ...context, reason: verdict.reason, ambiguous: true }, 'task post may have reached the service; not re-posted, reconcile by tasks_ready and tags');
         return { kind: 'failed', failure };
       }
-      if (verdict.slowDown) this.limiter.slowDown(verdict.retryAfterMs);
+      if (verdict.slowDown) this.limiter.slowDown(verdict.retryAfterMs, def.id);
       if (attempt > retries) {
         this.logFailure('error', { ...context, reason: verdict.reason }, 'giving up after the last retry');
         // A service answer (a task-level 50000, say) stands as the result; a transport failure becomes one.
@@ -534,7 +560,7 @@ export class ApiClient {
 
   /** One HTTP exchange through the limiter; the body is read inside it so the limiter sees when the answer ended. */
   private async attempt(def: EndpointDef, method: 'GET' | 'POST', path: string, body: unknown[] | null): Promise<Attempt> {
-    let received: { httpStatus: number; body: string; retryAfter: string | null };
+    let received: { httpStatus: number; body: string; retryAfter: string | null; limits: RateLimitHeaders };
     try {
       received = await this.limiter.schedule(def.id, async () => {
         const res = await ky(`${this.baseUrl}${path}`, {
@@ -546,8 +572,9 @@ export class ApiClient {
           throwHttpErrors: false,
           signal: AbortSignal.timeout(this.timeoutMs),
         });
-        return { httpStatus: res.status, body: await res.text(), retryAfter: res.headers.get('retry-after') };
+        return { httpStatus: res.status, body: await res.text(), retryAfter: res.headers.get('retry-after'), limits: rateLimitHeadersOf(res.headers) };
       });
+      this.limiter.observe(def.id, received.limits);
     } catch (error) {
       const codes = errorCodes(error);
       return { kind: 'network', error, timeout: isTimeout(error), notSent: codes.some((c) => NOT_SENT_CODES.has(c)) };
@@ -565,6 +592,16 @@ export class ApiClient {
     }
     return answer;
   }
+}
+
+/** X-RateLimit-Limit and X-RateLimit-Remaining, where the service sends them (every endpoint of the live service). */
+export function rateLimitHeadersOf(headers: Headers): RateLimitHeaders {
+  const int = (name: string) => {
+    const v = headers.get(name);
+    const n = v === null || v.trim() === '' ? NaN : Number(v);
+    return Number.isInteger(n) && n >= 0 ? n : undefined;
+  };
+  return { limit: int('x-ratelimit-limit'), remaining: int('x-ratelimit-remaining') };
 }
 
 function failureOf(a: Attempt, reason: string, ambiguous: boolean, attempts: number): Failure {

@@ -51,10 +51,19 @@ export function formatTimestamp(d: Date): string {
   return `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())} +00:00`;
 }
 
-/** Parses the service's timestamp pattern (and ISO 8601) to a Date; null for anything else. */
+const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(\.\d+)?\s*(Z|[+-]\d{2}:?\d{2})?$/;
+
+/** Whether a timestamp carries a zone or offset (events give a local time without one); null when it is no timestamp. */
+export function timestampHasZone(text: unknown): boolean | null {
+  if (typeof text !== 'string') return null;
+  const m = TIMESTAMP.exec(text.trim());
+  return m ? Boolean(m[8]) : null;
+}
+
+/** Parses the service's timestamp pattern (and ISO 8601) to a Date, reading one without a zone as UTC; null for anything else. */
 export function parseTimestamp(text: unknown): Date | null {
   if (typeof text !== 'string') return null;
-  const m = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(\.\d+)?\s*(Z|[+-]\d{2}:?\d{2})?$/.exec(text.trim());
+  const m = TIMESTAMP.exec(text.trim());
   if (!m) return null;
   const zone = !m[8] || m[8] === 'Z' ? 'Z' : m[8].length === 5 ? `${m[8].slice(0, 3)}:${m[8].slice(3)}` : m[8];
   const d = new Date(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}${m[7] ?? ''}${zone}`);

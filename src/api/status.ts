@@ -74,3 +74,23 @@ export function dispositionOf(code: number): Disposition {
 export function isRetryableHttp(status: number): boolean {
   return status >= 500 || status === 408 || status === 429;
 }
+
+/**
+ * What the user can do about an answer that refuses the account or one of its tasks; each is final for the run
+ * (the client never retries them) and `seo-etl resume` picks up what was not done once it is fixed.
+ */
+export const ACCOUNT_ADVICE: Readonly<Record<number, string>> = {
+  401: 'the service refused the credentials: check SEO_ETL_LOGIN and SEO_ETL_PASSWORD (`seo-etl check` tries them for free)',
+  40100: 'the service refused the credentials: check SEO_ETL_LOGIN and SEO_ETL_PASSWORD (`seo-etl check` tries them for free)',
+  402: 'the account has no money left: top up the balance, then `seo-etl resume`',
+  40200: 'the account has no money left: top up the balance, then `seo-etl resume`',
+  40203: "the account's daily cost limit is reached: raise it in the dashboard or `seo-etl resume` tomorrow",
+  40204: 'the account has no access to this endpoint: enable the API in the dashboard or drop the step',
+  40205: "the account's duplicate-task limit per hour is reached: these tasks repeat ones set in the last hour; resume later or raise the limit",
+  40206: "the account's duplicate-task limit per day is reached: these tasks repeat ones set today; resume tomorrow or raise the limit",
+  40207: "this machine's IP address is not in the account's whitelist",
+};
+
+export function accountAdvice(code: number): string | undefined {
+  return ACCOUNT_ADVICE[code];
+}

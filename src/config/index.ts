@@ -41,6 +41,7 @@ export function rowGroupSizeProblem(n: number): string | undefined {
 const priceSchema = z.strictObject({
   per_task: z.number().nonnegative(),
   per_extra_10_results: z.number().nonnegative().optional(),
+  // Each page of results past the first, for endpoints the catalog bills per page (`billedPage`: merchant, SERP).
   per_extra_page: z.number().nonnegative().optional(),
   priority_2_multiplier: z.number().positive().optional(),
 });

@@ -32,7 +32,13 @@ export type Convert =
   /** Any JSON value kept as JSON text (filters, order_by). */
   | 'json'
   /** A string list joined with `/` (task `path`). */
-  | 'join_path';
+  | 'join_path'
+  /** A timestamp that carries a zone -> TIMESTAMPTZ; a local time without one -> null (see `local_time`). */
+  | 'zoned_timestamp'
+  /** A local time without a zone, kept as written (`yyyy-mm-dd hh:mm:ss`); a zoned timestamp -> null. */
+  | 'local_time'
+  /** Whether the timestamp carries a zone. */
+  | 'has_zone';
 
 export interface ColumnDef {
   name: string;
@@ -40,6 +46,8 @@ export interface ColumnDef {
   /** Dotted path inside the row's source object; `$` is the source value itself (scalar list elements). */
   path: string;
   convert?: Convert;
+  /** A second place of the value, read when `path` holds nothing (where the reference puts a field the live service moved). */
+  alt?: string;
   description: string;
   /** Filled only from results of these kinds (a table two result kinds share, where one path means two things). */
   onlyForResultKinds?: readonly ResultKind[];
@@ -119,6 +127,7 @@ export const EXTRA_COLUMN = 'extra';
 /** Whether a column takes values from results of this kind. */
 export const columnApplies = (col: ColumnDef, kind: ResultKind | undefined): boolean => !col.onlyForResultKinds || (kind !== undefined && col.onlyForResultKinds.includes(kind));
 
+
 function rating(prefix: 'product_rating' | 'shop_rating', what: string): ColumnDef[] {
   return [
     c(`${prefix}_type`, 'VARCHAR', `${what} rating type: Max5, Percents or CustomMax.`, `${prefix}.rating_type`),
@@ -138,9 +147,17 @@ const DELIVERY: ColumnDef[] = [
   c('delivery_price_currency', 'VARCHAR', 'Currency of the delivery price.', 'delivery_info.delivery_price.currency'),
   c('delivery_price_is_price_range', 'BOOLEAN', 'Whether the delivery price is a range.', 'delivery_info.delivery_price.is_price_range'),
   c('delivery_price_displayed', 'VARCHAR', 'Delivery price as displayed.', 'delivery_info.delivery_price.displayed_price'),
-  c('stores_count', 'BIGINT', 'Number of stores offering the product.', 'delivery_info.stores_count_info.count'),
-  c('stores_count_displayed_text', 'VARCHAR', 'Stores count as displayed.', 'delivery_info.stores_count_info.displayed_text'),
-  c('stores_count_from_text', 'BOOLEAN', 'True when the count was taken from the displayed text, false when found in the page code.', 'delivery_info.stores_count_info.count_from_text'),
+  ts('delivery_date_from', 'Earliest delivery date (UTC).', 'delivery_info.delivery_date_from'),
+  ts('delivery_date_to', 'Latest delivery date (UTC).', 'delivery_info.delivery_date_to'),
+  ts('fastest_delivery_date_from', 'Earliest date of the fast delivery option (UTC).', 'delivery_info.fastest_delivery_date_from'),
+  ts('fastest_delivery_date_to', 'Latest date of the fast delivery option (UTC).', 'delivery_info.fastest_delivery_date_to'),
+];
+
+/** The live service sends stores_count_info on the item; the reference puts it inside delivery_info: both are read. */
+const STORES: ColumnDef[] = [
+  c('stores_count', 'BIGINT', 'Number of stores offering the product.', 'stores_count_info.count', undefined, 'delivery_info.stores_count_info.count'),
+  c('stores_count_displayed_text', 'VARCHAR', 'Stores count as displayed.', 'stores_count_info.displayed_text', undefined, 'delivery_info.stores_count_info.displayed_text'),
+  c('stores_count_from_text', 'BOOLEAN', 'True when the count was taken from the displayed text, false when found in the page code.', 'stores_count_info.count_from_text', undefined, 'delivery_info.stores_count_info.count_from_text'),
 ];
 
 const SPECIAL_OFFER: ColumnDef[] = [
@@ -151,7 +168,7 @@ const SPECIAL_OFFER: ColumnDef[] = [
   c('special_offer_percentage_discount', 'DOUBLE', 'Percentage discount.', 'special_offer_info.percentage_discount'),
   c('special_offer_coupon_code', 'VARCHAR', 'Coupon code.', 'special_offer_info.coupon_code'),
   c('special_offer_coupon_info', 'VARCHAR', 'Coupon information.', 'special_offer_info.coupon_info'),
-  c('special_offer_url', 'VARCHAR', 'Page where the offer is posted.', 'special_offer_info.url'),
+  c('special_offer_url', 'VARCHAR', 'Page where the offer is posted (deprecated on the live service: null).', 'special_offer_info.url'),
   c('special_offer_domain', 'VARCHAR', 'Domain of the offer page.', 'special_offer_info.domain'),
 ];
 
@@ -172,7 +189,24 @@ const SERP_RESULT_HEAD: ColumnDef[] = [
   c('spell_type', 'VARCHAR', 'Autocorrection type: did_you_mean, showing_results_for, no_results_found_for, including_results_for.', 'spell.type'),
 ];
 
-const MERCHANT_ITEM_TYPES = ['shopping_sponsored_carousel', 'shopping_paid', 'shopping_serp', 'related_searches'] as const;
+/** The two tables of a task_get/html result: one row per result, its pages as children. */
+function htmlTables(family: string, resultKind: ResultKind, what: string): TableDef[] {
+  const name = `${family}_html`;
+  return [
+    {
+      name, parent: null, resultKind, extra: true,
+      description: `${what} HTML results (task_get/html), one row per result; the pages are in \`${name}__items\`.`,
+      columns: [c('keyword', 'VARCHAR', 'Keyword.'), c('type', 'VARCHAR', 'Search engine type.'), c('se_domain', 'VARCHAR', 'Search engine domain.'), c('location_code', 'BIGINT', 'Location code.'), c('language_code', 'VARCHAR', 'Language code.'), ts('datetime', 'When the result was received (UTC).'), c('items_count', 'BIGINT', 'Number of pages.')],
+    },
+    {
+      name: `${name}__items`, parent: name, extra: true, source: { kind: 'objects', path: 'items' },
+      description: `HTML pages of ${what === 'Events' ? 'an events' : 'a merchant'} HTML result.`,
+      columns: [c('page', 'BIGINT', 'Page number.'), ts('date', 'When the page was fetched (UTC).'), c('html', 'VARCHAR', 'The page HTML.')],
+    },
+  ];
+}
+
+const MERCHANT_ITEM_TYPES = ['shopping_sponsored_carousel', 'shopping_carousel', 'shopping_paid', 'shopping_serp', 'related_searches'] as const;
 
 // ---- the tables ---------------------------------------------------------------------------------------------
 
@@ -316,8 +350,15 @@ export const TABLES: readonly TableDef[] = [
   {
     name: 'events_serp', parent: null, resultKind: 'events_serp', extra: true,
     description: 'Events SERP results (regular and advanced task_get), one row per result (keyword and location).',
-    columns: [...SERP_RESULT_HEAD, c('se_results_count', 'BIGINT', 'Number of results the engine reported.'), c('items_count', 'BIGINT', 'Number of elements in `items`.')],
-    ignored: [{ path: 'item_types', why: 'derivable from `events_serp__items.item_type`' }],
+    columns: [...SERP_RESULT_HEAD, c('se_results_count', 'BIGINT', 'Number of results the engine reported.'), c('items_count', 'BIGINT', 'Number of elements in `items`.'),
+      c('refinement_chips_xpath', 'VARCHAR', 'XPath of the refinement chips (advanced); the chips are in `events_serp__refinement_chips`.', 'refinement_chips.xpath')],
+    ignored: [{ path: 'item_types', why: 'derivable from `events_serp__items.item_type`' }, { path: 'refinement_chips.type', why: 'always `refinement_chips`' }],
+  },
+  {
+    name: 'events_serp__refinement_chips', parent: 'events_serp', extra: true, source: { kind: 'objects', path: 'refinement_chips.items' },
+    knownItemTypes: ['refinement_chips_element'],
+    description: 'Search refinement chips of an events SERP result (advanced, live service), one row per chip.',
+    columns: [...ITEM_TYPE, c('title', 'VARCHAR', 'Chip title.'), c('url', 'VARCHAR', 'Search URL with the refinement.'), c('domain', 'VARCHAR', 'Domain of the URL.'), c('options', 'JSON', 'Options of the chip as sent (null when none).', 'options', 'json')],
   },
   {
     name: 'events_serp__items', parent: 'events_serp', extra: true, source: { kind: 'objects', path: 'items' },
@@ -332,8 +373,13 @@ export const TABLES: readonly TableDef[] = [
       c('title', 'VARCHAR', 'Event title.'),
       c('description', 'VARCHAR', 'Event description.'),
       c('url', 'VARCHAR', 'Event page.'),
-      ts('start_datetime', 'Event start (UTC).', 'event_dates.start_datetime'),
-      ts('end_datetime', 'Event end (UTC); null when open-ended.', 'event_dates.end_datetime'),
+      // The live service gives a zoned time (stored as an instant) or a local time without a zone (kept as written).
+      c('start_datetime', 'TIMESTAMPTZ', 'Event start as an instant, when the service gave a zone; null for a local time without one (see start_datetime_local).', 'event_dates.start_datetime', 'zoned_timestamp'),
+      c('start_datetime_local', 'VARCHAR', 'Event start as local wall time `yyyy-mm-dd hh:mm:ss` when the service gave no zone (not UTC: the event\'s own local time); null when zoned.', 'event_dates.start_datetime', 'local_time'),
+      c('start_datetime_has_zone', 'BOOLEAN', 'Whether the start time carried a zone: true -> start_datetime, false -> start_datetime_local.', 'event_dates.start_datetime', 'has_zone'),
+      c('end_datetime', 'TIMESTAMPTZ', 'Event end as an instant, when zoned; null when open-ended or local (see end_datetime_local).', 'event_dates.end_datetime', 'zoned_timestamp'),
+      c('end_datetime_local', 'VARCHAR', 'Event end as local wall time when the service gave no zone; null otherwise.', 'event_dates.end_datetime', 'local_time'),
+      c('end_datetime_has_zone', 'BOOLEAN', 'Whether the end time carried a zone; null when open-ended.', 'event_dates.end_datetime', 'has_zone'),
       c('displayed_dates', 'VARCHAR', 'Dates as displayed.', 'event_dates.displayed_dates'),
       c('venue_name', 'VARCHAR', 'Venue name.', 'location_info.name'),
       c('venue_address', 'VARCHAR', 'Venue address.', 'location_info.address'),
@@ -349,16 +395,7 @@ export const TABLES: readonly TableDef[] = [
     columns: [...ITEM_TYPE, c('title', 'VARCHAR', 'Link title.'), c('description', 'VARCHAR', 'Link description.'), c('url', 'VARCHAR', 'Link URL.'), c('domain', 'VARCHAR', 'Link domain.')],
     knownItemTypes: ['information_and_tickets_element'],
   },
-  {
-    name: 'events_html', parent: null, resultKind: 'events_html', extra: true,
-    description: 'Events HTML results (task_get/html), one row per result; the pages are in `events_html__items`.',
-    columns: [c('keyword', 'VARCHAR', 'Keyword.'), c('type', 'VARCHAR', 'Search engine type.'), c('se_domain', 'VARCHAR', 'Search engine domain.'), c('location_code', 'BIGINT', 'Location code.'), c('language_code', 'VARCHAR', 'Language code.'), ts('datetime', 'When the result was received (UTC).'), c('items_count', 'BIGINT', 'Number of pages.')],
-  },
-  {
-    name: 'events_html__items', parent: 'events_html', extra: true, source: { kind: 'objects', path: 'items' },
-    description: 'HTML pages of an events HTML result.',
-    columns: [c('page', 'BIGINT', 'Page number.'), ts('date', 'When the page was fetched (UTC).'), c('html', 'VARCHAR', 'The page HTML.')],
-  },
+  ...htmlTables('events', 'events_html', 'Events'),
 
   // Merchant (E9).
   {
@@ -394,14 +431,17 @@ export const TABLES: readonly TableDef[] = [
       ...rating('product_rating', 'Product'),
       ...rating('shop_rating', 'Shop'),
       c('shop_ad_aclk', 'VARCHAR', 'Ad click referral parameter (paid, serp).'),
+      c('gid', 'VARCHAR', 'Global product identifier on the shopping service, as text (serp).'),
       ...DELIVERY,
+      ...STORES,
     ],
     ignored: [ratingIgnored('product_rating'), ratingIgnored('shop_rating')],
   },
   {
     name: 'merchant_shopping__items__elements', parent: 'merchant_shopping__items', extra: true,
-    source: { kind: 'objects', path: 'items' }, onlyForItemTypes: ['shopping_sponsored_carousel'],
-    description: 'Elements of a sponsored carousel item (`shopping_sponsored_carousel_element`).',
+    source: { kind: 'objects', path: 'items' }, onlyForItemTypes: ['shopping_sponsored_carousel', 'shopping_carousel'],
+    knownItemTypes: ['shopping_sponsored_carousel_element', 'shopping_carousel_element'],
+    description: 'Elements of a carousel item: the sponsored carousel (`shopping_sponsored_carousel_element`) and the product carousel the live service adds (`shopping_carousel_element`).',
     columns: [
       ...ITEM_TYPE,
       c('xpath', 'VARCHAR', 'XPath of the element.'),
@@ -410,7 +450,11 @@ export const TABLES: readonly TableDef[] = [
       c('price', 'DOUBLE', 'Price.'),
       c('currency', 'VARCHAR', 'ISO currency code.'),
       ...rating('product_rating', 'Product'),
-      c('shop_ad_aclk', 'VARCHAR', 'Ad click referral parameter.'),
+      c('shop_ad_aclk', 'VARCHAR', 'Ad click referral parameter (sponsored).'),
+      c('shopping_url', 'VARCHAR', 'Product page on the shopping service (product carousel).'),
+      c('product_id', 'VARCHAR', 'Product identifier assigned by the engine, as text (product carousel).'),
+      c('data_docid', 'VARCHAR', 'Identifier of the result data element, as text (product carousel).'),
+      c('gid', 'VARCHAR', 'Global product identifier on the shopping service, as text (product carousel).'),
       ...DELIVERY,
       ...SPECIAL_OFFER,
     ],
@@ -421,6 +465,7 @@ export const TABLES: readonly TableDef[] = [
   scalarChild('merchant_shopping__items__tags', 'merchant_shopping__items', 'tags', c('tag', 'VARCHAR', 'Tag.', '$'), 'Tags of a shopping item, one row each.', ['shopping_serp', 'shopping_paid', 'shopping_sponsored_carousel']),
   scalarChild('merchant_shopping__items__product_images', 'merchant_shopping__items', 'product_images', c('url', 'VARCHAR', 'Image URL; `_list_idx` 0 is the featured image.', '$'), 'Product images of a shopping item, one row each.', ['shopping_serp', 'shopping_paid', 'shopping_sponsored_carousel']),
   scalarChild('merchant_shopping__items__related_searches', 'merchant_shopping__items', 'items', c('keyword', 'VARCHAR', 'Related keyword (JSON text when the service sends an object).', '$'), 'Related keywords of a `related_searches` item, one row each.', ['related_searches']),
+  ...htmlTables('merchant', 'merchant_html', 'Merchant'),
   {
     name: 'merchant_shopping__items__additional_specifications', parent: 'merchant_shopping__items', extra: false,
     source: { kind: 'entries', path: 'additional_specifications' },
@@ -542,6 +587,20 @@ export const TABLES: readonly TableDef[] = [
   scalarChild('domain_technologies__items__social_graph_urls', 'domain_technologies__items', 'social_graph_urls', c('url', 'VARCHAR', 'Social link or handle.', '$'), 'Social links of a domain, one row each.'),
 
   ...SERP_TABLES,
+  // The account (appendix/user_data, live service): what `seo-etl check` reads, when a user_data answer is loaded.
+  {
+    name: 'account_user_data', parent: null, resultKind: 'user_data', extra: true,
+    description: 'Account snapshots (appendix/user_data): balance, spending limit and rate limit; usage statistics and prices stay in `extra`.',
+    columns: [
+      c('login', 'VARCHAR', 'Account login.'),
+      c('timezone', 'VARCHAR', 'Account time zone.'),
+      c('money_total', 'DOUBLE', 'USD deposited in total.', 'money.total'),
+      c('money_balance', 'DOUBLE', 'USD left.', 'money.balance'),
+      c('money_day_limit', 'DOUBLE', 'USD the account may spend per day; null without a limit.', 'money.limits.day.total'),
+      c('money_spent_today', 'DOUBLE', 'USD spent today.', 'money.statistics.day.total'),
+      c('calls_per_minute_limit', 'BIGINT', 'API calls allowed per minute.', 'rates.limits.minute.total'),
+    ],
+  },
 
   // Catch-all for results no table describes (an endpoint outside the catalog, met by ingest).
   {

@@ -1,8 +1,9 @@
 /** Helpers that declare catalog columns and tables, shared by the catalog and the table files it spreads in. */
 import type { ColumnDef, Convert, DuckType, TableDef } from './catalog.js';
 
-export const c = (name: string, type: DuckType, description: string, path: string = name, convert?: Convert): ColumnDef =>
-  ({ name, type, path, description, ...(convert ? { convert } : {}) });
+/** A column; `alt` is a second path read when `path` holds nothing (the live service and the reference place a field apart). */
+export const c = (name: string, type: DuckType, description: string, path: string = name, convert?: Convert, alt?: string): ColumnDef =>
+  ({ name, type, path, description, ...(convert ? { convert } : {}), ...(alt ? { alt } : {}) });
 export const ts = (name: string, description: string, path: string = name): ColumnDef => c(name, 'TIMESTAMPTZ', description, path, 'timestamp');
 
 /** A list of scalars as child rows. A text column takes any element (objects as JSON text); a typed one keeps a value it cannot type in `extra`. */

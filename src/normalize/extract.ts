@@ -5,7 +5,7 @@
  * fields (kept in `extra`), unknown item types, values of an unexpected type, failed tasks.
  */
 import type { ApiTask } from '../api/envelope.js';
-import { parseSeconds, parseTimestamp } from '../api/envelope.js';
+import { parseSeconds, parseTimestamp, timestampHasZone } from '../api/envelope.js';
 import { findEndpoint, type ResultKind } from '../api/catalog.js';
 import { isTaskError } from '../api/status.js';
 import {
@@ -101,6 +101,8 @@ interface ColumnPlan {
   def: ColumnDef;
   /** Path segments, or a context name for `$...` columns. */
   segments: readonly string[] | null;
+  /** The column's second place (ColumnDef.alt), read when the first holds nothing. */
+  alt: readonly string[] | null;
   special: string | null;
 }
 
@@ -130,10 +132,13 @@ export function planOf(name: string): TablePlan {
 
 function compile(t: TableDef): TablePlan {
   const columns: ColumnPlan[] = t.columns.map((def) => def.path.startsWith('$')
-    ? { def, segments: null, special: def.path }
-    : { def, segments: def.path.split('.'), special: null });
+    ? { def, segments: null, alt: null, special: def.path }
+    : { def, segments: def.path.split('.'), alt: def.alt ? def.alt.split('.') : null, special: null });
   const consumed = newTrie();
-  for (const col of columns) if (col.segments) trieAdd(consumed, col.segments);
+  for (const col of columns) {
+    if (col.segments) trieAdd(consumed, col.segments);
+    if (col.alt) trieAdd(consumed, col.alt);
+  }
   for (const ig of t.ignored ?? []) trieAdd(consumed, ig.path.split('.'));
   const children: ChildPlan[] = childrenOf(t.name).map((ch) => ({ table: ch, plan: planOf(ch.name), segments: ch.source!.path.split('.') }));
   const typed = children.filter((ch) => ch.table.onlyForItemTypes);
@@ -143,7 +148,10 @@ function compile(t: TableDef): TablePlan {
     for (const type of ch.table.onlyForItemTypes!) {
       if (!consumedByType.has(type)) {
         const tr = newTrie();
-        for (const col of columns) if (col.segments) trieAdd(tr, col.segments);
+        for (const col of columns) {
+          if (col.segments) trieAdd(tr, col.segments);
+          if (col.alt) trieAdd(tr, col.alt);
+        }
         for (const ig of t.ignored ?? []) trieAdd(tr, ig.path.split('.'));
         for (const c2 of children) if (!c2.table.onlyForItemTypes || c2.table.onlyForItemTypes.includes(type)) trieAdd(tr, c2.segments);
         consumedByType.set(type, tr);
@@ -180,6 +188,9 @@ export function coerce(value: unknown, type: DuckType, convert?: ColumnDef['conv
   if (value === undefined || value === null) return null;
   switch (convert) {
     case 'timestamp': { const d = parseTimestamp(value); return d ?? NO_VALUE; }
+    case 'zoned_timestamp': { const z = timestampHasZone(value); return z === null ? NO_VALUE : z ? parseTimestamp(value) : null; }
+    case 'local_time': { const z = timestampHasZone(value); return z === null ? NO_VALUE : z ? null : (value as string).trim().replace('T', ' '); }
+    case 'has_zone': { const z = timestampHasZone(value); return z === null ? NO_VALUE : z; }
     case 'seconds': { const s = parseSeconds(value); return s ?? NO_VALUE; }
     case 'item_type': return typeof value === 'string' ? neutralItemType(value, engines ?? []) : NO_VALUE;
     case 'json': return jsonText(value);
@@ -290,7 +301,8 @@ function objectRow(scope: TaskScope, plan: TablePlan, src: unknown, id: string, 
       if (raw !== undefined && raw !== null && !plan.columns.some((o) => o.def.path === col.def.path && columnApplies(o.def, scope.kind))) setPath((extra ??= {}), col.segments!, raw);
       continue;
     }
-    const raw = col.special ? specialValue(scope, col.special, src) : obj ? get(obj, col.segments!) : undefined;
+    let raw = col.special ? specialValue(scope, col.special, src) : obj ? get(obj, col.segments!) : undefined;
+    if ((raw === undefined || raw === null) && col.alt && obj) raw = get(obj, col.alt);
     const v = coerce(raw, col.def.type, col.def.convert, scope.engines);
     if (v === NO_VALUE) {
       row[col.def.name] = null;

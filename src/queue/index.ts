@@ -8,7 +8,11 @@
  *   limiter.schedule<T>(endpointId, fn: () => Promise<T>): Promise<T>
  *       one start of `fn` under the account limit and the endpoint's sub-limit (catalog `perMinute`);
  *       `fn` should be a single attempt (one HTTP request): retries are scheduled again, so they are counted.
- *   limiter.slowDown(retryAfterMs?)   a rate-limit answer came back: pause, halve the rate, recover gradually.
+ *   limiter.slowDown(retryAfterMs?, endpointId?)   a rate-limit answer came back: pause, halve the rate, recover
+ *       gradually; with the endpoint that was answered so, only that endpoint's line slows (the live service limits
+ *       some endpoints on their own, tasks_ready to 20 a minute), otherwise every call of the account.
+ *   limiter.observe(endpointId, { limit, remaining })   the service's X-RateLimit-Limit / -Remaining headers: a
+ *       ceiling below the account's becomes the endpoint's sub-limit, and none remaining holds its line back.
  *   limiter.stats()                   counts and the proof figures (maxInWindow never exceeds calls).
  *   limiter.onIdle()                  resolves when nothing is queued or running.
  *
@@ -48,7 +52,10 @@ export interface RateLimiterOptions {
   defaultSlowDownMs?: number;
 }
 
-export interface EndpointStats { started: number; inFlight: number; maxInWindow: number; limit?: number }
+export interface EndpointStats { started: number; inFlight: number; maxInWindow: number; limit?: number; slowDowns?: number }
+
+/** What the service's rate-limit headers said about an endpoint (X-RateLimit-Limit, X-RateLimit-Remaining). */
+export interface RateLimitHeaders { limit?: number; remaining?: number }
 
 export interface LimiterStats {
   calls: number;
@@ -98,7 +105,7 @@ export class RateLimiter {
     this.clock = opts.clock ?? systemClock;
     this.account = new SlidingPacer({ calls: opts.calls, windowMs: opts.windowMs, clock: this.clock });
     this.queue = new PQueue({ concurrency: opts.concurrency });
-    this.subLimits = opts.subLimits ?? {};
+    this.subLimits = { ...opts.subLimits };
     this.subWindowMs = opts.subWindowMs ?? opts.windowMs;
     this.defaultSlowDownMs = opts.defaultSlowDownMs ?? Math.max(1, Math.round(opts.windowMs / 10));
   }
@@ -112,12 +119,14 @@ export class RateLimiter {
    * The endpoint's own limit: an explicit override, else the catalog's perMinute, else none. A sub-limit at or
    * above the account limit can never bind, so it is skipped (events task_post's 2000 under a 2000 account limit).
    */
-  private subFor(endpointId: string): SlidingPacer | undefined {
+  private subFor(endpointId: string, create = false): SlidingPacer | undefined {
     const existing = this.subs.get(endpointId);
     if (existing) return existing;
     const limit = this.subLimits[endpointId] ?? findEndpoint(endpointId)?.perMinute;
-    if (!limit || (limit >= this.calls && this.subWindowMs >= this.windowMs)) return undefined;
-    const pacer = new SlidingPacer({ calls: limit, windowMs: this.subWindowMs, clock: this.clock });
+    const binds = limit && !(limit >= this.calls && this.subWindowMs >= this.windowMs);
+    // A line of its own at the account's rate, when only a slow-down needs one (it binds once slowed).
+    if (!binds && !create) return undefined;
+    const pacer = new SlidingPacer({ calls: binds ? limit : this.calls, windowMs: this.subWindowMs, clock: this.clock });
     this.subs.set(endpointId, pacer);
     return pacer;
   }
@@ -173,8 +182,32 @@ export class RateLimiter {
    * A rate-limit status came back (HTTP 429, envelope or task 40202): stop starting calls for retryAfterMs
    * (default a tenth of the window) and halve the rate, which recovers by half every quiet window.
    */
-  slowDown(retryAfterMs?: number): void {
-    this.account.slowDown(retryAfterMs ?? this.defaultSlowDownMs);
+  slowDown(retryAfterMs?: number, endpointId?: string): void {
+    const pauseMs = retryAfterMs ?? this.defaultSlowDownMs;
+    if (endpointId === undefined) return this.account.slowDown(pauseMs);
+    this.subFor(endpointId, true)!.slowDown(pauseMs);
+  }
+
+  /**
+   * The service's rate-limit headers for a call of `endpointId`. A ceiling below the account limit is that
+   * endpoint's own limit (the live service sends 20 for tasks_ready): it replaces a looser sub-limit for the calls
+   * that follow. None remaining holds the endpoint's line back for a tenth of the window, without lowering its rate.
+   */
+  observe(endpointId: string, headers: RateLimitHeaders): void {
+    const { limit, remaining } = headers;
+    if (limit !== undefined && Number.isInteger(limit) && limit > 0 && limit < this.calls) {
+      const current = this.subs.get(endpointId);
+      if (!current || current.calls > limit) {
+        this.subLimits[endpointId] = limit;
+        this.subs.delete(endpointId);
+        const pacer = this.subFor(endpointId)!;
+        if (current) pacer.pauseUntil(current.stats().pausedUntil);
+      }
+    }
+    if (remaining !== undefined && remaining <= 0) {
+      const line = limit !== undefined && limit >= this.calls ? this.account : this.subFor(endpointId, true)!;
+      line.pauseUntil(this.clock.now() + this.defaultSlowDownMs);
+    }
   }
 
   async onIdle(): Promise<void> {
@@ -187,7 +220,8 @@ export class RateLimiter {
     const byEndpoint: Record<string, EndpointStats> = {};
     for (const [id, c] of this.perEndpoint) {
       const sub = this.subs.get(id);
-      byEndpoint[id] = { started: c.started, inFlight: c.inFlight, maxInWindow: sub ? sub.stats().maxInWindow : 0, limit: sub?.calls };
+      const ss = sub?.stats();
+      byEndpoint[id] = { started: c.started, inFlight: c.inFlight, maxInWindow: ss ? ss.maxInWindow : 0, limit: sub?.calls, slowDowns: ss?.slowDowns ?? 0 };
     }
     return {
       calls: this.calls,
@@ -200,7 +234,8 @@ export class RateLimiter {
       inFlight: a.inFlight,
       waiting: this.pending - a.inFlight,
       maxInWindow: a.maxInWindow,
-      slowDowns: a.slowDowns,
+      // Every slow-down, the account's and the endpoints' (byEndpoint says which).
+      slowDowns: a.slowDowns + [...this.subs.values()].reduce((n, p) => n + p.stats().slowDowns, 0),
       penalty: a.penalty,
       meanCallMs: this.ended ? this.totalCallMs / this.ended : 0,
       maxCallMs: this.maxCallMs,

@@ -235,6 +235,11 @@ export class SlidingPacer {
     this.penaltyAt = this.pausedUntil;
   }
 
+  /** Holds starts back until `until` without lowering the rate (the service said the window's allowance is spent). */
+  pauseUntil(until: number): void {
+    this.pausedUntil = Math.max(this.pausedUntil, until);
+  }
+
   stats(): { started: number; inFlight: number; maxInWindow: number; slowDowns: number; penalty: number; pausedUntil: number; marginMs: number; spacingMs: number; forgivenMs: number } {
     const now = this.clock.now();
     return {

@@ -1,5 +1,6 @@
 /** `run`, `resume`, `plan` and `status`: flags in, one entry point each, an exit code out. */
 import path from 'node:path';
+import { accountLines } from '../check/index.js';
 import { existsSync } from 'node:fs';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { loadConfig } from '../config/index.js';
@@ -50,6 +51,8 @@ export async function planCommand(o: { root: string; pipeline: string; json: boo
     });
     const estimate = estimatePlan(plan, config);
     process.stdout.write(o.json ? `${formatPlanJson(estimate)}\n` : `${formatPlan(estimate)}\n`);
+    // The account's balance beside the estimate, when a real service answers (never fails the plan).
+    if (!o.json) for (const line of await accountLines(config, estimate.totals.costUsd)) process.stdout.write(`${line}\n`);
     // A plan over its budget would stop posting part-way: a scheduler's check before `run` must see that.
     return estimate.totals.withinBudget ? EXIT.ok : EXIT.budget;
   } finally {

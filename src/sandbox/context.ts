@@ -4,6 +4,7 @@ import type { EndpointDef } from '../api/catalog.js';
 import type { SandboxClock } from './clock.js';
 import type { TaskStore } from './store.js';
 import type { Records } from './records.js';
+import type { SandboxAccount } from './account.js';
 
 export interface SandboxSettings {
   completionDelayMs: number;
@@ -21,6 +22,8 @@ export interface SandboxContext {
   store: TaskStore;
   records: Records;
   settings: SandboxSettings;
+  /** Funds, spending and duplicate limits, denied endpoints (set from the test controls). */
+  account: SandboxAccount;
   /** Called after a task with a callback is stored, so its delivery gets scheduled. */
   onCallbackScheduled(): void;
 }

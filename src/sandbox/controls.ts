@@ -12,6 +12,7 @@ import type { Webhooks } from './webhooks.js';
 import { readBody, sendJson, isLoopback } from './http-io.js';
 import { checkBasicAuth } from './auth.js';
 import { formatTimestamp } from '../api/envelope.js';
+import type { AccountSettings } from './account.js';
 
 export interface TaskSnapshot {
   id: string;
@@ -47,8 +48,24 @@ export interface SandboxControls {
   rateLimitAnswers(): number;
   /** Resolves when no pingback or postback delivery is in flight (after starting the ones due). */
   settle(): Promise<void>;
-  /** Forgets every task, call, charge, error and fault, and restores the configured completion delay. */
+  /** Plays the account's answers: funds (balance = funds - charged), daily cost limit (40203), duplicate limits (40205/40206), denied endpoints (40204); null lifts a limit. */
+  setAccount(patch: Partial<AccountSettings>): AccountSettings;
+  account(): AccountSettings & { balance: number };
+  /** Forgets every task, call, charge, error and fault, and restores the configured completion delay and the default account. */
   reset(): void;
+}
+
+const ACCOUNT_KEYS: Record<keyof AccountSettings, (v: unknown) => boolean> = {
+  funds: (v) => typeof v === 'number' && Number.isFinite(v),
+  dailyCostLimit: (v) => v === null || (typeof v === 'number' && v >= 0),
+  duplicatesPerHour: (v) => v === null || (typeof v === 'number' && Number.isInteger(v) && v >= 0),
+  duplicatesPerDay: (v) => v === null || (typeof v === 'number' && Number.isInteger(v) && v >= 0),
+  deniedEndpoints: (v) => Array.isArray(v) && v.every((x) => typeof x === 'string'),
+};
+
+/** Problems with an account patch from the HTTP controls, naming the key. */
+export function checkAccountPatch(b: Record<string, unknown>): string[] {
+  return Object.entries(b).flatMap(([k, v]) => (k in ACCOUNT_KEYS ? (ACCOUNT_KEYS[k as keyof AccountSettings](v) ? [] : [`${k}: not a valid value (${JSON.stringify(v)})`]) : [`${k}: not an account setting (${Object.keys(ACCOUNT_KEYS).join(', ')})`]));
 }
 
 export function createControls(ctx: SandboxContext, faults: Faults, limiter: SlidingWindowLimiter, webhooks: Webhooks): SandboxControls {
@@ -84,7 +101,10 @@ export function createControls(ctx: SandboxContext, faults: Faults, limiter: Sli
       webhooks.pump();
       await webhooks.idle();
     },
+    setAccount: (patch) => ctx.account.set(patch),
+    account: () => ({ ...ctx.account.settings, balance: ctx.account.balance() }),
     reset: () => {
+      ctx.account.reset();
       ctx.store.clear();
       ctx.records.clear();
       faults.set([]);
@@ -128,6 +148,13 @@ export async function handleControlRequest(req: IncomingMessage, res: ServerResp
     case 'GET faults': return ok(controls.faults());
     case 'GET rate-limit-answers': return ok({ count: controls.rateLimitAnswers() });
     case 'GET completion-delay': return ok({ ms: controls.completionDelay() });
+    case 'GET account': return ok(controls.account());
+    case 'POST account': {
+      const problems = checkAccountPatch(b);
+      if (problems.length) return bad(problems.join('; '));
+      controls.setAccount(b as Partial<AccountSettings>);
+      return ok(controls.account());
+    }
     case 'GET clock': return ok({ now: controls.clock.now(), timestamp: formatTimestamp(new Date(controls.clock.now())) });
     case 'POST faults': {
       const rules = Array.isArray(body) ? body : b.rules;

@@ -16,10 +16,12 @@ import { createApiHandler } from './server.js';
 import { createControls, handleControlRequest, type SandboxControls } from './controls.js';
 import type { SandboxContext } from './context.js';
 import { postbackEnvelope } from './postback.js';
+import { SandboxAccount } from './account.js';
 
 export type { SandboxClock } from './clock.js';
 export { systemClock, manualClock } from './clock.js';
 export type { SandboxControls, TaskSnapshot } from './controls.js';
+export type { AccountSettings } from './account.js';
 export type { FaultRule } from './faults.js';
 export type { CallRecord, Posting, Charge, ErrorRecord } from './records.js';
 export { basicAuthHeader } from './auth.js';
@@ -54,12 +56,14 @@ export async function startSandbox(opts: StartSandboxOptions): Promise<Sandbox> 
   const state = opts.stateFile ? TaskJournal.open(opts.stateFile) : undefined;
   const store = new TaskStore(state?.journal);
   if (state) store.restore(state.events, clock.now());
+  const records = new Records();
   const ctx: SandboxContext = {
     config: effective,
     engines: config.paths,
     clock,
     store,
-    records: new Records(),
+    records,
+    account: new SandboxAccount(records),
     settings: {
       completionDelayMs: s.completion_delay_ms,
       reparseShare: s.reparse_share,

@@ -33,6 +33,23 @@ export class SlidingWindowLimiter {
     return n;
   }
 
+  /** Calls still allowed in the window ending at `now` (the X-RateLimit-Remaining header); O(log calls). */
+  remaining(now: number): number {
+    // The ring holds accepted calls oldest first: find the first one still inside the window.
+    let lo = 0;
+    let hi = this.count;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (now - this.ring[(this.head + mid) % this.calls] < this.windowMs) hi = mid;
+      else lo = mid + 1;
+    }
+    return this.calls - (this.count - lo);
+  }
+
+  get limit(): number {
+    return this.calls;
+  }
+
   reset(calls = this.calls, windowMs = this.windowMs): void {
     this.calls = calls;
     this.windowMs = windowMs;

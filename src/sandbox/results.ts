@@ -31,6 +31,8 @@ export function taskResult(def: EndpointDef, task: StoredTask, ctx: SandboxConte
       return [generateEventsSerp(withLocale<EventsParams>(task), engine, def.id.endsWith('.regular') ? 'regular' : 'advanced', task.seed, at)];
     case 'events_html':
       return [generateEventsHtml(withLocale<EventsParams>(task), engine, task.seed, at)];
+    case 'merchant_html':
+      return [generateMerchantHtml(withLocale<MerchantParams>(task), engine, task.seed, at)];
     case 'merchant_shopping':
       if (variant === 'html') return [generateMerchantHtml(withLocale<MerchantParams>(task), engine, task.seed, at)];
       return [generateMerchant(withLocale<MerchantParams>(task), engine, ctx.settings.merchantItems, task.seed, { now: at })];

@@ -13,6 +13,7 @@ import { computeErrors } from './handlers/errors.js';
 import { SERP_LIVE } from './handlers/serp.js';
 import { envelope, messageWith, pathSegments, taskObject } from './envelope.js';
 import { computeAdsLive, handleAdsLanguages, handleAdsLocations, handleAdsStatus } from './handlers/keywords-ads.js';
+import { handleUserData, handleWebhookResend } from './handlers/appendix.js';
 
 export type Handler = (req: ApiRequest, ctx: SandboxContext) => Envelope;
 
@@ -20,6 +21,8 @@ const BY_ID: Record<string, Handler> = {
   'serp.endpoints': handleSerpEndpoints,
   'serp.events.locations': handleEventsLocations,
   'keywords_ads.status': handleAdsStatus, 'keywords_ads.locations': handleAdsLocations, 'keywords_ads.locations.country': handleAdsLocations, 'keywords_ads.languages': handleAdsLanguages,
+  'appendix.user_data': handleUserData,
+  'appendix.webhook_resend': handleWebhookResend,
 };
 
 const LIVE: Record<string, LiveCompute> = {
@@ -43,7 +46,7 @@ export function handlerFor(def: EndpointDef): Handler {
     case 'task_post': return handleTaskPost;
     case 'tasks_ready': return handleTasksReady;
     case 'tasks_fixed': return handleTasksFixed;
-    case 'task_get': return def.api === 'merchant' ? (req, ctx) => handleTaskGet(req, ctx, merchantZeroId) : (req, ctx) => handleTaskGet(req, ctx);
+    case 'task_get': return def.result === 'merchant_shopping' ? (req, ctx) => handleTaskGet(req, ctx, merchantZeroId) : (req, ctx) => handleTaskGet(req, ctx);
     default: return notImplemented;
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EndpointDef } from '../api/catalog.js';
-import { matchPath, ENDPOINTS } from '../api/catalog.js';
+import { findEndpoint, matchPath, ENDPOINTS } from '../api/catalog.js';
 import type { Envelope } from '../api/envelope.js';
 import type { SandboxContext, ApiRequest } from './context.js';
 import { checkBasicAuth } from './auth.js';
@@ -63,6 +63,11 @@ export function createApiHandler(deps: PipelineDeps) {
     return l;
   };
 
+  const limiterOf = (endpointId: string): SlidingWindowLimiter => {
+    const def = findEndpoint(endpointId);
+    return def?.perMinute && def.perMinute < ctx.config.sandbox.rate_limit_calls ? subLimiter(def) : accountLimiter;
+  };
+
   const answer = (res: ServerResponse, call: CallRecord, httpStatus: number, env: Envelope, opts: { malformed?: boolean; dropAfter?: boolean; headers?: Record<string, string> } = {}) => {
     call.status = httpStatus;
     call.statusCode = env.status_code;
@@ -73,6 +78,9 @@ export function createApiHandler(deps: PipelineDeps) {
       return;
     }
     let body = JSON.stringify(env);
+    // The live service sends its rate-limit ceiling and what is left of it on every endpoint.
+    const limiter = call.endpointId ? limiterOf(call.endpointId) : accountLimiter;
+    opts = { ...opts, headers: { 'x-ratelimit-limit': String(limiter.limit), 'x-ratelimit-remaining': String(Math.max(0, limiter.remaining(ctx.clock.now()))), ...opts.headers } };
     // A cut body is invalid JSON whatever its length; the cut point is fixed so runs repeat.
     if (opts.malformed) body = body.slice(0, Math.max(1, Math.floor(body.length / 2)));
     sendJson(res, httpStatus, body, opts.headers);
@@ -103,6 +111,13 @@ export function createApiHandler(deps: PipelineDeps) {
     call.endpointId = def.id;
     if (def.perMinute && def.perMinute < ctx.config.sandbox.rate_limit_calls && !subLimiter(def).take(now)) {
       return answer(res, call, 200, bare(def.version, 40202, startedNs, `${def.id} allows ${def.perMinute} calls per ${ctx.config.sandbox.rate_limit_window_ms} ms`));
+    }
+
+    // The account's answers: an endpoint it may not use, then, for paid calls, the balance and the daily cost limit.
+    if (ctx.account.denied(def.id)) return answer(res, call, 200, bare(def.version, 40204, startedNs, `this account has no access to ${def.id}`));
+    if (def.billing !== 'free') {
+      const refusal = ctx.account.refusePaid(now);
+      if (refusal) return answer(res, call, refusal.httpStatus, bare(def.version, refusal.code, startedNs, refusal.detail));
     }
 
     if (fault.slowMs > 0) await new Promise((r) => setTimeout(r, fault.slowMs));

@@ -207,6 +207,14 @@ export class TaskStore {
     if (ok) this.uncollected.get(task.postId)?.delete(task.id);
   }
 
+  /** Schedules a task's pingback or postback again (webhook_resend); it stays listed by tasks_ready until delivered. */
+  requeueCallback(task: StoredTask): void {
+    if (!task.callback || task.delivery === 'pending' || task.delivery === 'in_flight') return;
+    if (task.delivery === 'delivered' && task.collectedAt === null) this.bucket(this.uncollected, task.postId).set(task.id, task);
+    task.delivery = 'pending';
+    this.insertDue(task);
+  }
+
   /** Re-parses tasks now (a test control); ids that do not exist are returned. */
   reparse(ids: string[], now: number): string[] {
     const missing: string[] = [];

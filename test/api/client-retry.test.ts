@@ -92,12 +92,13 @@ describe('idempotent calls retry and then stop', () => {
     expect(callsTo(getPrefix())).toHaveLength(3);
   });
 
-  it('rate-limit answers slow the limiter down and the call goes through', async () => {
+  it('rate-limit answers slow the limiter down for that endpoint only and the call goes through', async () => {
     const limiter = new RateLimiter({ calls: 1000, windowMs: 1000, concurrency: 4, defaultSlowDownMs: 20 });
     const c = client({ limiter });
     sandbox.controls.setFaults([{ path: readyPath(), rateLimitBurst: 2 }]);
     expect(await c.tasksReady('keywords_for_site.tasks_ready')).toEqual([]);
     expect(sandbox.controls.rateLimitAnswers()).toBe(2);
+    expect(limiter.stats().byEndpoint['keywords_for_site.tasks_ready'].slowDowns).toBe(2);
     expect(limiter.stats().slowDowns).toBe(2);
     expect(callsTo(readyPath())).toHaveLength(3);
   });

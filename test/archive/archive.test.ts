@@ -107,7 +107,7 @@ describe('ingest and reprocess', () => {
     expect(() => entryOf({ nope: 1 }, 'x.json', loadConfig({ root: dir }).paths)).toThrow(/x\.json: tasks: required/);
   });
 
-  it('ingests live-service files into the archive and tables; reprocess rebuilds the same tables from the archive', async () => {
+  it('ingests live-service files into the archive and tables; reprocess rebuilds the same tables from the archive', { timeout: 120_000 }, async () => {
     const root = tmpDir();
     const config = loadConfig({ root });
     const k = keywordTask('K1', 4, 1);
@@ -134,7 +134,7 @@ describe('ingest and reprocess', () => {
     const before = await dumpTables(wh);
     wh.close();
     expect(before.keyword_data.length).toBe(4);
-    expect(new Set(before.merchant_shopping__items.map((r: any) => r[5]))).toEqual(new Set(['shopping_sponsored_carousel', 'shopping_paid', 'shopping_serp', 'related_searches']));
+    expect(new Set(before.merchant_shopping__items.map((r: any) => r[5]))).toEqual(new Set(['shopping_sponsored_carousel', 'shopping_carousel', 'shopping_paid', 'shopping_serp', 'related_searches']));
     expect(before.domain_technologies__items.length).toBe(3);
     process.stdout.write = (() => true) as never;
     try {

@@ -92,7 +92,7 @@ describe('merchant shopping', () => {
     const res = (t.task.result as any[])[0];
     const items = rowsOf(out, 'merchant_shopping__items');
     expect(items.length).toBe(res.items.length);
-    expect(new Set(items.map((i) => i.item_type))).toEqual(new Set(['shopping_sponsored_carousel', 'shopping_paid', 'shopping_serp', 'related_searches']));
+    expect(new Set(items.map((i) => i.item_type))).toEqual(new Set(['shopping_sponsored_carousel', 'shopping_carousel', 'shopping_paid', 'shopping_serp', 'related_searches']));
     expect(items.every((i) => typeof i.type === 'string' && (i.type as string).endsWith(i.item_type as string))).toBe(true);
     expect(items.every((i) => i.extra === null)).toBe(true);
     const serpIdx = res.items.findIndex((i: any) => i.type === 'engine_a_shopping_serp');
@@ -103,10 +103,22 @@ describe('merchant shopping', () => {
     expect(serp.product_rating_max).toBe(src.product_rating.rating_max);
     expect(serp.delivery_message).toBe(src.delivery_info.delivery_message);
     expect(rowsOf(out, 'merchant_shopping__items__product_images').filter((r) => r._parent_id === serp._id).map((r) => r.url)).toEqual(src.product_images ?? []);
-    const elements = rowsOf(out, 'merchant_shopping__items__elements');
-    const carousel = res.items.find((i: any) => i.type === 'engine_a_shopping_sponsored_carousel');
+    // stores_count_info is read on the item (live) and inside delivery_info (reference), typed as numbers.
+    expect(serp.stores_count).toBe(src.stores_count_info.count);
+    expect(serp.gid).toBe(src.gid);
+    expect(serp.delivery_date_from).toEqual(new Date(src.delivery_info.delivery_date_from.replace(' +00:00', 'Z')));
+    const reference = normalizeTask(task('M1r', 'merchant.products.task_get.advanced', [{ keyword: 'k', items: [{ type: 'engine_a_shopping_serp', delivery_info: { stores_count_info: { count: '7', displayed_text: '7 stores', count_from_text: true } } }] }]), ctx);
+    expect(rowsOf(reference, 'merchant_shopping__items')[0]).toMatchObject({ stores_count: 7, stores_count_displayed_text: '7 stores', stores_count_from_text: true, extra: null });
+    const allElements = rowsOf(out, 'merchant_shopping__items__elements');
+    const carouselIdx = res.items.findIndex((i: any) => i.type === 'engine_a_shopping_sponsored_carousel');
+    const carousel = res.items[carouselIdx];
+    const elements = allElements.filter((e) => e._parent_id === items[carouselIdx]._id);
     expect(elements.length).toBe(carousel.items.length);
     expect(elements.every((e) => e.item_type === 'shopping_sponsored_carousel_element')).toBe(true);
+    const organicIdx = res.items.findIndex((i: any) => i.type === 'engine_a_shopping_carousel');
+    const organic = allElements.filter((e) => e._parent_id === items[organicIdx]._id);
+    expect(organic.length).toBe(res.items[organicIdx].items.length);
+    expect(organic[0]).toMatchObject({ item_type: 'shopping_carousel_element', gid: res.items[organicIdx].items[0].gid, product_id: res.items[organicIdx].items[0].product_id, shopping_url: expect.any(String), extra: null });
     const withOffer = carousel.items.findIndex((e: any) => e.special_offer_info);
     expect(withOffer).toBeGreaterThanOrEqual(0);
     expect(elements[withOffer].special_offer_title).toBe(carousel.items[withOffer].special_offer_info.title);
@@ -189,7 +201,9 @@ describe('lists, events and the rest', () => {
     expect(rowsOf(byTable, 'domain_errors')[0]).toMatchObject({ error_code: 50401, http_time: 10.02, datetime: new Date('2026-01-14T08:00:00Z') });
     const ev = rowsOf(byTable, 'events_serp__items');
     expect(ev.length).toBeGreaterThan(0);
-    expect(ev.every((r) => r.item_type === 'event_item' && r.start_datetime instanceof Date && typeof r.venue_cid === 'string')).toBe(true);
+    expect(ev.every((r) => r.item_type === 'event_item' && typeof r.venue_cid === 'string')).toBe(true);
+    // A zoned time is an instant; a local time without a zone is kept as written, flagged, and never read as UTC.
+    expect(ev.every((r) => (r.start_datetime_has_zone ? r.start_datetime instanceof Date && r.start_datetime_local === null : r.start_datetime === null && typeof r.start_datetime_local === 'string'))).toBe(true);
     expect(rowsOf(byTable, 'events_html__items').length).toBeGreaterThan(0);
   });
 

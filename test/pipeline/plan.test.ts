@@ -25,7 +25,7 @@ steps:
       keywords: { file: ideas.txt }
   - name: shop
     endpoint: merchant.products.task_post
-    params: { location_code: 2840, priority: 2 }
+    params: { location_code: 2840, language_code: en, priority: 2 }
     collect: pingback
     for_each:
       keyword: [tent, stove, lantern]
@@ -49,7 +49,7 @@ describe('plan estimate', () => {
     expect(row('events')).toMatchObject({ tasks: 500, perPost: 100, calls: { posts: 5, readyPolls: 1, taskGets: 500, live: 0, list: 0, total: 506 }, costUsd: 0.9 });
     // 450 keywords in chunks of 200: 3 tasks, one POST; postback needs no further call.
     expect(row('ideas')).toMatchObject({ tasks: 3, calls: { posts: 1, readyPolls: 0, taskGets: 0, total: 1 }, costUsd: 0.225 });
-    // priority 2 doubles 0.002; a pingback still needs a task_get per task.
+    // priority 2 doubles 0.002 (the default depth 40 is one page); a pingback still needs a task_get per task.
     expect(row('shop')).toMatchObject({ tasks: 3, calls: { posts: 1, readyPolls: 0, taskGets: 3, total: 4 }, costUsd: 0.012 });
     // a live call per page, each billed.
     expect(row('domains')).toMatchObject({ tasks: 1, pages: 3, calls: { live: 3, total: 3 }, costUsd: 0.03 });
@@ -164,9 +164,10 @@ steps:
       priority: [1, 2]
   - name: shop
     endpoint: merchant.products.task_post
-    params: { location_code: 2840, priority: 2 }
+    params: { location_code: 2840, language_code: en, priority: 2 }
     for_each:
       keyword: [tent, stove]
+      depth: [40, 41, 120]
   - name: ideas
     endpoint: keywords_for_keywords.task_post
     params: { location_code: 2840 }

@@ -18,8 +18,12 @@ export const RUN_DATE = '2024-05-01';
 /** The compiled CLI; SEO_ETL_TEST_CLI points at a private build (so another checkout's rebuild cannot race it). */
 export const CLI = process.env.SEO_ETL_TEST_CLI ?? path.join(ROOT, 'bin', 'seo-etl.js');
 
-/** Sandbox settings for the suite: no re-parses (they depend on timing) and no account limit in the way. */
-export const SANDBOX_EXTRA = { sandbox: { reparse_share: 0, rate_limit_calls: 1_000_000 } };
+/**
+ * Sandbox settings for the suite: no re-parses (they depend on timing) and no account limit in the way. The window is
+ * the children's (SEO_ETL_RATE_LIMIT_WINDOW_MS below): endpoint limits such as tasks_ready's 20 are counted over it
+ * on both sides.
+ */
+export const SANDBOX_EXTRA = { sandbox: { reparse_share: 0, rate_limit_calls: 1_000_000, rate_limit_window_ms: 1000 } };
 
 /** FAST (test/helpers/project.ts) for a child process, as SEO_ETL_<SECTION>_<KEY> variables. */
 export function childEnv(p: TestProject, extra: Record<string, string> = {}): NodeJS.ProcessEnv {

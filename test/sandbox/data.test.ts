@@ -65,7 +65,7 @@ describe('keyword data', () => {
 });
 
 describe('merchant', () => {
-  const TYPES = ['alpha_shopping_sponsored_carousel', 'alpha_shopping_paid', 'alpha_shopping_serp', 'related_searches'];
+  const TYPES = ['alpha_shopping_sponsored_carousel', 'alpha_shopping_paid', 'alpha_shopping_serp', 'alpha_shopping_carousel', 'related_searches'];
   it('the all-zero id returns every item type and optional shape, at no charge, without a posted task', async () => {
     const r = await api.get(pathOf('merchant.products.task_get.advanced', ZERO));
     const t = r.json.tasks[0];
@@ -85,10 +85,17 @@ describe('merchant', () => {
     const deliveries = [...elements, ...serp].map((i: any) => i.delivery_info.delivery_price);
     expect(deliveries.some((d: any) => d === null)).toBe(true);
     expect(deliveries.find((d: any) => d !== null)).toEqual({ current: expect.any(Number), regular: expect.any(Number), max_value: expect.any(Number), currency: expect.any(String), is_price_range: expect.any(Boolean), displayed_price: expect.any(String) });
-    expect(serp[0].delivery_info.stores_count_info).toEqual({ count: expect.any(String), displayed_text: expect.any(String), count_from_text: expect.any(Boolean) });
+    // Live shape: stores_count_info on the item with a numeric count; delivery dates in delivery_info.
+    expect(serp[0].stores_count_info).toEqual({ count: expect.any(Number), displayed_text: expect.any(String), count_from_text: expect.any(Boolean) });
+    expect(serp[0].delivery_info.stores_count_info).toBeUndefined();
+    expect(serp[0].delivery_info.delivery_date_from).toMatch(TIMESTAMP);
+    expect(serp[0].gid).toMatch(/^\d+$/);
+    const organic = res.items.find((i: any) => i.type === 'alpha_shopping_carousel');
+    expect(organic.items[0]).toMatchObject({ type: 'alpha_shopping_carousel_element', shopping_url: expect.any(String), product_id: expect.any(String), data_docid: expect.any(String), gid: expect.any(String), price: expect.any(Number) });
+    expect(elements.find((e: any) => e.special_offer_info).special_offer_info.url).toBeNull();
     const ratingTypes = new Set([...elements, ...serp].map((i: any) => i.product_rating.rating_type));
     expect([...ratingTypes].sort()).toEqual(['CustomMax', 'Max5', 'Percents']);
-    expect(serp[0].product_rating).toEqual({ type: 'rating_element', position: 'left', rating_type: expect.any(String), value: expect.any(String), votes_count: expect.any(Number), rating_max: expect.any(Number) });
+    expect(serp[0].product_rating).toEqual({ type: 'rating_element', position: 'left', rating_type: expect.any(String), value: expect.any(Number), votes_count: expect.any(Number), rating_max: expect.any(Number) });
     expect(serp[0].old_price).toEqual(expect.any(Number));
     const related = res.items.find((i: any) => i.type === 'related_searches');
     expect(related.items.length).toBeGreaterThan(0);
@@ -97,7 +104,7 @@ describe('merchant', () => {
     expect(serp.map((i: any) => i.rank_group)).toEqual(serp.map((_: any, k: number) => k + 1));
   });
   it('a posted task: keyword decoded, locale resolved from the name, configured item prefix, n items', async () => {
-    const t = await postGet('merchant.products.task_post', 'merchant.products.task_get.advanced', { keyword: 'red%20shoes+sale', location_name: 'Germany', price_min: 10 });
+    const t = await postGet('merchant.products.task_post', 'merchant.products.task_get.advanced', { keyword: 'red%20shoes+sale', location_name: 'Germany', language_name: 'German', price_min: 10 });
     const res = t.result[0];
     expect([res.keyword, res.location_code, res.language_code]).toEqual(['red shoes sale', 2276, 'de']);
     expect(res.items_count).toBe(12);
@@ -124,8 +131,10 @@ describe('events results (designed)', () => {
     expect(Object.keys(adv.items[0])).toEqual(['type', 'rank_group', 'rank_absolute', 'position', 'xpath', 'title', 'description', 'url', 'event_dates', 'location_info', 'image_url', 'information_and_tickets']);
     expect(Object.keys(reg.items[0])).toEqual(['type', 'rank_group', 'rank_absolute', 'position', 'xpath', 'title', 'description', 'url', 'event_dates', 'location_info']);
     expect(reg.items.map((i: any) => i.title)).toEqual(adv.items.map((i: any) => i.title));
-    const start = Date.parse(adv.items[0].event_dates.start_datetime.replace(' +00:00', 'Z').replace(' ', 'T'));
-    expect(adv.items[0].event_dates.start_datetime).toMatch(TIMESTAMP);
+    // Live format: ISO with +00:00 when the event names a zone, local wall time without one otherwise.
+    for (const i of adv.items) expect(i.event_dates.start_datetime).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\+00:00)?$/);
+    const start = Date.parse(adv.items[0].event_dates.start_datetime.replace(/(\d{2})$/, '$1Z').replace('+00:00Z', '+00:00'));
+    expect(adv.refinement_chips.items[0]).toMatchObject({ type: 'refinement_chips_element', title: expect.any(String), url: expect.any(String) });
     expect(start - s.clock.now()).toBeLessThan(8 * 86_400_000);
     expect(html.items.map((p: any) => p.page)).toEqual([1, 2, 3]);
     expect(html.items[0].html).toContain('<html>');

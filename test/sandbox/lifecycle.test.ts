@@ -88,11 +88,11 @@ describe('Created -> Completed (no callback) -> Collected', () => {
     expect(first[0]).toBe(s.sandbox.controls.postings()[0].id);
   });
   it('every family lists its own ready items with the reference fields', async () => {
-    const m = (await api.post(pathOf('merchant.products.task_post'), [{ keyword: 'shoes', location_code: 2840, tag: 'm' }])).json.tasks[0].id;
+    const m = (await api.post(pathOf('merchant.products.task_post'), [{ keyword: 'shoes', location_code: 2840, language_code: 'en', tag: 'm' }])).json.tasks[0].id;
     const e = (await api.post(pathOf('serp.events.task_post'), [{ keyword: 'jazz', location_code: 2840, tag: 'e' }])).json.tasks[0].id;
     s.clock.advance(1000);
     const mi = (await api.get(pathOf('merchant.products.tasks_ready'))).json.tasks[0].result;
-    expect(mi).toEqual([{ id: m, se: 'alpha', se_type: 'shopping', date_posted: expect.stringMatching(TIMESTAMP), tag: 'm', endpoint_advanced: pathOf('merchant.products.task_get.advanced', m), endpoint_html: null }]);
+    expect(mi).toEqual([{ id: m, se: 'alpha', se_type: 'shopping', date_posted: expect.stringMatching(TIMESTAMP), tag: 'm', endpoint_advanced: pathOf('merchant.products.task_get.advanced', m), endpoint_html: pathOf('merchant.products.task_get.html', m) }]);
     const ei = (await api.get(pathOf('serp.events.tasks_ready'))).json.tasks[0].result;
     expect(ei).toEqual([{ id: e, se: 'alpha', se_type: 'events', date_posted: expect.stringMatching(TIMESTAMP), tag: 'e',
       endpoint_regular: pathOf('serp.events.task_get.regular', e), endpoint_advanced: pathOf('serp.events.task_get.advanced', e), endpoint_html: pathOf('serp.events.task_get.html', e) }]);

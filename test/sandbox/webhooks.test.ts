@@ -107,7 +107,7 @@ describe('postback', () => {
   });
   it('keywords and merchant postbacks carry their task_get envelopes', async () => {
     const k = await postAndComplete({ keyword: undefined, location_code: undefined, target: 'example.com', postback_url: `${base}/k/$id` }, pathOf('keywords_for_site.task_post'));
-    const m = await postAndComplete({ keyword: 'shoes', postback_url: `${base}/m/$id`, postback_data: 'advanced' }, pathOf('merchant.products.task_post'));
+    const m = await postAndComplete({ keyword: 'shoes', language_code: 'en', postback_url: `${base}/m/$id`, postback_data: 'advanced' }, pathOf('merchant.products.task_post'));
     const bodies = received.map((r) => JSON.parse(gunzipSync(r.body).toString('utf8')).tasks[0]);
     expect(bodies[0]).toMatchObject({ id: k, result_count: 20 });
     expect(bodies[1].id).toBe(m);

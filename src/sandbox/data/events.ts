@@ -36,6 +36,24 @@ function available(rng: Rng, depth: number): number {
   return Math.max(1, Math.min(depth, rng.int(Math.ceil(depth * 0.6), depth + 20)));
 }
 
+/** An event time as the live service writes it: ISO with the UTC offset, or local wall time without a zone. */
+function eventTime(ms: number, zoned: boolean): string {
+  const iso = new Date(ms).toISOString().slice(0, 19);
+  return zoned ? `${iso}+00:00` : iso;
+}
+
+/** The search refinement chips the live service adds to advanced events results. */
+function refinementChips(rng: Rng, seDomain: string, keyword: string): Record<string, unknown> {
+  const chips = ['Today', 'Tomorrow', 'This week', 'This weekend', 'Next week', 'Online'];
+  return {
+    type: 'refinement_chips',
+    xpath: '/html[1]/body[1]/div[6]/div[1]/div[1]',
+    items: chips.slice(0, rng.int(2, chips.length)).map((title) => ({
+      type: 'refinement_chips_element', title, url: `https://${seDomain}/search?q=${encodeURIComponent(keyword)}&ibp=htl;events&htichips=${encodeURIComponent(title.toLowerCase())}`, domain: seDomain, options: null,
+    })),
+  };
+}
+
 export function generateEventsSerp(p: EventsParams, engine: string, variant: 'regular' | 'advanced', seed: number, now: number): Record<string, unknown> {
   const rng = new Rng(seed);
   const keyword = decodeKeyword(p.keyword);
@@ -54,6 +72,8 @@ export function generateEventsSerp(p: EventsParams, engine: string, variant: 're
     const start = dayStart + r.int(from, to) * DAY_MS + r.int(9, 21) * 3_600_000;
     const end = r.chance(0.3) ? null : start + r.int(1, 6) * 3_600_000;
     const host = `${slug(venue)}-${slug(city)}.${r.pick(TLDS)}`;
+    // The live service gives a UTC time when the event names a zone, else the local time without a zone.
+    const zoned = r.chance(0.7);
     const item: Record<string, unknown> = {
       type: 'event_item',
       rank_group: i + 1,
@@ -64,8 +84,8 @@ export function generateEventsSerp(p: EventsParams, engine: string, variant: 're
       description: r.chance(0.15) ? null : `${kind} featuring ${keyword} at ${venue}, ${city}.`,
       url: r.chance(0.1) ? null : `https://${host}/events/${slug(title)}`,
       event_dates: {
-        start_datetime: ts(start),
-        end_datetime: end === null ? null : ts(end),
+        start_datetime: eventTime(start, zoned),
+        end_datetime: end === null ? null : eventTime(end, zoned),
         displayed_dates: new Date(start).toUTCString().slice(0, 16),
       },
       location_info: {
@@ -95,6 +115,7 @@ export function generateEventsSerp(p: EventsParams, engine: string, variant: 're
     check_url: checkUrl(seDomain, keyword, p.location_code),
     datetime: ts(now),
     spell: spellOf(rng, keyword),
+    ...(variant === 'advanced' ? { refinement_chips: refinementChips(rng.fork('chips'), seDomain, keyword) } : {}),
     item_types: ['event_item'],
     se_results_count: count + rng.int(0, 500),
     items_count: items.length,

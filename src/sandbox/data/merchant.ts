@@ -16,6 +16,8 @@ export interface MerchantParams {
   price_min?: number;
   price_max?: number;
   sort_by?: string;
+  depth?: number;
+  max_crawl_pages?: number;
 }
 
 export interface MerchantOptions {
@@ -29,26 +31,40 @@ const RATING_TYPES = [['Max5', 5], ['Percents', 100], ['CustomMax', 10]] as cons
 function rating(r: Rng, position: string, forceType?: number): Record<string, unknown> {
   const [type, max] = RATING_TYPES[forceType ?? (r.chance(0.8) ? 0 : r.int(1, 2))];
   const value = type === 'Max5' ? r.float(1, 5, 1) : type === 'Percents' ? r.int(40, 100) : r.float(1, 10, 1);
-  return { type: 'rating_element', position, rating_type: type, value: String(value), votes_count: r.int(1, 25000), rating_max: max };
+  return { type: 'rating_element', position, rating_type: type, value, votes_count: r.int(1, 25000), rating_max: max };
 }
 
-function deliveryInfo(r: Rng, currency: string, withStores: boolean, paid?: boolean): Record<string, unknown> {
+/**
+ * Delivery as the live service sends it: message, price and the delivery date window (UTC timestamps), counted in
+ * days from the start of the crawl's UTC day, so the same task gives the same dates all day (as events do).
+ */
+function deliveryInfo(r: Rng, currency: string, now: number, paid?: boolean): Record<string, unknown> {
   const isPaid = paid ?? r.chance(0.5);
   const current = r.float(2, 30, 2);
   const range = r.chance(0.2);
-  const out: Record<string, unknown> = {
+  const day = 86_400_000;
+  const today = Math.floor(now / day) * day;
+  const from = today + r.int(1, 4) * day;
+  const fast = r.chance(0.4);
+  return {
+    delivery_date_from: ts(from),
+    delivery_date_to: ts(from + r.int(1, 5) * day),
+    fastest_delivery_date_from: fast ? ts(today + day) : null,
+    fastest_delivery_date_to: fast ? ts(today + 2 * day) : null,
     delivery_message: isPaid ? `Delivery ${current.toFixed(2)} ${currency}` : 'Free delivery',
     delivery_price: isPaid
       ? { current, regular: Math.round(current * 1.2 * 100) / 100, max_value: range ? Math.round(current * 2 * 100) / 100 : current, currency, is_price_range: range, displayed_price: `${range ? 'from ' : ''}${current.toFixed(2)} ${currency}` }
       : null,
   };
-  if (withStores) {
-    const count = r.int(1, 60);
-    const fromText = r.chance(0.5);
-    out.stores_count_info = { count: String(count), displayed_text: `${count}+ stores`, count_from_text: fromText };
-  }
-  return out;
 }
+
+/** The live service puts stores_count_info on the item, beside delivery_info; its count is a number. */
+function storesCount(r: Rng): Record<string, unknown> {
+  const count = r.int(1, 60);
+  return { count, displayed_text: `${count}+ stores`, count_from_text: r.chance(0.5) };
+}
+
+const gidOf = (r: Rng) => String(r.int(1e9, 9e9)) + String(r.int(1e8, 9e8));
 
 function specialOffer(r: Rng, currency: string): Record<string, unknown> {
   const d = `${slug(r.pick(SELLERS))}.${r.pick(TLDS)}`;
@@ -60,7 +76,8 @@ function specialOffer(r: Rng, currency: string): Record<string, unknown> {
     percentage_discount: r.int(5, 40),
     coupon_code: r.hex(8).toUpperCase(),
     coupon_info: 'Applied at checkout',
-    url: `https://${d}/offers/${r.hex(6)}`,
+    // Deprecated on the live service: always null.
+    url: null,
     domain: d,
   };
 }
@@ -77,17 +94,25 @@ export function generateMerchant(p: MerchantParams, engine: string, n: number, s
   const now = opts.now ?? Date.now();
   const keyword = decodeKeyword(p.keyword);
   const seDomain = seDomainFor(engine, p.se_domain);
-  const T = { carousel: `${engine}_shopping_sponsored_carousel`, element: `${engine}_shopping_sponsored_carousel_element`, paid: `${engine}_shopping_paid`, serp: `${engine}_shopping_serp`, related: 'related_searches' };
+  const T = {
+    carousel: `${engine}_shopping_sponsored_carousel`, element: `${engine}_shopping_sponsored_carousel_element`,
+    organic: `${engine}_shopping_carousel`, organicElement: `${engine}_shopping_carousel_element`,
+    paid: `${engine}_shopping_paid`, serp: `${engine}_shopping_serp`, related: 'related_searches',
+  };
   const currency = rng.pick(CURRENCIES);
   const all = opts.allTypes ?? false;
   const hasCarousel = all || rng.chance(0.7);
   const hasRelated = all || rng.chance(0.6);
+  const hasOrganic = all || rng.chance(0.4);
   const paidCount = all ? 2 : rng.int(0, 3);
-  const serpCount = Math.max(1, n - (hasCarousel ? 1 : 0) - (hasRelated ? 1 : 0) - paidCount);
+  const serpCount = Math.max(1, n - (hasCarousel ? 1 : 0) - (hasOrganic ? 1 : 0) - (hasRelated ? 1 : 0) - paidCount);
   const layout: string[] = [];
   if (hasCarousel) layout.push(T.carousel);
   for (let i = 0; i < paidCount; i++) layout.push(T.paid);
-  for (let i = 0; i < serpCount; i++) layout.push(T.serp);
+  for (let i = 0; i < serpCount; i++) {
+    layout.push(T.serp);
+    if (hasOrganic && i === Math.min(2, serpCount - 1)) layout.push(T.organic);
+  }
   if (hasRelated) layout.push(T.related);
 
   const rankGroups: Record<string, number> = {};
@@ -97,26 +122,47 @@ export function generateMerchant(p: MerchantParams, engine: string, n: number, s
     const position = type === T.paid && r.chance(0.4) ? 'right' : 'left';
     const common = { type, rank_group: rankGroups[type], rank_absolute: idx + 1, position, xpath: `/html[1]/body[1]/div[5]/div[${idx + 1}]` };
     const product = () => `${r.pick(BRANDS)} ${r.pick(ADJECTIVES)} ${keyword}`;
+    // A carousel element: what the sponsored and the product carousels share, then each one's own fields.
+    const element = (e: Rng, k: number, elementType: string, images: number) => ({
+      type: elementType,
+      xpath: `${common.xpath}/div[${k + 1}]`,
+      title: product(),
+      tags: e.chance(0.5) ? [e.pick(['Sale', 'Popular', 'New', 'Free returns'])] : [],
+      seller: e.pick(SELLERS),
+      price: priceIn(e, p),
+      currency,
+      product_rating: rating(e, 'left', all ? k % 3 : undefined),
+      product_images: Array.from({ length: images }, () => `https://images.example-shop.com/${e.hex(10)}.jpg`),
+    });
     if (type === T.carousel) {
-      const count = r.int(3, 6);
       return {
         ...common,
         title: `Sponsored: ${keyword}`,
-        items: Array.from({ length: count }, (_, k) => {
+        items: Array.from({ length: r.int(3, 6) }, (_, k) => {
           const e = r.fork(`c${k}`);
           return {
-            type: T.element,
-            xpath: `${common.xpath}/div[${k + 1}]`,
-            title: product(),
-            tags: e.chance(0.5) ? [e.pick(['Sale', 'Popular', 'New', 'Free returns'])] : [],
-            seller: e.pick(SELLERS),
-            price: priceIn(e, p),
-            currency,
-            product_rating: rating(e, 'left', all ? k % 3 : undefined),
-            product_images: [`https://images.example-shop.com/${e.hex(10)}.jpg`, `https://images.example-shop.com/${e.hex(10)}.jpg`],
+            ...element(e, k, T.element, 2),
             shop_ad_aclk: `DChcSE${e.hex(20)}`,
-            delivery_info: deliveryInfo(e, currency, false, all ? k % 2 === 0 : undefined),
+            delivery_info: deliveryInfo(e, currency, now, all ? k % 2 === 0 : undefined),
             special_offer_info: (all && k === 0) || (!all && e.chance(0.3)) ? specialOffer(e, currency) : null,
+          };
+        }),
+      };
+    }
+    if (type === T.organic) {
+      return {
+        ...common,
+        title: `Popular products: ${keyword}`,
+        items: Array.from({ length: r.int(3, 6) }, (_, k) => {
+          const e = r.fork(`o${k}`);
+          return {
+            ...element(e, k, T.organicElement, 1),
+            shopping_url: `https://${seDomain}/shopping/product/${e.int(1e9, 9e9)}`,
+            product_id: String(e.int(1e9, 9e9)) + String(e.int(1e8, 9e8)),
+            data_docid: String(e.int(1e9, 9e9)) + String(e.int(1e8, 9e8)),
+            gid: gidOf(e),
+            delivery_info: deliveryInfo(e, currency, now, all ? k % 2 === 1 : undefined),
+            special_offer_info: (all && k === 1) || (!all && e.chance(0.2)) ? specialOffer(e, currency) : null,
           };
         }),
       };
@@ -154,7 +200,9 @@ export function generateMerchant(p: MerchantParams, engine: string, n: number, s
         shop_rating: r.chance(0.3) && !(all && serpIdx === 1) ? null : rating(r, 'right'),
         product_images: Array.from({ length: r.int(1, 4) }, () => `https://images.example-shop.com/${r.hex(10)}.jpg`),
         shop_ad_aclk: `DChcSE${r.hex(20)}`,
-        delivery_info: deliveryInfo(r, currency, true, all ? serpIdx % 2 === 1 : undefined),
+        gid: gidOf(r),
+        delivery_info: deliveryInfo(r, currency, now, all ? serpIdx % 2 === 1 : undefined),
+        stores_count_info: storesCount(r),
       };
     }
     const related = r.int(0, 8);
@@ -191,11 +239,17 @@ export function generateMerchant(p: MerchantParams, engine: string, n: number, s
   };
 }
 
-/** The html variant a merchant postback with postback_data "html" carries (designed). */
+/** The html variant (task_get/html, or a postback with postback_data "html"): a page per 40 results, at most max_crawl_pages. */
 export function generateMerchantHtml(p: MerchantParams, engine: string, seed: number, now: number): Record<string, unknown> {
   const rng = new Rng(seed);
   const keyword = decodeKeyword(p.keyword);
   const seDomain = seDomainFor(engine, p.se_domain);
+  const pages = Math.max(1, Math.min(p.max_crawl_pages ?? 7, Math.ceil((p.depth ?? 40) / 40)));
+  const items = Array.from({ length: pages }, (_, i) => ({
+    page: i + 1,
+    date: ts(now),
+    html: `<!doctype html><html><head><title>${keyword} - Shopping</title></head><body data-page="${i + 1}">${Array.from({ length: 5 }, () => `<div class="product">${rng.pick(BRANDS)} ${keyword}</div>`).join('')}</body></html>`,
+  }));
   return {
     keyword,
     type: 'shopping',
@@ -203,7 +257,7 @@ export function generateMerchantHtml(p: MerchantParams, engine: string, seed: nu
     location_code: p.location_code ?? null,
     language_code: p.language_code ?? null,
     datetime: ts(now),
-    items_count: 1,
-    items: [{ page: 1, date: ts(now), html: `<!doctype html><html><head><title>${keyword} - Shopping</title></head><body>${Array.from({ length: 5 }, () => `<div class="product">${rng.pick(BRANDS)} ${keyword}</div>`).join('')}</body></html>` }],
+    items_count: items.length,
+    items,
   };
 }

@@ -54,6 +54,11 @@ export function handleTaskPost(req: ApiRequest, ctx: SandboxContext): Envelope {
       return;
     }
     const params = raw as Record<string, unknown>;
+    const dup = ctx.account.duplicate(taskSeed(def.id, params), req.now);
+    if (dup) {
+      out.push(taskObject({ code: dup.code, message: messageWith(dup.code, dup.detail), startedNs, path, data: rejectedEcho(def, ctx.engines, raw), result: null }));
+      return;
+    }
     const cost = taskPrice(def, params, ctx.config.prices);
     const data = acceptedEcho(def, ctx.engines, params);
     const task = ctx.store.add({
