@@ -7,7 +7,7 @@ import path from 'node:path';
 const root = new URL('..', import.meta.url).pathname;
 const batch = Number(process.argv[2] ?? 2000);
 const keywords = Number(process.argv[3] ?? 20000);
-const { generateArchive } = await import(path.join(root, 'dist/bench/load.js'));
+const { generateArchive, ENGINES } = await import(path.join(root, 'dist/bench/load.js'));
 const { Warehouse } = await import(path.join(root, 'dist/load/warehouse.js'));
 const { WAREHOUSE_STORAGE } = await import(path.join(root, 'dist/load/database.js'));
 const { loadArchiveFiles } = await import(path.join(root, 'dist/load/archive-load.js'));
@@ -18,7 +18,7 @@ try {
   const wh = await Warehouse.open(path.join(dir, 'w.duckdb'), { ...WAREHOUSE_STORAGE });
   await wh.ensureSchema();
   const t0 = performance.now();
-  const r = await loadArchiveFiles(wh, files, { engines: { engine_a: 'engine_a', engine_b: 'engine_b', engine_c: 'engine_c', engine_d: 'engine_d' }, batchTasks: batch });
+  const r = await loadArchiveFiles(wh, files, { engines: ENGINES, batchTasks: batch });
   await wh.connection.run('CHECKPOINT');
   const ms = performance.now() - t0;
   wh.close();
