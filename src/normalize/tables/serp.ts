@@ -82,6 +82,7 @@ const ITEM_COLUMNS: ColumnDef[] = [
   json('checks', 'Labels the engine put on the result (organic, paid), as JSON.'),
   json('related_result', 'Related results nested under an organic result, as JSON.'),
   json('extended_people_also_search', 'People-also-search queries shown under an organic result, as JSON.'),
+  json('related_image_searches', 'Related image searches of an images block, as JSON.'),
   json('description_rows', 'Extended description rows of a paid result, as JSON.'),
   json('extra_info', 'Extra block of a paid result (description rows, ad links, price, rating), as JSON.', 'extra'),
   // knowledge_graph, local_pack, maps
@@ -174,7 +175,7 @@ function itemFamily(root: string, resultKind: 'serp_advanced' | 'serp_regular', 
     {
       name: `${items}__top_stories`, parent: items, extra: true, source: { kind: 'objects', path: 'items' }, onlyForItemTypes: ['top_stories'],
       description: 'Stories of a top-stories item.',
-      columns: [c('item_type', 'VARCHAR', 'top_stories_element.', 'type', 'item_type'), c('source', 'VARCHAR', 'Publisher.'), c('domain', 'VARCHAR', 'Domain.'), c('title', 'VARCHAR', 'Headline.'), c('date', 'VARCHAR', 'Date as displayed.'), c('amp_version', 'BOOLEAN', 'Has an AMP version.'), ts('timestamp', 'Publication time.'), c('url', 'VARCHAR', 'URL.'), c('image_url', 'VARCHAR', 'Image.')],
+      columns: [c('item_type', 'VARCHAR', 'top_stories_element.', 'type', 'item_type'), c('source', 'VARCHAR', 'Publisher.'), c('domain', 'VARCHAR', 'Domain.'), c('title', 'VARCHAR', 'Headline.'), c('date', 'VARCHAR', 'Date as displayed.'), c('amp_version', 'BOOLEAN', 'Has an AMP version.'), ts('timestamp', 'Publication time.'), c('url', 'VARCHAR', 'URL.'), c('image_url', 'VARCHAR', 'Image.'), c('badges', 'JSON', 'Badges shown on the story, as JSON.', 'badges', 'json')],
     },
     {
       name: `${items}__images`, parent: items, extra: true, source: { kind: 'objects', path: 'items' }, onlyForItemTypes: ['images'],
