@@ -87,6 +87,9 @@ export const configSchema = z.strictObject({
     public_url: z.string(),
     max_body_bytes: z.int().positive(),
   }),
+  notify: z.strictObject({
+    webhook_url: z.union([z.literal(''), z.url({ protocol: /^https?$/ })]),
+  }),
   sandbox: z.strictObject({
     port: z.int().min(0).max(65535),
     login: z.string().min(1),

@@ -15,6 +15,9 @@ import type { RunSummary } from '../ledger/index.js';
 import type { Pipeline } from '../pipeline/index.js';
 import { describeDestinations, destinationsFor, exitWithDestinations, postgresOutcomeOf, publishAll } from '../publish/destination.js';
 import type { PostgresOutcome } from '../publish/postgres/index.js';
+import { sendNotice, type RunNotice } from './notify.js';
+import type { Config } from '../config/index.js';
+import { groupFailures, runCondition } from './status-view.js';
 import { noPause, type PauseHook } from '../pause.js';
 import { EXIT } from '../exit.js';
 import { openRun, type OpenedRun } from './open.js';
@@ -107,11 +110,28 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     };
     logger.info({ status, exit_code: exitCode, cost_usd: summary?.costUsd, by_state: summary?.byState, rows: load.rows }, 'run finished');
     (opts.out ?? process.stdout).write(formatSummary(result, pipeline) + describeDestinations(published).map((l) => `${l}\n`).join(''));
+    if (config.notify.webhook_url) {
+      const sent = await sendNotice(config.notify.webhook_url, noticeOf(result, pipeline, config));
+      if (!sent.ok) logger.warn({ why: sent.why }, 'the run notice was not delivered');
+    }
     return result;
   } finally {
     await collection?.close();
     await run.close();
   }
+}
+
+/** What the end-of-run notice says (src/run/notify.ts). */
+function noticeOf(r: RunJobResult, pipeline: Pipeline, config: Config): RunNotice {
+  const s = r.summary;
+  return {
+    runId: r.runId, pipeline: pipeline.name, exitCode: r.exitCode,
+    service: config.api.base_url === 'sandbox' ? 'the embedded sandbox' : new URL(config.api.base_url).host,
+    outcome: s ? runCondition(s, r.runId) : r.status,
+    tasks: s?.tasks ?? 0, loaded: s?.byState.loaded ?? 0, failed: s?.byState.failed ?? 0, costUsd: s?.costUsd ?? 0,
+    budgetUsd: pipeline.budgetUsd ?? null, durationMs: r.durationMs, failures: groupFailures(s?.failures ?? []).map((g) => ({ ...g, step: g.steps.join(', ') })),
+    notPosted: r.notPosted,
+  };
 }
 
 function finishNote(pipeline: Pipeline, budgetStopped: boolean, notCollected: number, notPosted: number): string | undefined {
