@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { parseYamlDocument, formatIssues, type PositionedIssue, type ParsedYaml } from './yaml.js';
 import { settingVariables, unknownVariableWarnings } from './env.js';
-import { postgresSchema } from '../publish/postgres/config.js';
+import { postgresSchema } from './postgres.js';
 
 export const ENGINE_TOKENS = ['engine_a', 'engine_b', 'engine_c', 'engine_d'] as const;
 /** Path tokens of the endpoint catalog: the SERP engines, and one per family that names its own segment. */
