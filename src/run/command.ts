@@ -10,6 +10,7 @@ import { estimatePlan, formatPlan, formatPlanJson, loadPipeline, planPipeline, r
 import { warehousePaths } from '../publish/index.js';
 import { EXIT } from '../exit.js';
 import { runJob } from './job.js';
+import { NothingToResume } from './resume.js';
 import { groupFailures, runCondition, statusLines } from './status-view.js';
 import { pauseFromEnv } from './test-pause.js';
 import { tuneHeapForJob } from './heap.js';
@@ -22,8 +23,14 @@ export async function runCommand(o: { root: string; pipeline: string; runDate?: 
 
 export async function resumeCommand(o: { root: string; pipeline?: string; progress?: boolean }): Promise<number> {
   tuneHeapForJob();
-  const r = await runJob({ root: o.root, pipelineFile: o.pipeline, resume: true, progress: o.progress, pause: pauseFromEnv(process.env) });
-  return r.exitCode;
+  try {
+    const r = await runJob({ root: o.root, pipelineFile: o.pipeline, resume: true, progress: o.progress, pause: pauseFromEnv(process.env) });
+    return r.exitCode;
+  } catch (err) {
+    if (!(err instanceof NothingToResume)) throw err;
+    process.stdout.write(`${err.message}\n`);
+    return err.exitCode;
+  }
 }
 
 /** Opens a warehouse file read-only, if it exists and no writer holds it. */

@@ -22,6 +22,7 @@ import { noPause, type PauseHook } from '../pause.js';
 import { EXIT } from '../exit.js';
 import { openRun, type OpenedRun } from './open.js';
 import { makeSink } from './sink.js';
+import { markPublishing, published as publishDone } from './resume.js';
 import { postLeftovers, postableLeft, refusals, runSteps, type Refusal, type StepsContext } from './steps.js';
 
 export interface RunJobOptions {
@@ -81,9 +82,9 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     collection = await Collection.open({ ...base, sink, settled, rawDir: paths.raw, attemptStartedAt: run.attemptStartedAt }, (e) => run.archive.append(e));
     const steps: StepsContext = { ...base, runDate, collection, settled, rest: () => writer.rest(), warehouse: writer.warehouse.connection };
     await collection.resume();
-    await runSteps(steps);
+    if (!run.publishOnly) await runSteps(steps);
     await collection.drain();
-    await postLeftovers(steps);
+    if (!run.publishOnly) await postLeftovers(steps);
     await collection.finish();
 
     const notCollected = await collection.outstanding();
@@ -95,11 +96,13 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     // Exported before the run is marked finished: a crash during the export leaves the run for `resume`.
     removeStaleFiles(run);
     const parquet = await writer.exportParquet(paths.parquet, runDate, runId, () => pause('parquet'));
+    markPublishing(paths.dir, { runId, pipeline: pipeline.name, pipelineFile: pipeline.path, runDate });
     await ledger.finishRun(runId, status, finishNote(pipeline, base.budget.stopped, notCollected, notPosted));
     const summary = await ledger.summary(runId);
     const tableRows = await writer.warehouse.tableCounts();
     await writer.close();
     const published = await publishAll(destinationsFor(config, paths, pause, logger), { runId, runDate, status }, { warehouse: paths.work, parquet, rows: load.rows });
+    publishDone(paths.dir);
 
     progress.stop();
     const failed = summary?.byState.failed ?? 0;

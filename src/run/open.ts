@@ -18,6 +18,7 @@ import { RateLimiter } from '../queue/index.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { UserError } from '../exit.js';
 import { Progress } from './progress.js';
+import { resumeTarget } from './resume.js';
 import type { RunJobOptions } from './job.js';
 
 export interface OpenedRun {
@@ -26,6 +27,8 @@ export interface OpenedRun {
   runId: string;
   runDate: string;
   resumed: boolean;
+  /** A `resume` of a run killed while publishing: nothing is planned or posted, the run is exported and published. */
+  publishOnly: boolean;
   attemptStartedAt: Date;
   paths: WarehousePaths;
   writer: Writer;
@@ -58,14 +61,14 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
     const ledger = await Ledger.open(await writer.connect(), { queue: (work) => writer.queue(work) });
 
     let runDate = opts.runDate;
-    if (!pipeline) {
-      const last = await ledger.lastUnfinishedRun();
-      if (!last || !last.pipelineFile) throw new UserError('nothing to resume: no unfinished run in this warehouse (give a pipeline file to start one)');
-      pipeline = loadPipeline(last.pipelineFile, config);
-      runDate ??= last.runDate;
-    } else if (opts.resume && !runDate) {
-      runDate = (await ledger.lastUnfinishedRun(pipeline.name))?.runDate;
+    let publishOnly = false;
+    if (opts.resume && !runDate) {
+      // `resume` continues what an earlier attempt left, never a new day's run (src/run/resume.ts).
+      const target = await resumeTarget(ledger, paths.dir, pipeline);
+      pipeline ??= loadPipeline(target.pipelineFile, config);
+      ({ runDate, publishOnly } = target);
     }
+    if (!pipeline) throw new UserError('a pipeline file is needed to start a run');
     runDate ??= utcDate(new Date());
     if (!/^\d{4}-\d{2}-\d{2}$/.test(runDate)) throw new UserError(`--run-date: must be YYYY-MM-DD, got '${runDate}'`);
     const runId = runIdFor(pipeline.name, runDate);
@@ -106,7 +109,7 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
       logger,
       onResponse: (raw) => archive.append(raw),
     });
-    return { config, pipeline, runId, runDate, resumed, attemptStartedAt, paths, writer, ledger, logger, progress, archive, client, close };
+    return { config, pipeline, runId, runDate, resumed, publishOnly, attemptStartedAt, paths, writer, ledger, logger, progress, archive, client, close };
   } catch (err) {
     await close();
     throw err;

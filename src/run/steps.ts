@@ -30,7 +30,7 @@ export async function runSteps(ctx: StepsContext, opts: { postOnly?: boolean } =
       const chunks = expandStepChunks(ctx.pipeline, step.index, {
         runId: ctx.runId,
         runDate: ctx.runDate,
-        callbacks: ctx.collection.callbacksFor(step),
+        callbacks: ctx.collection.callbacksFor(step, { planned: true }),
         query: async (sql) => (await ctx.warehouse.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[],
       });
       for await (const tasks of chunks) {

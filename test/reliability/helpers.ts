@@ -12,6 +12,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { ROOT, collectStream, queryFile, startProject, type TestProject } from '../helpers/project.js';
 import { runJob, type RunJobResult } from '../../src/run/job.js';
+import { NothingToResume } from '../../src/run/resume.js';
 
 export const CRASH_PIPELINE = path.join(ROOT, 'test', 'reliability', 'pipelines', 'crash.yaml');
 export const RUN_DATE = '2024-05-01';
@@ -71,6 +72,22 @@ export async function runInProcess(p: TestProject, extra: Record<string, Record<
   const log = collectStream();
   const r = await runJob({ root: ROOT, pipelineFile: pipeline, runDate: RUN_DATE, env: p.env, configOverrides: inProcessOverrides(p, extra), progress: false, out, logDestination: log, stderrLog: false });
   return { ...r, out: out.text(), log: log.text() };
+}
+
+/**
+ * Plain `seo-etl resume` (no pipeline, no day) in this process: what an operator runs after a crash. Resolves to
+ * the message instead when there is nothing to resume (the CLI prints it and exits 0).
+ */
+export async function resumeInProcess(p: TestProject, extra: Record<string, Record<string, unknown>> = {}): Promise<(RunJobResult & { out: string; log: string }) | { nothing: string }> {
+  const out = collectStream();
+  const log = collectStream();
+  try {
+    const r = await runJob({ root: ROOT, resume: true, env: p.env, configOverrides: inProcessOverrides(p, extra), progress: false, out, logDestination: log, stderrLog: false });
+    return { ...r, out: out.text(), log: log.text() };
+  } catch (err) {
+    if (err instanceof NothingToResume) return { nothing: err.message };
+    throw err;
+  }
 }
 
 export interface Reference {

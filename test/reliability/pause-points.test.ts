@@ -7,8 +7,8 @@
  *   parquet  a Parquet file written under its temporary name, before the rename
  *   publish  the published copy written beside the old one, before the rename
  * After the kill: no partial file is visible under a final name, the working warehouse opens, the ledger is
- * consistent with the tables. Then the same run resumes: nothing is posted twice and the tables equal those of an
- * uninterrupted run.
+ * consistent with the tables. Then a plain `seo-etl resume` finishes the run, publishing included: nothing is posted
+ * twice and the published tables equal those of an uninterrupted run.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -16,7 +16,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { startProject, queryFile, type TestProject } from '../helpers/project.js';
 import { PAUSE_MARKER } from '../../src/run/test-pause.js';
-import { SANDBOX_EXTRA, childEnv, ledgerDiff, ledgerOf, referenceRun, runCrashPipeline, runInProcess, snapshotOf, tableSnapshot, tagsPostedTwice, withDb, type Reference, closeProject } from './helpers.js';
+import { SANDBOX_EXTRA, childEnv, ledgerDiff, ledgerOf, referenceRun, resumeInProcess, runCrashPipeline, runInProcess, snapshotOf, tagsPostedTwice, withDb, type Reference, closeProject } from './helpers.js';
 
 let reference: Reference;
 
@@ -81,9 +81,13 @@ async function killAt(point: string): Promise<{ p: TestProject; stderr: string }
   return { p, stderr: r.stderr };
 }
 
-/** The resume runs in this process (nothing kills it); it must finish what the killed run left. */
+/**
+ * A plain `seo-etl resume` (no pipeline, no day: what an operator runs) in this process (nothing kills it); it
+ * alone must finish what the killed run left, publishing included.
+ */
 async function resumeAndCompare(p: TestProject, point: string): Promise<void> {
-  const r = await runInProcess(p);
+  const r = await resumeInProcess(p);
+  if ('nothing' in r) throw new Error(`resume after a kill at ${point} found nothing to resume: ${r.nothing}`);
   expect(r.exitCode, `resume after a kill at ${point}:\n${r.out}\n${r.log.slice(-3000)}`).toBe(0);
   expect(r.resumed).toBe(true);
   expect(tagsPostedTwice(p), 'tags accepted twice').toEqual([]);
@@ -92,7 +96,7 @@ async function resumeAndCompare(p: TestProject, point: string): Promise<void> {
   const { ledger, tables } = await withDb(published, async (query) => ({ ledger: await ledgerOf(query), tables: await snapshotOf(query) }));
   expect(ledgerDiff(ledger, reference.ledger)).toEqual([]);
   for (const t of Object.keys(reference.tables)) expect(tables[t], `table ${t}`).toEqual(reference.tables[t]);
-  const leftovers = filesUnder(p.dataDir).filter((f) => /\.tmp-|\.publishing-|\.partial$/.test(f) && !f.startsWith('raw'));
+  const leftovers = filesUnder(p.dataDir).filter((f) => /\.tmp-|\.publishing-|\.partial$|^publishing\.json$/.test(f) && !f.startsWith('raw'));
   expect(leftovers, 'temporary files left after the resumed run').toEqual([]);
   await readParquet(p.dataDir);
 }
@@ -190,12 +194,20 @@ describe.concurrent('a kill at an exact moment, then resume', () => {
     expect(readdirSync(p.dataDir).some((f) => f.startsWith('warehouse.duckdb.publishing-')), 'the unfinished copy is beside it').toBe(true);
     expect(await queryFile(published, `SELECT run_id, status FROM _runs`), 'the published snapshot is the previous one').toEqual(before);
     await ledgerConsistent(path.join(p.dataDir, 'work', 'warehouse.duckdb'));
-    // The next run publishes and removes the unfinished copy.
-    const again = await runInProcess(p);
-    expect(again.exitCode, again.log.slice(-2000)).toBe(0);
+    // Plain `resume` publishes (it used to exit 2: the run was marked completed) and removes the unfinished copy.
+    await resumeAndCompare(p, 'publish');
     expect(readdirSync(p.dataDir).filter((f) => f.includes('.publishing-'))).toEqual([]);
-    expect(tagsPostedTwice(p)).toEqual([]);
-    const tables = await tableSnapshot(published);
-    for (const t of Object.keys(reference.tables)) expect(tables[t], `table ${t}`).toEqual(reference.tables[t]);
+    expect((await queryFile(published, `SELECT status FROM _runs`)).map((r) => r.status)).toEqual(['completed']);
+  }), TIMEOUT);
+
+  test('publish of a first run: nothing was published before; plain resume publishes the whole run', () => slot(async () => {
+    const { p } = await killAt('publish');
+    opened.push(p);
+    expect(existsSync(path.join(p.dataDir, 'warehouse.duckdb')), 'nothing published yet').toBe(false);
+    const [run] = await queryFile(path.join(p.dataDir, 'work', 'warehouse.duckdb'), `SELECT status FROM _runs`);
+    expect(run.status, 'the run was marked finished before it was copied for publishing').toBe('completed');
+    const posted = p.sandbox.controls.postings().length;
+    await resumeAndCompare(p, 'publish');
+    expect(p.sandbox.controls.postings().length, 'the publish-only resume posted tasks').toBe(posted);
   }), TIMEOUT);
 });
