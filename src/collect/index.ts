@@ -18,6 +18,7 @@ import type { CollectContext } from './context.js';
 import { callStep } from './live.js';
 import { recollectFixed } from './fixed.js';
 import { collectLeftovers, resumeOutstanding } from './recover.js';
+import { redactCallbacks, redactOutcome } from './redact.js';
 
 export { Collector, type AmbiguousTask, type TrackedTask, type WaitingStore, type CollectorOptions } from './collector.js';
 export type { Outcome, Sink } from './outcome.js';
@@ -32,7 +33,9 @@ export class Collection {
   ) {}
 
   /** `archive`: where postback bodies are kept before they are parsed (the raw archive). */
-  static async open(ctx: CollectContext, archive: (e: ArchiveEntry) => Promise<void>): Promise<Collection> {
+  static async open(given: CollectContext, archive: (e: ArchiveEntry) => Promise<void>): Promise<Collection> {
+    // Every way a result arrives ends in this sink: no callback secret reaches a table (redact.ts).
+    const ctx: CollectContext = { ...given, sink: (o) => given.sink(redactOutcome(o)) };
     const collector = makeCollector(ctx);
     const { webhook } = ctx.config;
     const receiver = ctx.pipeline.steps.some((s) => s.collect === 'pingback' || s.collect === 'postback')
@@ -52,12 +55,14 @@ export class Collection {
     return new Collection(ctx, collector, receiver);
   }
 
-  /** The callback addresses a step's tasks are posted with (the receiver's address changes between attempts). */
-  callbacksFor(step: PipelineStep): Record<string, string> | undefined {
+  /**
+   * The callback addresses a step's tasks are posted with (the receiver's address changes between attempts);
+   * `planned`: as the ledger keeps them, the secret redacted (posting sends the receiver's own).
+   */
+  callbacksFor(step: PipelineStep, opts: { planned?: boolean } = {}): Record<string, string> | undefined {
     if (!this.receiver) return undefined;
-    if (step.collect === 'pingback') return { pingback_url: this.receiver.pingbackUrl };
-    if (step.collect === 'postback') return { postback_url: this.receiver.postbackUrl };
-    return undefined;
+    const urls: Record<string, string> | undefined = step.collect === 'pingback' ? { pingback_url: this.receiver.pingbackUrl } : step.collect === 'postback' ? { postback_url: this.receiver.postbackUrl } : undefined;
+    return opts.planned ? redactCallbacks(urls) : urls;
   }
 
   resume(): Promise<void> {
@@ -113,8 +118,9 @@ function makeCollector(ctx: CollectContext): Collector {
     ambiguousGraceMs: c.ambiguous_grace_ms,
     batchSize: c.load_batch,
     maxInFlight: Math.max(8, ctx.config.rate_limit.concurrency * 2),
-    // Polled tasks wait in the ledger (posted, not loaded), not in the collector's memory.
-    store: {
+    // Polled tasks wait in the ledger (posted, not loaded), not in the collector's memory; a pipeline that posts
+    // nothing has none (and an empty list of endpoints cannot be bound).
+    store: !scope.endpoints.length ? undefined : {
       waiting: async () => (await ctx.ledger.pollWaiting(ctx.runId, scope)).map((w) => ({ postId: w.endpointId, count: w.count })),
       lookup: async (ids) => (await ctx.ledger.pollLookup(ctx.runId, scope, ids)).map(trackedOf),
       overdue: async (before, limit) => (await ctx.ledger.pollOverdue(ctx.runId, scope, new Date(before), limit)).map(trackedOf),

@@ -18,6 +18,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import type { Envelope } from '../api/envelope.js';
+import { redactSecret } from './redact.js';
 
 export interface PingbackEvent { id: string; tag: string | null; receivedAt: Date }
 export interface PostbackEvent { id: string | null; tag: string | null; envelope: Envelope; body: string; receivedAt: Date }
@@ -109,7 +110,7 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promis
 
   const reject = (res: http.ServerResponse, status: number, reason: string, path: string) => {
     counts.rejected++;
-    opts.onRejected?.({ reason, status, path: path.replace(secretText, '<secret>') });
+    opts.onRejected?.({ reason, status, path: redactSecret(path) });
     res.writeHead(status, { 'content-type': 'text/plain', connection: 'close' }).end(reason);
   };
 
@@ -146,7 +147,7 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promis
       if (err instanceof BodyTooLarge) return reject(res, 413, err.message, url.pathname);
       if (!res.headersSent && err instanceof HandlerError) return reject(res, 500, `handler failed: ${err.message}`, url.pathname);
       if (!res.headersSent) return reject(res, 400, `bad body: ${(err as Error).message}`, url.pathname);
-      opts.onRejected?.({ reason: `handler failed: ${(err as Error).message}`, status: 200, path: url.pathname });
+      opts.onRejected?.({ reason: `handler failed: ${(err as Error).message}`, status: 200, path: redactSecret(url.pathname) });
     }
   });
   server.headersTimeout = 15_000;
