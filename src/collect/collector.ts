@@ -55,6 +55,8 @@ export interface CollectorOptions {
   ambiguousGraceMs?: number;
   /** Called for each task listed ready or announced by a callback. */
   onReady?: (t: TrackedTask) => void;
+  /** Why a postback's task does not match what was posted (see vouch.ts), or undefined: only matching ones load. */
+  vouch?: (t: TrackedTask, task: ApiTask) => Promise<string | undefined>;
   pollMinMs?: number;
   pollMaxMs?: number;
   /** After this long without a callback or a listing, look the task up by id. */
@@ -138,7 +140,7 @@ export class Collector {
   private readonly now: () => number;
   private wake: (() => void) | null = null;
   private lastError: unknown;
-  readonly stats = { polls: 0, taskGets: 0, callbacks: 0, postbacksLoaded: 0, duplicates: 0, foreign: 0, errorsLookups: 0 };
+  readonly stats = { polls: 0, taskGets: 0, callbacks: 0, postbacksLoaded: 0, postbacksRefused: 0, duplicates: 0, foreign: 0, errorsLookups: 0 };
 
   /** Service ids whose result (or failure) is being recorded: still waiting in the store until it commits. */
   private readonly settling = new Map<string, string | undefined>();
@@ -274,6 +276,19 @@ export class Collector {
         this.stats.duplicates++;
         if (t) taken = true; // being fetched already
         else if (typeof task?.id === 'string') this.remember(task.id);
+        continue;
+      }
+      const mismatch = await this.o.vouch?.(t, task);
+      if (mismatch) {
+        // Not the task posted (a forged or stray body): not loaded; the task waits for its genuine result.
+        this.stats.postbacksRefused++;
+        this.o.logger.warn({ task: t.key, service_id: t.serviceId, why: mismatch }, 'postback does not match the task posted; not loaded');
+        continue;
+      }
+      // Another postback of the task may have been taken while this one was checked.
+      if (this.pending.get(t.serviceId) !== t || t.fetching) {
+        this.stats.duplicates++;
+        taken = true;
         continue;
       }
       taken = true;

@@ -19,6 +19,7 @@ import { callStep } from './live.js';
 import { recollectFixed } from './fixed.js';
 import { collectLeftovers, resumeOutstanding } from './recover.js';
 import { redactCallbacks, redactOutcome } from './redact.js';
+import { postbackMismatch } from './vouch.js';
 
 export { Collector, type AmbiguousTask, type TrackedTask, type WaitingStore, type CollectorOptions } from './collector.js';
 export type { Outcome, Sink } from './outcome.js';
@@ -128,6 +129,10 @@ function makeCollector(ctx: CollectContext): Collector {
     sink: (results) => ctx.sink({ kind: 'collected', results }),
     onFailed: (t, code, message) => ctx.sink({ kind: 'failed', ref: t.serviceId, code, message }),
     onReady: () => ctx.progress.add('ready'),
+    vouch: async (t, task) => {
+      const posted = await ctx.ledger.byKey(ctx.runId, t.key);
+      return posted ? postbackMismatch(posted, task) : 'not a task of this run';
+    },
     onAdopt: async (a, serviceId) => {
       const t = await ctx.ledger.byKey(ctx.runId, a.key);
       await ctx.ledger.recordPosted(ctx.runId, [{ key: a.key, serviceId, cost: t?.price ?? 0 }]);

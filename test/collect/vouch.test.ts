@@ -1,0 +1,24 @@
+import { describe, expect, test } from 'vitest';
+import { postbackMismatch } from '../../src/collect/vouch.js';
+import type { ApiTask } from '../../src/api/envelope.js';
+
+// A postback's echoed task data against the ledger's posted task (src/collect/vouch.ts).
+const posted = { tag: 'seo-etl/p/products/abc', params: { keyword: 'Camping Tent', location_code: 2840, language_code: 'en', postback_url: 'http://h/cb/<secret>/postback?id=$id', postback_data: 'advanced' } };
+const task = (data: Record<string, unknown>) => ({ id: 'x', status_code: 20000, data }) as unknown as ApiTask;
+const echo = { api: 'merchant', function: 'products', se: 'google', tag: posted.tag, keyword: 'camping tent', location_code: '2840', language_code: 'en', postback_url: 'http://h/cb/real-secret/postback?id=$id', postback_data: 'advanced', device: 'desktop' };
+
+describe('postbackMismatch', () => {
+  test('the echo of the task posted matches (case and number-as-text aside, callback addresses and extra fields ignored)', () => {
+    expect(postbackMismatch(posted, task(echo))).toBeUndefined();
+  });
+  test('another tag, no tag, or another echoed parameter does not', () => {
+    expect(postbackMismatch(posted, task({ ...echo, tag: 'seo-etl/p/products/other' }))).toMatch(/tag/);
+    expect(postbackMismatch(posted, task({}))).toMatch(/tag/);
+    expect(postbackMismatch(posted, task({ ...echo, keyword: 'FORGED' }))).toMatch(/keyword/);
+    expect(postbackMismatch(posted, task({ ...echo, location_code: 2826 }))).toMatch(/location_code/);
+  });
+  test('a task posted without a tag is checked by its parameters alone', () => {
+    expect(postbackMismatch({ ...posted, tag: null }, task({ keyword: 'camping tent' }))).toBeUndefined();
+    expect(postbackMismatch({ ...posted, tag: null }, task({ keyword: 'sleeping bag' }))).toMatch(/keyword/);
+  });
+});
