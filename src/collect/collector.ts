@@ -8,8 +8,8 @@
  *   10,000 tasks costs one call per task plus a poll per thousand or so.
  * - pingback: the receiver's GET names the task; we task_get it.
  * - postback: the receiver's POST carries the result; no API call at all.
- * - Stragglers: a task whose callback never came (or that tasks_ready never listed) is looked up in E13's failed
- *   deliveries and fetched by id after `stragglerAfterMs`; 40601/40602 (not ready yet) keep it waiting, and so do
+ * - Stragglers: after `stragglerAfterMs`, a task whose callback E13 lists as failed is re-sent by the service
+ *   (webhook_resend, free); one whose callback still never came (or that tasks_ready never listed) is fetched by id; 40601/40602 (not ready yet) keep it waiting, and so do
  *   answers that say nothing about the task (transport failures, rate-limit and 50000-range answers after the
  *   client's retries): a task paid for is never given up because the service was briefly unwell.
  * - A callback for a task not known yet (its POST answer is still being recorded) is declined, so the service
@@ -112,12 +112,16 @@ function isTransient(code: number, transport: unknown): boolean {
   const d = dispositionOf(code);
   return d === 'retry' || d === 'slow_down';
 }
-/** `stored`: the task also waits in the store (so it is counted there, not here). */
-type Pending = TrackedTask & { since: number; fetching: boolean; stored?: boolean };
+/**
+ * `stored`: the task also waits in the store (so it is counted there, not here). `resent`: its failed callback was
+ * re-sent (webhook_resend) once; if it still does not come, the task is fetched by id.
+ */
+type Pending = TrackedTask & { since: number; fetching: boolean; stored?: boolean; resent?: boolean };
 
 export class Collector {
   private readonly pending = new Map<string, Pending>();
-  private readonly awaiting = new Map<string, AmbiguousTask & { since: number }>();
+  /** By tag; `adopting` while the id its callback or listing gave is being recorded (still outstanding). */
+  private readonly awaiting = new Map<string, AmbiguousTask & { since: number; adopting?: boolean }>();
   /** Service ids announced by a callback before they were tracked. */
   private readonly early = new Set<string>();
   /** By tasks_ready endpoint: when the last poll that listed everything ready (less than a full page) started. */
@@ -140,7 +144,7 @@ export class Collector {
   private readonly now: () => number;
   private wake: (() => void) | null = null;
   private lastError: unknown;
-  readonly stats = { polls: 0, taskGets: 0, callbacks: 0, postbacksLoaded: 0, postbacksRefused: 0, duplicates: 0, foreign: 0, errorsLookups: 0 };
+  readonly stats = { polls: 0, taskGets: 0, callbacks: 0, postbacksLoaded: 0, postbacksRefused: 0, resent: 0, duplicates: 0, foreign: 0, errorsLookups: 0 };
 
   /** Service ids whose result (or failure) is being recorded: still waiting in the store until it commits. */
   private readonly settling = new Map<string, string | undefined>();
@@ -230,18 +234,29 @@ export class Collector {
       if (ready && w.count > (busy.get(w.postId) ?? 0)) families.add(ready);
     }
     for (const a of this.awaiting.values()) {
+      if (a.adopting) continue;
       const ready = endpoint(a.postId).readyId;
       if (ready) families.add(ready);
     }
     return { outstanding: waiting + held + this.awaiting.size, families };
   }
 
-  /** Makes a task known by tag pending under the id the service gave it. */
+  /**
+   * Makes a task known by tag pending under the id the service gave it. It stays awaited (so counted outstanding)
+   * until that id is recorded: the record waits its turn behind the writer's loads, and a task counted nowhere
+   * meanwhile let the drain loop end with its result still to come (the task stayed `posted` after an exit 0).
+   */
   private async adopt(tag: string | null | undefined, serviceId: string): Promise<Pending | undefined> {
     const a = tag ? this.awaiting.get(tag) : undefined;
-    if (!a) return undefined;
+    if (!a || a.adopting) return undefined;
+    a.adopting = true;
+    try {
+      await this.o.onAdopt?.(a, serviceId);
+    } catch (err) {
+      a.adopting = false;
+      throw err;
+    }
     this.awaiting.delete(a.tag);
-    await this.o.onAdopt?.(a, serviceId);
     const t: Pending = { key: a.key, serviceId, postId: a.postId, mode: a.mode, ...(a.variant ? { variant: a.variant } : {}), since: this.now(), fetching: false };
     this.pending.set(serviceId, t);
     return t;
@@ -346,6 +361,7 @@ export class Collector {
   private async expireAmbiguous(): Promise<boolean> {
     const grace = this.o.ambiguousGraceMs ?? 600_000;
     const expired = [...this.awaiting.values()].filter((a) => {
+      if (a.adopting) return false;
       const ready = endpoint(a.postId).readyId;
       const looked = ready ? this.lookedAt.get(ready) : this.now();
       return looked !== undefined && looked - a.since >= grace;
@@ -399,7 +415,11 @@ export class Collector {
     return listed;
   }
 
-  /** Callback tasks past their wait, and tasks_ready tasks never listed: E13 first, then by id. */
+  /**
+   * Callback tasks past their wait, and tasks_ready tasks never listed. A callback the service failed to deliver
+   * (listed by E13) is re-sent first, for free (webhook_resend, docs/api-live.md [account.webhook_resend]); a task
+   * whose re-sent callback does not come either, or that E13 does not list, is fetched by id.
+   */
   private async fetchStragglers(): Promise<boolean> {
     const after = this.o.stragglerAfterMs ?? 60_000;
     const due = [...this.pending.values()].filter((t) => !t.fetching && this.now() - t.since >= after);
@@ -413,24 +433,34 @@ export class Collector {
     }
     // A callback task is only a straggler once its callback is overdue; polled ones are fetched when listed.
     if (!due.length) return false;
-    if (due.some((t) => t.mode !== 'tasks_ready')) {
-      // Failed deliveries are listed by E13; the lookup tells the user why their webhook missed.
-      try {
-        this.stats.errorsLookups++;
-        const out = await this.o.client.list(ERRORS_ID, { limit: 1000 });
-        const failed = out.ok ? (out.task.result ?? []) : [];
-        const failedIds = new Set(failed.map((r) => (r as { id?: string }).id));
-        const missed = due.filter((t) => failedIds.has(t.serviceId)).length;
-        if (missed) this.o.logger.warn({ missed }, 'callbacks failed to reach the receiver; collecting those tasks by id');
-      } catch (err) {
-        this.o.logger.warn({ err: (err as Error).message }, 'errors endpoint lookup failed; collecting stragglers by id');
-      }
-    }
+    const resent = due.some((t) => t.mode !== 'tasks_ready' && !t.resent) ? await this.resendFailed(due) : new Set<Pending>();
     for (const t of due) {
       t.since = this.now(); // wait another period before asking again if it is still queued
-      this.fetch(t);
+      if (!resent.has(t)) this.fetch(t);
     }
     return true;
+  }
+
+  /** Of these callback tasks, those E13 lists as failed deliveries that the service agreed to deliver again. */
+  private async resendFailed(due: readonly Pending[]): Promise<Set<Pending>> {
+    const resent = new Set<Pending>();
+    try {
+      this.stats.errorsLookups++;
+      const out = await this.o.client.list(ERRORS_ID, { limit: 1000 });
+      const failedIds = new Set((out.ok ? (out.task.result ?? []) : []).map((r) => (r as { id?: string }).id));
+      const missed = due.filter((t) => t.mode !== 'tasks_ready' && !t.resent && failedIds.has(t.serviceId));
+      if (!missed.length) return resent;
+      const outcomes = await this.o.client.resendWebhooks(missed.map((t) => t.serviceId));
+      outcomes.forEach((o, i) => {
+        missed[i].resent = true;
+        if (o.ok) resent.add(missed[i]);
+      });
+      this.stats.resent += resent.size;
+      this.o.logger.warn({ missed: missed.length, resent: resent.size }, 'callbacks failed to reach the receiver; the service sends them again (those it cannot are collected by id)');
+    } catch (err) {
+      this.o.logger.warn({ err: (err as Error).message }, 'failed deliveries could not be looked up or re-sent; collecting stragglers by id');
+    }
+    return resent;
   }
 
   /** A task from the store, held while it is fetched (undefined when its result is being recorded). */

@@ -89,8 +89,11 @@ export class Collection {
   async finish(): Promise<void> {
     await recollectFixed(this.ctx);
     await this.ctx.settled();
-    await collectLeftovers(this.ctx, this.collector);
+    this.swept += await collectLeftovers(this.ctx, this.collector);
   }
+
+  /** Posted tasks the ledger still had once the collector had nothing outstanding (a bug if ever above 0). */
+  swept = 0;
 
   outstanding(): Promise<number> {
     return this.collector.outstanding();

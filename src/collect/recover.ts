@@ -70,22 +70,28 @@ async function recoverLiveAnswers(ctx: CollectContext): Promise<void> {
   if (found.size) ctx.logger.info({ tasks: found.size, asked_again: waiting.length - found.size }, 'live answers an earlier attempt received were loaded from the raw archive, not asked again');
 }
 
+/** The message the safety net below logs: tests count it (it must never appear). */
+export const LEFTOVERS_MESSAGE = 'posted tasks the collector did not account for: collecting them by id';
+
 /**
- * The ledger, not the collector's bookkeeping, says when collection is over: a posted task it still has as posted
- * or ready once the collector has nothing outstanding is fetched by id now instead of being left for `resume`.
- * Tasks the collector still counts as outstanding (not finished at the service) are left for `resume`.
+ * A safety net, not a way of collecting: once the collector has nothing outstanding, the ledger should hold no
+ * task still posted or ready. Any it does is a bug in the collector's bookkeeping (the one known, an adopted task
+ * counted nowhere while its id was recorded, is fixed in Collector.adopt): reported as an error naming the tasks,
+ * and fetched by id rather than left for `resume`. Returns how many it found. Tasks the collector still counts as
+ * outstanding (not finished at the service) are left for `resume`.
  */
-export async function collectLeftovers(ctx: CollectContext, collector: Collector): Promise<void> {
-  if ((await collector.outstanding()) > 0) return;
+export async function collectLeftovers(ctx: CollectContext, collector: Collector): Promise<number> {
+  if ((await collector.outstanding()) > 0) return 0;
   let left = 0;
   for await (const page of ctx.ledger.pages(ctx.runId, { states: ['posted', 'ready'] })) {
     const missed = page.filter((t) => isTaskPost(t) && t.serviceId);
     if (!missed.length) continue;
     left += missed.length;
-    ctx.logger.warn({ tasks: missed.length, keys: missed.slice(0, 20).map((t) => t.key) }, 'posted tasks the collector did not account for: collecting them by id');
+    ctx.logger.error({ tasks: missed.length, keys: missed.slice(0, 20).map((t) => t.key) }, LEFTOVERS_MESSAGE);
     collector.fetchNow(missed.map((t) => trackedFromLedger(t, modeOf(t))));
   }
-  if (!left) return;
+  if (!left) return 0;
   await collector.drain(Date.now() + ctx.config.collect.drain_timeout_ms);
   await ctx.settled();
+  return left;
 }

@@ -13,6 +13,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { ROOT, collectStream, queryFile, startProject, type TestProject } from '../helpers/project.js';
 import { runJob, type RunJobResult } from '../../src/run/job.js';
 import { NothingToResume } from '../../src/run/resume.js';
+import type { PauseHook } from '../../src/pause.js';
 
 export const CRASH_PIPELINE = path.join(ROOT, 'test', 'reliability', 'pipelines', 'crash.yaml');
 export const RUN_DATE = '2024-05-01';
@@ -67,10 +68,10 @@ export function inProcessOverrides(p: TestProject, extra: Record<string, Record<
 }
 
 /** Runs the crash pipeline in this process (quicker than a child where nothing is killed). */
-export async function runInProcess(p: TestProject, extra: Record<string, Record<string, unknown>> = {}, pipeline = CRASH_PIPELINE): Promise<RunJobResult & { out: string; log: string }> {
+export async function runInProcess(p: TestProject, extra: Record<string, Record<string, unknown>> = {}, pipeline = CRASH_PIPELINE, pause?: PauseHook): Promise<RunJobResult & { out: string; log: string }> {
   const out = collectStream();
   const log = collectStream();
-  const r = await runJob({ root: ROOT, pipelineFile: pipeline, runDate: RUN_DATE, env: p.env, configOverrides: inProcessOverrides(p, extra), progress: false, out, logDestination: log, stderrLog: false });
+  const r = await runJob({ root: ROOT, pipelineFile: pipeline, runDate: RUN_DATE, env: p.env, configOverrides: inProcessOverrides(p, extra), progress: false, out, logDestination: log, stderrLog: false, pause });
   return { ...r, out: out.text(), log: log.text() };
 }
 
