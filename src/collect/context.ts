@@ -30,4 +30,6 @@ export interface CollectContext {
   attemptStartedAt: Date;
   budget: Budget;
   pause: PauseHook;
+  /** The clock (epoch ms; a test seam): which tasks are too old for tasks_ready to list. */
+  now?: () => number;
 }

@@ -8,23 +8,37 @@ import type { ApiTask } from '../api/envelope.js';
 import { isTaskError } from '../api/status.js';
 import { listArchiveFiles, readLines } from '../archive/reader.js';
 import type { CollectedTask } from '../normalize/extract.js';
+import type { LedgerTask } from '../ledger/index.js';
 import type { Collector } from './collector.js';
 import type { CollectContext } from './context.js';
 import { trackedFromLedger, modeOf, variantOf } from './tracked.js';
 
 const isTaskPost = (t: { endpointId: string }) => endpoint(t.endpointId).kind === 'task_post';
+/** When the ledger recorded the task posted (epoch ms; the ledger's timestamps are UTC). */
+const postedAt = (t: LedgerTask) => (t.postedAt ? Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(t.postedAt) ? t.postedAt : `${t.postedAt.replace(' ', 'T')}Z`) : Number.POSITIVE_INFINITY);
+
+/**
+ * tasks_ready lists only tasks completed in the last three days (docs/api-live.md [limits.tasks_ready], the live
+ * service's help page on completed tasks): a task posted earlier than that is fetched by id, not waited for.
+ */
+export const READY_WINDOW_MS = 3 * 24 * 3600 * 1000;
 
 /** On a resumed run: collect what an earlier attempt posted, and look up batches it left without an answer. */
 export async function resumeOutstanding(ctx: CollectContext, collector: Collector): Promise<void> {
   let earlier = 0;
+  let old = 0;
+  const listedSince = (ctx.now ?? Date.now)() - READY_WINDOW_MS;
   for await (const page of ctx.ledger.pages(ctx.runId, { states: ['posted', 'ready'] })) {
     const posted = page.filter((t) => isTaskPost(t) && t.serviceId);
-    // Their callbacks went to a receiver that is gone: the service lists them as ready instead.
-    collector.track(posted.map((t) => trackedFromLedger(t, 'tasks_ready')));
+    const tooOld = posted.filter((t) => postedAt(t) < listedSince);
+    // Their callbacks went to a receiver that is gone: the service lists them as ready instead, for three days.
+    collector.track(posted.filter((t) => postedAt(t) >= listedSince).map((t) => trackedFromLedger(t, 'tasks_ready')));
+    collector.fetchNow(tooOld.map((t) => trackedFromLedger(t, 'tasks_ready')));
     earlier += posted.length;
+    old += tooOld.length;
   }
   if (earlier) {
-    ctx.logger.info({ tasks: earlier }, 'collecting tasks posted by an earlier attempt');
+    ctx.logger.info({ tasks: earlier, by_id: old }, 'collecting tasks posted by an earlier attempt (those posted over three days ago by id: tasks_ready no longer lists them)');
     ctx.progress.add('posted', earlier);
   }
   const ambiguous = (await ctx.ledger.ambiguous(ctx.runId)).filter((t) => isTaskPost(t) && t.tag);
