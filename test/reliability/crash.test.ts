@@ -1,6 +1,7 @@
 /**
  * Crashes: the crash pipeline runs in a child process that is SIGKILLed at a seeded random moment, then run again
- * (the same pipeline and day resumes), possibly killed again, until a run finishes. After each trial:
+ * (the same pipeline and day resumes), possibly killed again, and finished by a plain `seo-etl resume`; two more
+ * trials kill it during the Parquet export and during publishing (pause points), then `resume`. After each trial:
  *   - no tag was accepted twice by the sandbox (nothing posted twice) and every planned task_post task was
  *     accepted exactly once,
  *   - every posted task is loaded, and its rows are there exactly once,
@@ -13,7 +14,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync, constants as zc } from 'node:zlib';
 import { startProject, type TestProject } from '../helpers/project.js';
-import { SANDBOX_EXTRA, childEnv, ledgerDiff, ledgerOf, referenceRun, runCrashPipeline, runInProcess, seeded, snapshotOf, tagsPostedTwice, withDb, type Reference, closeProject } from './helpers.js';
+import { SANDBOX_EXTRA, childEnv, ledgerDiff, ledgerOf, referenceRun, resumeInProcess, runCrashPipeline, seeded, snapshotOf, tagsPostedTwice, withDb, type Reference, closeProject } from './helpers.js';
+import { PAUSE_MARKER } from '../../src/run/test-pause.js';
 
 const TRIALS = Number(process.env.SEO_ETL_CRASH_TRIALS ?? 20);
 const FIRST_SEED = Number(process.env.SEO_ETL_CRASH_SEED ?? 1);
@@ -88,12 +90,13 @@ async function trial(seed: number): Promise<TrialOutcome & { p: TestProject }> {
       }
       kills.push(killAfterMs);
     }
-    // The resume is not killed: it runs in this process (no process start-up to pay).
+    // The last attempt is a plain `seo-etl resume` (no pipeline, no day), not killed: it runs in this process (no
+    // process start-up to pay). A kill that came after the run had published leaves nothing to resume.
     attempts++;
     const t0 = Date.now();
-    const r = await runInProcess(p);
+    const r = await resumeInProcess(p);
     times.push(Date.now() - t0);
-    expect(r.exitCode, `seed ${seed}, kills at ${kills.join(', ')} ms, resumed:\n${r.out}\n${r.log.slice(-3000)}`).toBe(0);
+    if (!('nothing' in r)) expect(r.exitCode, `seed ${seed}, kills at ${kills.join(', ')} ms, resumed:\n${r.out}\n${r.log.slice(-3000)}`).toBe(0);
     return { seed, kills, attempts, times, p };
   } catch (err) {
     await closeProject(p);
@@ -139,6 +142,30 @@ async function check(o: TrialOutcome & { p: TestProject }): Promise<void> {
     await closeProject(p);
   }
 }
+
+/** A kill at an exact moment (a pause point: src/pause.ts), then a plain `resume`. */
+async function killedAt(point: string): Promise<TrialOutcome & { p: TestProject }> {
+  const p = await startProject(SANDBOX_EXTRA);
+  try {
+    const killed = await runCrashPipeline({ env: childEnv(p, { SEO_ETL_TEST_PAUSE_AT: point }), killOnMarker: `${PAUSE_MARKER} ${point}` });
+    expect(killed.killed, `never reached ${point}:\n${killed.stderr.slice(-3000)}`).toBe(true);
+    const r = await resumeInProcess(p);
+    if ('nothing' in r) throw new Error(`after a kill at ${point}, resume found nothing to resume: ${r.nothing}`);
+    expect(r.exitCode, `resume after a kill at ${point}:\n${r.out}\n${r.log.slice(-3000)}`).toBe(0);
+    return { seed: 0, kills: [0], attempts: 2, times: [], p };
+  } catch (err) {
+    await closeProject(p);
+    throw err;
+  }
+}
+
+describe('SIGKILL during the Parquet export and during publishing', () => {
+  for (const point of ['parquet', 'publish']) {
+    test(`${point}: a plain resume brings the published warehouse to the reference`, async () => {
+      await check(await killedAt(point));
+    }, 180_000);
+  }
+});
 
 describe(`SIGKILL at seeded random moments (${TRIALS} trials)`, () => {
   test('the reference run posts every task once and loads them all', () => {
