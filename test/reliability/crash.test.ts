@@ -10,11 +10,9 @@
  * 20 trials by default, 2 at a time; SEO_ETL_CRASH_TRIALS=200 for more, SEO_ETL_CRASH_SEED to start elsewhere.
  */
 import { beforeAll, describe, expect, test } from 'vitest';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { gunzipSync, constants as zc } from 'node:zlib';
 import { startProject, type TestProject } from '../helpers/project.js';
-import { SANDBOX_EXTRA, childEnv, ledgerDiff, ledgerOf, referenceRun, resumeInProcess, runCrashPipeline, seeded, snapshotOf, tagsPostedTwice, withDb, type Reference, closeProject } from './helpers.js';
+import { SANDBOX_EXTRA, archivedTaskIds, childEnv, ledgerDiff, ledgerOf, referenceRun, resumeInProcess, runCrashPipeline, seeded, snapshotOf, tagsPostedTwice, withDb, type Reference, closeProject } from './helpers.js';
 import { PAUSE_MARKER } from '../../src/run/test-pause.js';
 
 const TRIALS = Number(process.env.SEO_ETL_CRASH_TRIALS ?? 20);
@@ -34,31 +32,6 @@ beforeAll(async () => {
 }, 60_000);
 
 let inFlightReasks = 0;
-
-/** Task ids of every answer in the raw archive (torn files read up to their last complete line). */
-function archivedTaskIds(dataDir: string): Set<string> {
-  const ids = new Set<string>();
-  const raw = path.join(dataDir, 'raw');
-  if (!existsSync(raw)) return ids;
-  for (const day of readdirSync(raw)) {
-    for (const f of readdirSync(path.join(raw, day))) {
-      let text = '';
-      try {
-        text = gunzipSync(readFileSync(path.join(raw, day, f)), { finishFlush: zc.Z_SYNC_FLUSH }).toString('utf8');
-      } catch {
-        continue; // created by a killed process before its first line
-      }
-      for (const line of text.split('\n')) {
-        try {
-          for (const t of JSON.parse(line).response?.tasks ?? []) if (typeof t?.id === 'string') ids.add(t.id);
-        } catch {
-          /* a torn last line */
-        }
-      }
-    }
-  }
-  return ids;
-}
 
 interface TrialOutcome {
   seed: number;

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { gunzipSync, constants as zc } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -89,6 +90,31 @@ export async function resumeInProcess(p: TestProject, extra: Record<string, Reco
     if (err instanceof NothingToResume) return { nothing: err.message };
     throw err;
   }
+}
+
+/** Task ids of every answer in the raw archive (torn files read up to their last complete line). */
+export function archivedTaskIds(dataDir: string): Set<string> {
+  const ids = new Set<string>();
+  const raw = path.join(dataDir, 'raw');
+  if (!existsSync(raw)) return ids;
+  for (const day of readdirSync(raw)) {
+    for (const f of readdirSync(path.join(raw, day))) {
+      let text = '';
+      try {
+        text = gunzipSync(readFileSync(path.join(raw, day, f)), { finishFlush: zc.Z_SYNC_FLUSH }).toString('utf8');
+      } catch {
+        continue; // created by a killed process before its first line
+      }
+      for (const line of text.split('\n')) {
+        try {
+          for (const t of JSON.parse(line).response?.tasks ?? []) if (typeof t?.id === 'string') ids.add(t.id);
+        } catch {
+          /* a torn last line */
+        }
+      }
+    }
+  }
+  return ids;
 }
 
 export interface Reference {

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { startProject, queryFile, type TestProject } from '../helpers/project.js';
 import { PAUSE_MARKER } from '../../src/run/test-pause.js';
-import { SANDBOX_EXTRA, childEnv, ledgerDiff, ledgerOf, referenceRun, resumeInProcess, runCrashPipeline, runInProcess, snapshotOf, tagsPostedTwice, withDb, type Reference, closeProject } from './helpers.js';
+import { SANDBOX_EXTRA, archivedTaskIds, childEnv, ledgerDiff, ledgerOf, referenceRun, resumeInProcess, runCrashPipeline, runInProcess, snapshotOf, tagsPostedTwice, withDb, type Reference, closeProject } from './helpers.js';
 
 let reference: Reference;
 
@@ -85,7 +85,7 @@ async function killAt(point: string): Promise<{ p: TestProject; stderr: string }
  * A plain `seo-etl resume` (no pipeline, no day: what an operator runs) in this process (nothing kills it); it
  * alone must finish what the killed run left, publishing included.
  */
-async function resumeAndCompare(p: TestProject, point: string): Promise<void> {
+async function resumeAndCompare(p: TestProject, point: string): Promise<{ log: string }> {
   const r = await resumeInProcess(p);
   if ('nothing' in r) throw new Error(`resume after a kill at ${point} found nothing to resume: ${r.nothing}`);
   expect(r.exitCode, `resume after a kill at ${point}:\n${r.out}\n${r.log.slice(-3000)}`).toBe(0);
@@ -99,6 +99,7 @@ async function resumeAndCompare(p: TestProject, point: string): Promise<void> {
   const leftovers = filesUnder(p.dataDir).filter((f) => /\.tmp-|\.publishing-|\.partial$|^publishing\.json$/.test(f) && !f.startsWith('raw'));
   expect(leftovers, 'temporary files left after the resumed run').toEqual([]);
   await readParquet(p.dataDir);
+  return r;
 }
 
 /**
@@ -150,10 +151,18 @@ describe.concurrent('a kill at an exact moment, then resume', () => {
     expect(live.find((s) => s.state === 'posted'), 'a live task posted but not loaded').toBeUndefined();
     expect(live.find((s) => s.state === 'posting'), 'the answered call is not recorded yet').toBeDefined();
     await ledgerConsistent(work);
-    await resumeAndCompare(p, 'live');
-    // Its answer was archived before the kill: the resumed run loaded it from there and did not pay again.
+    const r = await resumeAndCompare(p, 'live');
+    // Its answer was archived before the kill: the resumed run loaded it from there and did not pay again. The
+    // other live calls were sent while it waited; under load one may still have been in flight at the kill (or
+    // timed out and been retried), and a call whose answer never arrived is asked again, which is the one extra
+    // charge allowed (this used to expect exactly 3 charges, and saw 4-5 on a loaded machine).
     const paid = p.sandbox.controls.charges().filter((c) => c.endpointId === 'content_generation.paraphrase.live');
-    expect(paid).toHaveLength(3);
+    const held = new Set((await queryFile(path.join(p.dataDir, 'warehouse.duckdb'), `SELECT service_id FROM _tasks WHERE step = 'paraphrases'`)).map((r) => String(r.service_id)));
+    const received = archivedTaskIds(p.dataDir);
+    expect(held.size).toBe(3);
+    expect(paid.filter((c) => held.has(c.taskId))).toHaveLength(3);
+    for (const c of paid.filter((x) => !held.has(x.taskId))) expect(received.has(c.taskId), `an answer that was received (${c.taskId}) was paid for again`).toBe(false);
+    expect(r.log).toMatch(/loaded from the raw archive, not asked again/);
   }), TIMEOUT);
 
   test('load: a load killed before COMMIT leaves neither its rows nor its ledger moves', () => slot(async () => {
