@@ -286,24 +286,27 @@ export class Collector {
     let taken = false;
     for (const task of envelope.tasks ?? []) {
       const tag = (task?.data as { tag?: string } | undefined)?.tag;
-      const t = task?.id ? (this.pending.get(task.id) ?? (await this.adopt(tag, task.id))) : undefined;
+      const id = typeof task?.id === 'string' ? task.id : undefined;
+      // The task it claims to be: one held, or one awaited by its tag (checked before its id is adopted, so a
+      // forged body cannot give an awaited task a false id).
+      const held = id ? this.pending.get(id) : undefined;
+      const awaited = !held && id && tag ? this.awaiting.get(tag) : undefined;
+      const claimed = held ?? (awaited && !awaited.adopting ? { ...awaited, serviceId: id! } : undefined);
+      if (claimed && !held?.fetching) {
+        const mismatch = await this.o.vouch?.(claimed, task);
+        if (mismatch) {
+          // Not the task posted (a forged or stray body): not loaded; the task waits for its genuine result.
+          this.stats.postbacksRefused++;
+          this.o.logger.warn({ task: claimed.key, service_id: id, why: mismatch }, 'postback does not match the task posted; not loaded');
+          continue;
+        }
+      }
+      // Another postback (or fetch) of the task may have been taken while this one was checked.
+      const t = held ? (this.pending.get(held.serviceId) === held ? held : undefined) : id ? await this.adopt(tag, id) : undefined;
       if (!t || t.fetching) {
         this.stats.duplicates++;
-        if (t) taken = true; // being fetched already
-        else if (typeof task?.id === 'string') this.remember(task.id);
-        continue;
-      }
-      const mismatch = await this.o.vouch?.(t, task);
-      if (mismatch) {
-        // Not the task posted (a forged or stray body): not loaded; the task waits for its genuine result.
-        this.stats.postbacksRefused++;
-        this.o.logger.warn({ task: t.key, service_id: t.serviceId, why: mismatch }, 'postback does not match the task posted; not loaded');
-        continue;
-      }
-      // Another postback of the task may have been taken while this one was checked.
-      if (this.pending.get(t.serviceId) !== t || t.fetching) {
-        this.stats.duplicates++;
-        taken = true;
+        if (t || held) taken = true; // being fetched or loaded already
+        else if (id) this.remember(id);
         continue;
       }
       taken = true;

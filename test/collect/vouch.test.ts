@@ -22,3 +22,30 @@ describe('postbackMismatch', () => {
     expect(postbackMismatch({ ...posted, tag: null }, task({ keyword: 'sleeping bag' }))).toMatch(/keyword/);
   });
 });
+
+describe('a collector with vouch', () => {
+  test('a forged postback for an awaited task neither loads nor gives it a false id; the genuine one adopts it', async () => {
+    const { Collector } = await import('../../src/collect/index.js');
+    const { loadConfig } = await import('../../src/config/index.js');
+    const { createLogger } = await import('../../src/api/logger.js');
+    const { ROOT } = await import('../helpers/project.js');
+    const adopted: string[] = [];
+    const loaded: string[] = [];
+    const c = new Collector({
+      client: {} as never, engines: loadConfig({ root: ROOT, env: {} }).paths, logger: createLogger({ level: 'silent' }),
+      sink: async (b) => { loaded.push(...b.map((r) => r.task.id)); },
+      onFailed: async () => undefined,
+      onAdopt: async (_a, id) => { adopted.push(id); },
+      vouch: async (_t, t) => postbackMismatch(posted, t),
+      flushQuietMs: 1,
+    });
+    c.awaitTags([{ key: 'k1', tag: posted.tag, postId: 'merchant.products.task_post', mode: 'postback' }]);
+    const envelope = (id: string, data: Record<string, unknown>) => ({ version: '0.1', tasks: [{ id, status_code: 20000, status_message: 'Ok.', data, result: [] }] }) as never;
+    expect(await c.onPostback(envelope('fake-id', { ...echo, keyword: 'FORGED' }))).toBe(false);
+    expect(adopted).toEqual([]);
+    expect(c.stats.postbacksRefused).toBe(1);
+    expect(await c.onPostback(envelope('real-id', echo))).toBe(true);
+    await c.flush();
+    expect({ adopted, loaded }).toEqual({ adopted: ['real-id'], loaded: ['real-id'] });
+  });
+});
