@@ -26,6 +26,7 @@ import { dispositionOf } from '../api/status.js';
 import type { ApiTask, Envelope } from '../api/envelope.js';
 import type { Engines } from '../config/index.js';
 import type { Logger } from '../api/logger.js';
+import type { PostedEcho } from './vouch.js';
 
 export interface TrackedTask {
   key: string;
@@ -35,6 +36,8 @@ export interface TrackedTask {
   mode: 'tasks_ready' | 'pingback' | 'postback';
   /** For events: which task_get variant to fetch (postback_data), default advanced. */
   variant?: string;
+  /** What was posted (postback tasks): a postback is checked against it without a ledger read (vouch.ts). */
+  posted?: PostedEcho;
 }
 
 export interface CollectorOptions {
@@ -96,6 +99,7 @@ export interface AmbiguousTask {
   postId: string;
   mode: TrackedTask['mode'];
   variant?: string;
+  posted?: PostedEcho;
 }
 
 const NOT_READY = new Set([40601, 40602]);
@@ -257,7 +261,7 @@ export class Collector {
       throw err;
     }
     this.awaiting.delete(a.tag);
-    const t: Pending = { key: a.key, serviceId, postId: a.postId, mode: a.mode, ...(a.variant ? { variant: a.variant } : {}), since: this.now(), fetching: false };
+    const t: Pending = { key: a.key, serviceId, postId: a.postId, mode: a.mode, ...(a.variant ? { variant: a.variant } : {}), ...(a.posted ? { posted: a.posted } : {}), since: this.now(), fetching: false };
     this.pending.set(serviceId, t);
     return t;
   }

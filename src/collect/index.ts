@@ -25,6 +25,7 @@ export { Collector, type AmbiguousTask, type TrackedTask, type WaitingStore, typ
 export type { Outcome, Sink } from './outcome.js';
 export type { CollectContext, Budget } from './context.js';
 export { modeOf, variantOf } from './tracked.js';
+export { postedEcho } from './vouch.js';
 
 export class Collection {
   private constructor(
@@ -133,7 +134,7 @@ function makeCollector(ctx: CollectContext): Collector {
     onFailed: (t, code, message) => ctx.sink({ kind: 'failed', ref: t.serviceId, code, message }),
     onReady: () => ctx.progress.add('ready'),
     vouch: async (t, task) => {
-      const posted = await ctx.ledger.byKey(ctx.runId, t.key);
+      const posted = t.posted ?? (await ctx.ledger.byKey(ctx.runId, t.key));
       return posted ? postbackMismatch(posted, task) : 'not a task of this run';
     },
     onAdopt: async (a, serviceId) => {

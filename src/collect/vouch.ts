@@ -9,8 +9,19 @@ import type { ApiTask } from '../api/envelope.js';
 import type { LedgerTask } from '../ledger/index.js';
 import { CALLBACK_FIELDS } from '../pipeline/schema.js';
 
+/** What a postback is checked against: the tag and parameters a task was posted with. */
+export type PostedEcho = Pick<LedgerTask, 'tag' | 'params'>;
+
+/**
+ * Kept with a postback task while it waits (a ledger read per postback cost milliseconds each, the receiver's
+ * whole budget); other modes need none.
+ */
+export function postedEcho(mode: string, t: PostedEcho): { posted?: PostedEcho } {
+  return mode === 'postback' ? { posted: { tag: t.tag, params: t.params } } : {};
+}
+
 /** Why an echoed task does not match the task the ledger posted, or undefined when it does. Pure. */
-export function postbackMismatch(posted: Pick<LedgerTask, 'tag' | 'params'>, task: ApiTask): string | undefined {
+export function postbackMismatch(posted: PostedEcho, task: ApiTask): string | undefined {
   const data = (task.data && typeof task.data === 'object' ? task.data : {}) as Record<string, unknown>;
   if (posted.tag !== null && data.tag !== posted.tag) return `tag ${JSON.stringify(data.tag ?? null)} is not the one posted`;
   for (const [field, sent] of Object.entries(posted.params)) {

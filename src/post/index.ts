@@ -8,7 +8,7 @@ import type { TaskOutcome } from '../api/client.js';
 import { seqSpan, type LedgerTask } from '../ledger/index.js';
 import { budgetAllows, batchCost, tasksPerPost, type PipelineStep } from '../pipeline/index.js';
 import type { AmbiguousTask, Collection, CollectContext } from '../collect/index.js';
-import { modeOf, variantOf } from '../collect/index.js';
+import { modeOf, postedEcho, variantOf } from '../collect/index.js';
 
 export type PostContext = Pick<CollectContext, 'config' | 'pipeline' | 'runId' | 'ledger' | 'client' | 'logger' | 'progress' | 'budget' | 'pause'> & {
   /** Lets the writer checkpoint and trim between pages of ledger writes. */
@@ -61,7 +61,7 @@ async function postBatch(ctx: PostContext, step: PipelineStep, chunk: LedgerTask
   outcomes.forEach((o, j) => {
     const t = send[j];
     if (o.ok) posted.push({ key: t.key, serviceId: o.task.id, cost: o.cost });
-    else if (o.error.ambiguous && t.tag) ambiguous.push({ key: t.key, tag: t.tag, postId: step.endpointId, mode: modeOf(step), ...variantOf(t) });
+    else if (o.error.ambiguous && t.tag) ambiguous.push({ key: t.key, tag: t.tag, postId: step.endpointId, mode: modeOf(step), ...variantOf(t), ...postedEcho(modeOf(step), t) });
     else failed.push({ ref: t.key, code: o.error.code, message: o.error.message, retry: isRetryablePostFailure(o) });
   });
   await ledger.recordPosted(runId, posted, { span });
@@ -78,7 +78,7 @@ async function postBatch(ctx: PostContext, step: PipelineStep, chunk: LedgerTask
     tracker.awaitTags(ambiguous);
   }
   const sentByKey = new Map(send.map((t) => [t.key, t]));
-  tracker.track(posted.map((p) => ({ key: p.key, serviceId: p.serviceId, postId: step.endpointId, mode: modeOf(step), ...variantOf(sentByKey.get(p.key)!) })));
+  tracker.track(posted.map((p) => ({ key: p.key, serviceId: p.serviceId, postId: step.endpointId, mode: modeOf(step), ...variantOf(sentByKey.get(p.key)!), ...postedEcho(modeOf(step), sentByKey.get(p.key)!) })));
   return cost;
 }
 
