@@ -18,8 +18,8 @@ const isTaskPost = (t: { endpointId: string }) => endpoint(t.endpointId).kind ==
 const postedAt = (t: LedgerTask) => (t.postedAt ? Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(t.postedAt) ? t.postedAt : `${t.postedAt.replace(' ', 'T')}Z`) : Number.POSITIVE_INFINITY);
 
 /**
- * tasks_ready lists only tasks completed in the last three days (docs/api-live.md [limits.tasks_ready], the live
- * service's help page on completed tasks): a task posted earlier than that is fetched by id, not waited for.
+ * tasks_ready lists only tasks completed in the last three days, and never those set with a postback
+ * (docs/api-live.md [limits.ready_window], L1): such a task is fetched by id, not waited for.
  */
 export const READY_WINDOW_MS = 3 * 24 * 3600 * 1000;
 
@@ -30,15 +30,16 @@ export async function resumeOutstanding(ctx: CollectContext, collector: Collecto
   const listedSince = (ctx.now ?? Date.now)() - READY_WINDOW_MS;
   for await (const page of ctx.ledger.pages(ctx.runId, { states: ['posted', 'ready'] })) {
     const posted = page.filter((t) => isTaskPost(t) && t.serviceId);
-    const tooOld = posted.filter((t) => postedAt(t) < listedSince);
-    // Their callbacks went to a receiver that is gone: the service lists them as ready instead, for three days.
-    collector.track(posted.filter((t) => postedAt(t) >= listedSince).map((t) => trackedFromLedger(t, 'tasks_ready')));
-    collector.fetchNow(tooOld.map((t) => trackedFromLedger(t, 'tasks_ready')));
+    // Their callbacks went to a receiver that is gone: the service lists them as ready instead, for three days,
+    // except those set with a postback, which it never lists (L1): those are fetched by id.
+    const byId = (t: LedgerTask) => postedAt(t) < listedSince || t.collect === 'postback';
+    collector.track(posted.filter((t) => !byId(t)).map((t) => trackedFromLedger(t, 'tasks_ready')));
+    collector.fetchNow(posted.filter(byId).map((t) => trackedFromLedger(t, 'tasks_ready')));
     earlier += posted.length;
-    old += tooOld.length;
+    old += posted.filter(byId).length;
   }
   if (earlier) {
-    ctx.logger.info({ tasks: earlier, by_id: old }, 'collecting tasks posted by an earlier attempt (those posted over three days ago by id: tasks_ready no longer lists them)');
+    ctx.logger.info({ tasks: earlier, by_id: old }, 'collecting tasks posted by an earlier attempt (by id those tasks_ready does not list: postback tasks, and any posted over three days ago)');
     ctx.progress.add('posted', earlier);
   }
   const ambiguous = (await ctx.ledger.ambiguous(ctx.runId)).filter((t) => isTaskPost(t) && t.tag);
