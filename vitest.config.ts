@@ -13,6 +13,8 @@ const SLOW_FIRST = [
   'test/bench/quick.test.ts',
   'test/publish/postgres.test.ts',
   'test/reliability/faults.test.ts',
+  'test/reliability/webhooks.test.ts',
+  'test/reliability/postback-race.test.ts',
   'test/reliability/bad-input.test.ts',
   'test/publish/readers.test.ts',
 ];

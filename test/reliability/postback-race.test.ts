@@ -14,7 +14,7 @@ import type { PauseHook } from '../../src/pause.js';
 import { SANDBOX_EXTRA, closeProject, logLines, runInProcess, tagsPostedTwice, withDb } from './helpers.js';
 
 const PIPELINE = path.join(ROOT, 'test', 'reliability', 'pipelines', 'postback-stress.yaml');
-const RUNS = Number(process.env.SEO_ETL_POSTBACK_RUNS ?? 4);
+const RUNS = Number(process.env.SEO_ETL_POSTBACK_RUNS ?? 3);
 const opened: TestProject[] = [];
 const slowLoads: PauseHook = (point) => (point === 'load' ? new Promise((r) => setTimeout(r, 60)) : Promise.resolve());
 afterAll(async () => {
