@@ -19,7 +19,7 @@ const postedAt = (t: LedgerTask) => (t.postedAt ? Date.parse(/[zZ]|[+-]\d\d:?\d\
 
 /**
  * tasks_ready lists only tasks completed in the last three days, and never those set with a postback
- * (docs/api-live.md [limits.ready_window], L1): such a task is fetched by id, not waited for.
+ * (docs/api-live.md, Limits and account, L1): such a task is fetched by id, not waited for.
  */
 export const READY_WINDOW_MS = 3 * 24 * 3600 * 1000;
 
