@@ -152,10 +152,10 @@ describe.concurrent('a kill at an exact moment, then resume', () => {
     expect(live.find((s) => s.state === 'posting'), 'the answered call is not recorded yet').toBeDefined();
     await ledgerConsistent(work);
     const r = await resumeAndCompare(p, 'live');
-    // Its answer was archived before the kill: the resumed run loaded it from there and did not pay again. The
-    // other live calls were sent while it waited; under load one may still have been in flight at the kill (or
-    // timed out and been retried), and a call whose answer never arrived is asked again, which is the one extra
-    // charge allowed (this used to expect exactly 3 charges, and saw 4-5 on a loaded machine).
+    // Its answer was archived before the kill: the resumed run loaded it from there and did not pay again. On a
+    // loaded machine a live call can outlast the client's timeout (5 s here) and be sent again: the service bills
+    // both, and the first answer is never received. That is the extra charge allowed (docs/reliability.md, "What
+    // is not promised"); this test used to expect exactly 3 charges and saw 4-5 under load.
     const paid = p.sandbox.controls.charges().filter((c) => c.endpointId === 'content_generation.paraphrase.live');
     const held = new Set((await queryFile(path.join(p.dataDir, 'warehouse.duckdb'), `SELECT service_id FROM _tasks WHERE step = 'paraphrases'`)).map((r) => String(r.service_id)));
     const received = archivedTaskIds(p.dataDir);
