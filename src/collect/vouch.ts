@@ -33,9 +33,22 @@ export function postbackMismatch(posted: PostedEcho, task: ApiTask): string | un
   return undefined;
 }
 
-/** Equal as sent and as echoed: numbers may come back as text and text in another case, nothing else differs. */
+/** A scalar as compared: numbers may come back as text and text in another case or spacing. */
+const norm = (v: unknown) => String(v).trim().toLowerCase();
+
+/**
+ * Equal as sent and as echoed. A list (keywords) may come back deduplicated or reordered: the same set of values.
+ * Nested objects (filter expressions) may be re-serialised by the service: not compared (the tag and the scalar
+ * parameters identify the task).
+ */
 function sameValue(sent: unknown, echoed: unknown): boolean {
   if (sent === echoed) return true;
-  if (typeof sent === 'object' || typeof echoed === 'object') return JSON.stringify(sent) === JSON.stringify(echoed);
-  return String(sent).trim().toLowerCase() === String(echoed).trim().toLowerCase();
+  if (Array.isArray(sent) && Array.isArray(echoed)) {
+    if (sent.some((v) => v !== null && typeof v === 'object')) return true;
+    const a = new Set(sent.map(norm));
+    const b = new Set(echoed.map(norm));
+    return a.size === b.size && [...a].every((v) => b.has(v));
+  }
+  if ((sent !== null && typeof sent === 'object') || (echoed !== null && typeof echoed === 'object')) return Array.isArray(sent) === Array.isArray(echoed) && !Array.isArray(sent);
+  return norm(sent) === norm(echoed);
 }

@@ -17,6 +17,12 @@ describe('postbackMismatch', () => {
     expect(postbackMismatch(posted, task({ ...echo, keyword: 'FORGED' }))).toMatch(/keyword/);
     expect(postbackMismatch(posted, task({ ...echo, location_code: 2826 }))).toMatch(/location_code/);
   });
+  test('a list comes back as the same set (deduplicated, reordered, another case); a nested filter is not compared', () => {
+    const withList = { tag: null, params: { keywords: ['Tent', 'stove', 'tent'], filters: [['keyword_info.search_volume', '>', 10]] } };
+    expect(postbackMismatch(withList, task({ keywords: ['stove', 'tent'], filters: [['keyword_info.search_volume', '>', '10']] }))).toBeUndefined();
+    expect(postbackMismatch(withList, task({ keywords: ['stove', 'FORGED'] }))).toMatch(/keywords/);
+    expect(postbackMismatch(withList, task({ keywords: 'tent' }))).toMatch(/keywords/);
+  });
   test('a task posted without a tag is checked by its parameters alone', () => {
     expect(postbackMismatch({ ...posted, tag: null }, task({ keyword: 'camping tent' }))).toBeUndefined();
     expect(postbackMismatch({ ...posted, tag: null }, task({ keyword: 'sleeping bag' }))).toMatch(/keyword/);
