@@ -10,7 +10,7 @@ import { estimatePlan, formatPlan, formatPlanJson, loadPipeline, planPipeline, r
 import { warehousePaths } from '../publish/index.js';
 import { EXIT } from '../exit.js';
 import { runJob } from './job.js';
-import { NothingToResume } from './resume.js';
+import { NothingToResume, pendingPublish } from './resume.js';
 import { groupFailures, runCondition, statusLines } from './status-view.js';
 import { pauseFromEnv } from './test-pause.js';
 import { tuneHeapForJob } from './heap.js';
@@ -100,6 +100,8 @@ export async function statusCommand(o: { root: string; json: boolean }): Promise
   if (running) lines.push(`a run is in progress: pid ${running.pid}, started ${running.started_at}${running.run_id ? `, run ${running.run_id}` : ''} (showing the last published state)`);
   if (!summaries.length) lines.push('no runs yet');
   lines.push(...statusLines(summaries, running?.run_id));
+  const unpublished = running ? undefined : pendingPublish(dataDir);
+  if (unpublished) lines.push(`run ${unpublished.runId} was stopped while publishing: 'seo-etl resume' publishes it`);
   process.stdout.write(`${lines.join('\n')}\n`);
   return EXIT.ok;
 }

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { startProject, queryFile, type TestProject } from '../helpers/project.js';
 import { PAUSE_MARKER } from '../../src/run/test-pause.js';
-import { SANDBOX_EXTRA, archivedTaskIds, childEnv, ledgerDiff, ledgerOf, referenceRun, resumeInProcess, runCrashPipeline, runInProcess, snapshotOf, tagsPostedTwice, withDb, type Reference, closeProject } from './helpers.js';
+import { SANDBOX_EXTRA, archivedTaskIds, childEnv, runCli, ledgerDiff, ledgerOf, referenceRun, resumeInProcess, runCrashPipeline, runInProcess, snapshotOf, tagsPostedTwice, withDb, type Reference, closeProject } from './helpers.js';
 
 let reference: Reference;
 
@@ -216,6 +216,8 @@ describe.concurrent('a kill at an exact moment, then resume', () => {
     const [run] = await queryFile(path.join(p.dataDir, 'work', 'warehouse.duckdb'), `SELECT status FROM _runs`);
     expect(run.status, 'the run was marked finished before it was copied for publishing').toBe('completed');
     const posted = p.sandbox.controls.postings().length;
+    const status = await runCli(['status'], { env: childEnv(p) });
+    expect(status.stdout, 'status tells the operator what to do').toMatch(/stopped while publishing: 'seo-etl resume' publishes it/);
     await resumeAndCompare(p, 'publish');
     expect(p.sandbox.controls.postings().length, 'the publish-only resume posted tasks').toBe(posted);
   }), TIMEOUT);
