@@ -127,7 +127,7 @@ export class Collector {
   /** By tag; `adopting` while the id its callback or listing gave is being recorded (still outstanding). */
   private readonly awaiting = new Map<string, AmbiguousTask & { since: number; adopting?: boolean }>();
   /** Service ids announced by a callback before they were tracked. */
-  private readonly early = new Set<string>();
+  private readonly early = new Map<string, string | null>();
   /** By tasks_ready endpoint: when the last poll that listed everything ready (less than a full page) started. */
   private readonly lookedAt = new Map<string, number>();
   private readonly buffer: CollectedTask[] = [];
@@ -200,6 +200,13 @@ export class Collector {
   /** Tasks from a POST with no clear answer, to be recognised by their tags (they are never posted twice). */
   awaitTags(tasks: readonly AmbiguousTask[]): void {
     for (const t of tasks) if (!this.awaiting.has(t.tag)) this.awaiting.set(t.tag, { ...t, since: this.now() });
+    // A callback that came while the POST was still unanswered named the task by its tag: it was declined then
+    // (and on the live service a postback task is never listed by tasks_ready), so it is adopted and fetched now.
+    for (const [id, tag] of this.early) {
+      if (!tag || !this.awaiting.has(tag)) continue;
+      this.early.delete(id);
+      void this.adopt(tag, id).then((t) => t && this.fetch(t), (err) => { this.lastError ??= err; });
+    }
     this.poke();
   }
 
@@ -276,7 +283,7 @@ export class Collector {
     const t = this.pending.get(id) ?? (await this.adopt(tag, id));
     if (!t) {
       this.stats.duplicates++;
-      this.remember(id);
+      this.remember(id, tag);
       return false;
     }
     this.o.onReady?.(t);
@@ -310,7 +317,7 @@ export class Collector {
       if (!t || t.fetching) {
         this.stats.duplicates++;
         if (t || held) taken = true; // being fetched or loaded already
-        else if (id) this.remember(id);
+        else if (id) this.remember(id, tag);
         continue;
       }
       taken = true;
@@ -326,9 +333,9 @@ export class Collector {
     return taken;
   }
 
-  private remember(id: string): void {
-    if (this.early.size >= EARLY_MAX) this.early.delete(this.early.values().next().value!);
-    this.early.add(id);
+  private remember(id: string, tag: string | null | undefined): void {
+    if (this.early.size >= EARLY_MAX) this.early.delete(this.early.keys().next().value!);
+    this.early.set(id, tag ?? null);
   }
 
   /** Collects until nothing is pending or `deadline` (epoch ms) passes; returns how many are still pending. */

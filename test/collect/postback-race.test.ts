@@ -56,3 +56,31 @@ test('a postback adopting an ambiguous task is counted outstanding until its res
   expect({ left, recorded: recorded.size, loaded: loaded.size }).toEqual({ left: 0, recorded: N, loaded: N });
   expect(await Promise.all(deliveries)).toEqual(Array(N).fill(true));
 }, 60_000);
+
+test('a postback that came before its unclear POST was handled adopts the task once its tag is awaited', async () => {
+  // On the live service a postback task is never listed by tasks_ready (docs/api-live.md, L1): a declined postback
+  // for a task not known yet was the only sign of it, and the task was given up (and posted again) after the grace.
+  const gets: string[] = [];
+  const found = {
+    ...client,
+    taskGet: async (_endpoint: string, id: string) => {
+      gets.push(id);
+      return { ok: true, task: { id, status_code: 20000, status_message: 'Ok.', path: [], data: { tag: 'tag-x' }, result: [] }, version: '0.1' };
+    },
+  } as unknown as ApiClient;
+  const loaded: string[] = [];
+  const adopted: string[] = [];
+  const givenUp: string[] = [];
+  const c = new Collector({
+    client: found, engines: config.paths, logger: createLogger({ level: 'silent' }),
+    sink: async (batch) => { loaded.push(...batch.map((r) => r.task.id)); },
+    onFailed: async () => undefined,
+    onAdopt: async (_a, id) => { adopted.push(id); },
+    onGiveUp: async (ts) => { givenUp.push(...ts.map((t) => t.key)); },
+    pollMinMs: 1, pollMaxMs: 5, stragglerAfterMs: 60_000, ambiguousGraceMs: 50, flushQuietMs: 5,
+  });
+  expect(await c.onPostback(envelope('svc-x', 'tag-x')), 'declined: the task is not known yet').toBe(false);
+  c.awaitTags([{ key: 'kx', tag: 'tag-x', postId: POST, mode: 'postback' }]);
+  expect(await c.drain(Date.now() + 5000)).toBe(0);
+  expect({ adopted, gets, loaded, givenUp }).toEqual({ adopted: ['svc-x'], gets: ['svc-x'], loaded: ['svc-x'], givenUp: [] });
+});
