@@ -8,6 +8,8 @@ export const EXIT = {
   refused: 5,
   /** The run completed into DuckDB and Parquet, but publishing to PostgreSQL failed; the next run catches it up. */
   postgres: 6,
+  /** The service could not be reached at all (connection refused, unknown host, no answer): nothing was posted. */
+  unreachable: 7,
   internal: 70,
 } as const;
 

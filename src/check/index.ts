@@ -69,7 +69,7 @@ export async function fetchAccount(client: ApiClient): Promise<AccountSummary> {
 }
 
 /** A client for one quick account call: the configured service, or the embedded sandbox when base_url is "sandbox". */
-async function accountClient(config: Config, opts: { retries?: number; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<{ client: ApiClient; sandbox?: Sandbox }> {
+export async function accountClient(config: Config, opts: { retries?: number; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<{ client: ApiClient; sandbox?: Sandbox }> {
   const credentials = credentialsFor(config, opts.env);
   const sandbox = config.api.base_url === 'sandbox' ? await startSandbox({ config, port: 0, credentials }) : undefined;
   const client = new ApiClient({

@@ -597,6 +597,28 @@ export class Ledger {
     return this.atomically(() => move(this.conn, runId, keys, ['posting'], 'planned', this.now(), '', undefined, { ...(reason ? { error_message: reason } : {}), batch_id: null }));
   }
 
+  /** A step the service cannot serve (its endpoint is gone): its unposted tasks fail with the answer, once. */
+  async failStep(runId: string, step: string, failure: { code: number; message: string }): Promise<number> {
+    const now = ts(this.now());
+    const r = await this.queue(() => this.conn.run(
+      `UPDATE _tasks SET state = 'failed', failed_at = ?::TIMESTAMP, updated_at = ?::TIMESTAMP, error_code = ?, error_message = ?, batch_id = NULL
+       WHERE run_id = ? AND step = ? AND state IN ('planned', 'posting')`,
+      [now, now, Math.trunc(failure.code), failure.message, runId, step],
+    ));
+    return Number(r.rowsChanged);
+  }
+
+  /**
+   * Says why planned tasks were not posted (the budget, an account answer), where no service answer says it
+   * already: those of one step, or without `step` of the whole run.
+   */
+  async notePlanned(runId: string, step: string | null, why: { code?: number; message: string }): Promise<void> {
+    await this.queue(() => this.conn.run(
+      `UPDATE _tasks SET error_code = ?, error_message = ? WHERE run_id = ? AND (? IS NULL OR step = ?) AND state = 'planned' AND error_code IS NULL`,
+      [why.code ?? null, why.message, runId, step, step],
+    ));
+  }
+
   // ---- collection-side moves: in a load's transaction use markLoaded/markFailed/markPosted (module comment) ----
   /** A failure recorded on its own (not with rows): in the write queue. */
   markFailed(runId: string, failures: readonly Failure[]): Promise<string[]> {

@@ -23,6 +23,8 @@ import { EXIT } from '../exit.js';
 import { openRun, type OpenedRun } from './open.js';
 import { makeSink } from './sink.js';
 import { postLeftovers, postableLeft, refusals, runSteps, type Refusal, type StepsContext } from './steps.js';
+import { newStops, stopExitCode, stopLines, type Stops } from '../post/stop.js';
+import { preflight } from './preflight.js';
 
 export interface RunJobOptions {
   root: string;
@@ -64,6 +66,8 @@ export interface RunJobResult {
   callbacks: { received: number; rejected: number };
   /** The PostgreSQL destination's outcome, when one is configured. */
   postgres?: PostgresOutcome;
+  /** What stopped posting: an account answer, endpoints gone, the budget (src/post/stop.ts). */
+  stops: Stops;
 }
 
 /** Runs (or resumes) a pipeline end to end. Throws for bad input (exit 2), a held lock (3) and refusals (5). */
@@ -75,27 +79,32 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
   const load = emptySummary();
   const settled = () => writer.idle();
   const sink = makeSink({ writer, ledger, runId, engines: Object.values(config.paths), progress, logger, pause, load });
-  const base = { config, pipeline, runId, ledger, client: run.client, logger, progress, budget: { stopped: false }, pause };
+  const base = { config, pipeline, runId, ledger, client: run.client, logger, progress, budget: { stopped: false }, pause, stops: newStops() };
   let collection: Collection | undefined;
   try {
     collection = await Collection.open({ ...base, sink, settled, rawDir: paths.raw, attemptStartedAt: run.attemptStartedAt }, (e) => run.archive.append(e));
     const steps: StepsContext = { ...base, runDate, collection, settled, rest: () => writer.rest(), warehouse: writer.warehouse.connection };
-    await collection.resume();
-    await runSteps(steps);
-    await collection.drain();
-    await postLeftovers(steps);
-    await collection.finish();
+    const pre = await preflight(config, opts.env ?? process.env, logger); // the account check before anything is posted
+    if (!pre.ok) base.stops.account = { ...pre.stop, exitCode: pre.exitCode };
+    if (pre.ok || pre.collects) {
+      await collection.resume();
+      await runSteps(steps);
+      await collection.drain();
+      await postLeftovers(steps);
+      await collection.finish();
+    }
 
+    const budgetStopped = base.budget.stopped || base.stops.overBudget.size > 0;
     const notCollected = await collection.outstanding();
-    const notPosted = base.budget.stopped ? 0 : await postableLeft(steps);
+    const notPosted = await postableLeft(steps);
     const notPostedReasons = notPosted ? await refusals(steps) : [];
-    const status = base.budget.stopped ? 'stopped_budget' : notCollected || notPosted ? 'aborted' : 'completed';
+    const status = base.stops.account ? 'aborted' : budgetStopped ? 'stopped_budget' : notCollected || notPosted ? 'aborted' : 'completed';
     await run.archive.close();
 
     // Exported before the run is marked finished: a crash during the export leaves the run for `resume`.
     removeStaleFiles(run);
     const parquet = await writer.exportParquet(paths.parquet, runDate, runId, () => pause('parquet'));
-    await ledger.finishRun(runId, status, finishNote(pipeline, base.budget.stopped, notCollected, notPosted));
+    await ledger.finishRun(runId, status, base.stops.account?.message ?? finishNote(pipeline, budgetStopped, notCollected, notPosted));
     const summary = await ledger.summary(runId);
     const tableRows = await writer.warehouse.tableCounts();
     await writer.close();
@@ -103,10 +112,10 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
 
     progress.stop();
     const failed = summary?.byState.failed ?? 0;
-    const exitCode = exitWithDestinations(base.budget.stopped ? EXIT.budget : failed || notCollected || notPosted ? EXIT.taskFailures : EXIT.ok, published);
+    const exitCode = exitWithDestinations(stopExitCode(base.stops) ?? (budgetStopped ? EXIT.budget : failed || notCollected || notPosted ? EXIT.taskFailures : EXIT.ok), published);
     const result: RunJobResult = {
-      runId, exitCode, status, resumed: run.resumed, summary, load, tableRows, notCollected, notPosted, notPostedReasons, budgetStopped: base.budget.stopped,
-      durationMs: Date.now() - started, publishedPath: paths.published, callbacks: collection.callbacks, postgres: postgresOutcomeOf(published),
+      runId, exitCode, status, resumed: run.resumed, summary, load, tableRows, notCollected, notPosted, notPostedReasons, budgetStopped,
+      durationMs: Date.now() - started, publishedPath: paths.published, callbacks: collection.callbacks, postgres: postgresOutcomeOf(published), stops: base.stops,
     };
     logger.info({ status, exit_code: exitCode, cost_usd: summary?.costUsd, by_state: summary?.byState, rows: load.rows }, 'run finished');
     (opts.out ?? process.stdout).write(formatSummary(result, pipeline) + describeDestinations(published).map((l) => `${l}\n`).join(''));
@@ -161,9 +170,10 @@ export function formatSummary(r: RunJobResult, pipeline: Pipeline): string {
     lines.push(`cost: $${s.costUsd.toFixed(4)} of a $${pipeline.budgetUsd} budget`);
     for (const f of s.failures) lines.push(`failed: ${f.count} x ${f.code ?? '-'} ${f.message ?? ''} (step ${f.step})`);
   }
+  lines.push(...stopLines(r.stops));
   if (r.budgetStopped) lines.push('stopped posting at the budget; everything posted was collected');
   if (r.notCollected) lines.push(`${r.notCollected} posted tasks are not collected yet: run 'seo-etl resume' later (results stay 30 days)`);
-  if (r.notPosted) lines.push(`${r.notPosted} tasks were refused with a retryable answer every time: run 'seo-etl resume' later to post them`);
+  if (r.notPosted) lines.push(`${r.notPosted} tasks were not posted (why, below): run 'seo-etl resume' to post them`);
   for (const f of r.notPostedReasons) lines.push(`not posted: ${f.count} x ${f.code ?? '-'} ${f.message ?? ''} (step ${f.step})`);
   const loaded = Object.entries(r.load.rows).filter(([, n]) => n > 0);
   lines.push(`rows loaded this run: ${loaded.length ? loaded.map(([t, n]) => `${t} ${n}`).join(', ') : 'none'}`);

@@ -20,20 +20,24 @@ const run = (file: string, runDate: string) =>
   runJob({ root: ROOT, pipelineFile: file, runDate, env: p!.env, configOverrides: p!.overrides, progress: false, out: collectStream(), logDestination: collectStream() });
 
 describe('budget', () => {
-  test('a run stops posting before a batch would pass budget_usd, collects what it posted and exits 4', async () => {
+  test('a run posts what fits (part of a batch), plans and posts a later step that still fits, says what was not posted and why, exits 4', async () => {
     p = await startProject({ sandbox: { keywords_per_site_task: 2 } });
     const targets = Array.from({ length: 250 }, (_, i) => `site${i}.example.com`);
-    // 0.075 per task (config prices): 100 tasks cost 7.50; a second batch would make 15.00 > 10.
-    const file = pipelineFile(`name: budget\nbudget_usd: 10\nsteps:\n  - name: sites\n    endpoint: keywords_for_site.task_post\n    params: { location_code: 2840 }\n    for_each:\n      target: [${targets.join(', ')}]\n`);
-    const r = await run(file, '2026-01-05');
+    // 0.075 per task (config prices): 133 tasks cost 9.975, the 134th would pass 10. The events step after it
+    // (0.0006 a task) still fits in what is left.
+    const file = pipelineFile(`name: budget\nbudget_usd: 10\nsteps:\n  - name: sites\n    endpoint: keywords_for_site.task_post\n    params: { location_code: 2840 }\n    for_each:\n      target: [${targets.join(', ')}]\n  - name: events\n    endpoint: serp.events.task_post\n    params: { language_code: en, location_code: 2840 }\n    for_each:\n      keyword: [concerts, theatre, festivals]\n`);
+    const out = collectStream();
+    const r = await runJob({ root: ROOT, pipelineFile: file, runDate: '2026-01-05', env: p!.env, configOverrides: p!.overrides, progress: false, out, logDestination: collectStream() });
     expect(r.exitCode).toBe(EXIT.budget);
     expect(r.status).toBe('stopped_budget');
-    expect(p.sandbox.controls.postings()).toHaveLength(100);
-    expect(p.sandbox.controls.billed()).toBeCloseTo(7.5, 6);
-    expect(r.summary!.byState.loaded).toBe(100);
-    expect(r.summary!.byState.planned).toBe(150);
+    expect(p.sandbox.controls.postings()).toHaveLength(136);
+    expect(p.sandbox.controls.billed()).toBeCloseTo(9.975 + 3 * 0.0006, 6);
+    expect(r.summary!.byState.loaded).toBe(136);
+    expect(r.summary!.byState.planned).toBe(117);
+    expect(r.summary!.steps.map((s) => [s.step, s.byState.loaded, s.byState.planned])).toEqual([['sites', 133, 117], ['events', 3, 0]]);
+    expect(out.text()).toContain('not posted: 117 x - over the budget: it would pass budget_usd $10.00 (spent $9.975) (step sites)');
     const [{ tasks }] = await queryFile(r.publishedPath, `SELECT count(DISTINCT _task_id)::INT AS tasks FROM keyword_data`);
-    expect(tasks).toBe(100);
+    expect(tasks).toBe(133);
   }, 60_000);
 });
 
