@@ -7,6 +7,7 @@ import path from 'node:path';
 import { loadConfig, credentialsFor, type Config } from '../config/index.js';
 import { ApiClient, ApiError } from '../api/client.js';
 import { RateLimiter } from '../queue/index.js';
+import type { Logger } from '../api/logger.js';
 import { loadPipeline } from '../pipeline/index.js';
 import { estimatePlan, planPipeline } from '../pipeline/plan.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
@@ -69,12 +70,12 @@ export async function fetchAccount(client: ApiClient): Promise<AccountSummary> {
 }
 
 /** A client for one quick account call: the configured service, or the embedded sandbox when base_url is "sandbox". */
-export async function accountClient(config: Config, opts: { retries?: number; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<{ client: ApiClient; sandbox?: Sandbox }> {
+export async function accountClient(config: Config, opts: { retries?: number; timeoutMs?: number; env?: NodeJS.ProcessEnv; logger?: Logger } = {}): Promise<{ client: ApiClient; sandbox?: Sandbox }> {
   const credentials = credentialsFor(config, opts.env);
   const sandbox = config.api.base_url === 'sandbox' ? await startSandbox({ config, port: 0, credentials }) : undefined;
   const client = new ApiClient({
     baseUrl: sandbox?.url ?? config.api.base_url, credentials, engines: config.paths, limiter: RateLimiter.fromConfig(config),
-    timeoutMs: opts.timeoutMs ?? config.api.timeout_ms, retries: opts.retries ?? config.api.retries, retryBaseMs: config.api.retry_base_ms, tasksPerPost: config.api.tasks_per_post,
+    timeoutMs: opts.timeoutMs ?? config.api.timeout_ms, retries: opts.retries ?? config.api.retries, retryBaseMs: config.api.retry_base_ms, tasksPerPost: config.api.tasks_per_post, logger: opts.logger,
   });
   return { client, sandbox };
 }

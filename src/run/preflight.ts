@@ -21,7 +21,7 @@ const NOTHING_ANSWERS: ReadonlySet<number> = new Set([401, 40100, 40201, 40207])
 
 export async function preflight(config: Config, env: NodeJS.ProcessEnv | undefined, logger: Logger): Promise<PreflightResult> {
   if (config.api.base_url === 'sandbox') return { ok: true };
-  const { client } = await accountClient(config, { env, timeoutMs: Math.min(config.api.timeout_ms, 30_000) });
+  const { client } = await accountClient(config, { env, logger, timeoutMs: Math.min(config.api.timeout_ms, 30_000) });
   let outcome;
   try {
     outcome = await client.list('appendix.user_data');
