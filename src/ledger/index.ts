@@ -429,12 +429,23 @@ export class Ledger {
         [input.runId, input.pipeline, input.runDate, input.pipelineFile ?? null, input.budgetUsd ?? null, now, now],
       );
     }
-    return { run: (await this.run(input.runId))!, resumed: existing !== undefined };
+    const run = (await this.run(input.runId))!;
+    await this.conn.run(
+      `INSERT OR REPLACE INTO _attempts (run_id, attempt, started_at, status, updated_at) VALUES (?, ?, ?::TIMESTAMP, 'running', ?::TIMESTAMP)`,
+      [input.runId, run.attempts, now, now],
+    );
+    return { run, resumed: existing !== undefined };
   }
 
   async finishRun(runId: string, status: Exclude<RunStatus, 'running'>, note?: string): Promise<void> {
     const now = ts(this.now());
-    await this.queue(() => this.conn.run(`UPDATE _runs SET status = ?, updated_at = ?::TIMESTAMP, finished_at = ?::TIMESTAMP, note = ? WHERE run_id = ?`, [status, now, now, note ?? null, runId]));
+    await this.queue(async () => {
+      await this.conn.run(`UPDATE _runs SET status = ?, updated_at = ?::TIMESTAMP, finished_at = ?::TIMESTAMP, note = ? WHERE run_id = ?`, [status, now, now, note ?? null, runId]);
+      await this.conn.run(
+        `UPDATE _attempts SET status = ?, finished_at = ?::TIMESTAMP, updated_at = ?::TIMESTAMP WHERE run_id = ? AND attempt = (SELECT attempts FROM _runs WHERE run_id = ?)`,
+        [status, now, now, runId, runId],
+      );
+    });
   }
 
   async run(runId: string): Promise<RunRow | undefined> {
