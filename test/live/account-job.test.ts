@@ -1,8 +1,9 @@
 /**
- * Issue 17's account answers and a retired endpoint, and issue 19's preflight, at the job level: each stops posting
- * with one clear line and its exit code, loses nothing, leaves nothing `posting`, and the run resumes.
+ * docs/api-live.md: the job's behaviour for each account answer, a retired endpoint and the preflight (issue 17's
+ * account half, issue 19's points 3 and 4): each stops posting with one clear line and its exit code, loses
+ * nothing, leaves nothing `posting`, and the run resumes.
  */
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -39,7 +40,7 @@ const states = async (file: string, runId: string) =>
 const runStatus = async (file: string, runId: string) => String((await queryFile(file, `SELECT status FROM _runs WHERE run_id = '${runId}'`))[0].status);
 
 describe('account answers stop posting, keep everything and resume (exit 5)', () => {
-  test('wrong credentials: the preflight stops the run before anything is planned or posted; a summary, no stack', async () => {
+  it('[account.preflight] wrong credentials: the preflight stops the run before anything is planned or posted; a summary, no stack', async () => {
     p = await startProject({ sandbox: { keywords_per_site_task: 2 } });
     const file = SITES(5);
     const r = await run(file, '2026-02-01', { env: { ...p.env, SEO_ETL_PASSWORD: 'wrong' } });
@@ -57,14 +58,11 @@ describe('account answers stop posting, keep everything and resume (exit 5)', ()
     expect(p.sandbox.controls.postings()).toHaveLength(5);
   }, 60_000);
 
-  test.each([
-    ['402 payment required', { funds: 7.5 }, 40200, /top up the balance/],
-    ['40203 daily cost limit', { dailyCostLimit: 7.5 }, 40203, /daily cost limit is reached/],
-  ])('%s mid-run: the refused batch goes back to planned, what was posted is loaded, resume posts the rest once', async (_name, account, code, advice) => {
+  const midRun = (name: string, account: Record<string, number>, code: number, advice: RegExp) => async () => {
     p = await startProject({ sandbox: { keywords_per_site_task: 2 } });
     p.sandbox.controls.setAccount(account);
     const file = SITES(250);
-    // 0.075 a task: the first batch of 100 spends 7.50, then the account refuses.
+    // 0.075 a task: the first batch of 100 spends 7.50, then the account refuses (${name}).
     const r = await run(file, '2026-02-02');
     expect(r.exitCode).toBe(EXIT.refused);
     expect(r.text).toMatch(advice);
@@ -79,9 +77,13 @@ describe('account answers stop posting, keep everything and resume (exit 5)', ()
     expect(again.exitCode).toBe(EXIT.ok);
     expect(await states(again.publishedPath, again.runId)).toEqual({ loaded: 250 });
     expect(p.sandbox.controls.postings()).toHaveLength(250);
-  }, 90_000);
+  };
+  it('[account.job_payment] 402 mid-run: the refused batch goes back to planned, what was posted is loaded, resume posts the rest once (exit 5)',
+    midRun('402', { funds: 7.5 }, 40200, /top up the balance/), 90_000);
+  it('[account.job_cost_limit] 40203 mid-run: the same, with the daily cost limit\'s advice (exit 5)',
+    midRun('40203', { dailyCostLimit: 7.5 }, 40203, /daily cost limit is reached/), 90_000);
 
-  test('40204 no access to the endpoint: nothing posted, exit 5, the step named', async () => {
+  it('[account.job_access] 40204 no access to the endpoint: nothing posted, exit 5, the step named', async () => {
     p = await startProject({ sandbox: { keywords_per_site_task: 2 } });
     p.sandbox.controls.setAccount({ deniedEndpoints: ['keywords_for_site.task_post'] });
     const r = await run(SITES(5), '2026-02-03');
@@ -90,7 +92,7 @@ describe('account answers stop posting, keep everything and resume (exit 5)', ()
     expect(await states(r.publishedPath, r.runId)).toEqual({ planned: 5 });
   }, 60_000);
 
-  test('40205 duplicate-task limit: the repeated tasks go back to planned, posting stops, exit 5', async () => {
+  it('[account.job_duplicates] 40205 duplicate-task limit: the repeated tasks go back to planned, posting stops, exit 5', async () => {
     p = await startProject({ sandbox: { keywords_per_site_task: 2 } });
     const file = SITES(5);
     p.sandbox.controls.setAccount({ duplicatesPerHour: 1 });
@@ -107,7 +109,7 @@ describe('account answers stop posting, keep everything and resume (exit 5)', ()
 });
 
 describe('a retired endpoint (HTTP 404)', () => {
-  test('fails its step with the endpoint and step named, loads the other steps, exits 1, and is not asked again', async () => {
+  it('[events.retired] HTTP 404 fails its step with the endpoint and step named, loads the other steps, exits 1, and is not asked again', async () => {
     p = await startProject({ sandbox: { keywords_per_site_task: 2 } });
     // The whole family is gone, as on the live service since 2026-09-15 (docs/api-live.md).
     p.sandbox.controls.setAccount({ retiredEndpoints: ['serp.events.task_post', 'serp.events.tasks_ready', 'serp.events.tasks_fixed', 'serp.events.task_get.advanced'] });
@@ -126,7 +128,7 @@ describe('a retired endpoint (HTTP 404)', () => {
 });
 
 describe('preflight', () => {
-  test('a refused connection stops the run at once with one clear line (exit 7), nothing posting, the run not left running', async () => {
+  it('[account.preflight_unreachable] a refused connection stops the run at once with one clear line (exit 7), nothing posting, the run not left running', async () => {
     p = await startProject();
     const port = await new Promise<number>((resolve) => {
       const s = createServer().listen(0, '127.0.0.1', () => { const a = s.address() as { port: number }; s.close(() => resolve(a.port)); });
@@ -141,7 +143,7 @@ describe('preflight', () => {
     expect((await states(r.publishedPath, r.runId)).posting ?? 0).toBe(0);
   }, 60_000);
 
-  test('an account with no money left is stopped before posting (exit 5)', async () => {
+  it('[account.preflight_balance] an account with no money left is stopped before posting (exit 5)', async () => {
     p = await startProject();
     p.sandbox.controls.setAccount({ funds: 0 });
     const r = await run(SITES(3), '2026-02-08');
