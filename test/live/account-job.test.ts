@@ -4,23 +4,13 @@
  * nothing, leaves nothing `posting`, and the run resumes.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { runJob } from '../../src/run/job.js';
 import { EXIT } from '../../src/exit.js';
-import { ROOT, collectStream, queryFile, startProject, type TestProject } from '../helpers/project.js';
+import { ROOT, collectStream, pipelineFile, queryFile, startProject, type TestProject } from '../helpers/project.js';
 
 let p: TestProject | undefined;
 afterEach(async () => { await p?.close(); p = undefined; });
-
-function pipelineFile(yaml: string): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-pipe-'));
-  const file = path.join(dir, 'p.yaml');
-  writeFileSync(file, yaml);
-  return file;
-}
 
 const SITES = (n: number, budget = 100) => pipelineFile(
   `name: sites\nbudget_usd: ${budget}\nsteps:\n  - name: sites\n    endpoint: keywords_for_site.task_post\n    params: { location_code: 2840 }\n    for_each:\n      target: [${Array.from({ length: n }, (_, i) => `site${i}.example.com`).join(', ')}]\n`,

@@ -1,20 +1,10 @@
 import { afterEach, describe, expect, test } from 'vitest';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { runJob } from '../../src/run/job.js';
 import { EXIT } from '../../src/exit.js';
-import { ROOT, collectStream, queryFile, startProject, type TestProject } from '../helpers/project.js';
+import { ROOT, collectStream, pipelineFile, queryFile, startProject, type TestProject } from '../helpers/project.js';
 
 let p: TestProject | undefined;
 afterEach(async () => { await p?.close(); p = undefined; });
-
-function pipelineFile(yaml: string): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-pipe-'));
-  const file = path.join(dir, 'p.yaml');
-  writeFileSync(file, yaml);
-  return file;
-}
 
 const run = (file: string, runDate: string) =>
   runJob({ root: ROOT, pipelineFile: file, runDate, env: p!.env, configOverrides: p!.overrides, progress: false, out: collectStream(), logDestination: collectStream() });
