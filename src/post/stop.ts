@@ -53,6 +53,12 @@ export function accountStop(code: number, httpStatus: number | undefined, servic
   return { code, ...(httpStatus !== undefined ? { httpStatus } : {}), message, ...where };
 }
 
+/** An error that is the account's answer, as a stop; undefined for anything else. */
+export function accountStopOf(err: unknown): PostStop | undefined {
+  if (!(err instanceof ApiError) || refusalKind(err.code, err.httpStatus) !== 'account') return undefined;
+  return accountStop(err.code, err.httpStatus, err.message, { endpointId: err.endpointId });
+}
+
 /** A 404 as the step's failure: which endpoint, which step, and that resume will not ask again. */
 export function retiredStop(err: ApiError, step: string): PostStop {
   return {

@@ -23,7 +23,7 @@ import { EXIT } from '../exit.js';
 import { openRun, type OpenedRun } from './open.js';
 import { makeSink } from './sink.js';
 import { postLeftovers, postableLeft, refusals, runSteps, type Refusal, type StepsContext } from './steps.js';
-import { newStops, stopExitCode, stopLines, type Stops } from '../post/stop.js';
+import { accountStopOf, newStops, stopExitCode, stopLines, type Stops } from '../post/stop.js';
 import { preflight } from './preflight.js';
 
 export interface RunJobOptions {
@@ -87,11 +87,17 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     const pre = await preflight(config, opts.env ?? process.env, logger); // the account check before anything is posted
     if (!pre.ok) base.stops.account = { ...pre.stop, exitCode: pre.exitCode };
     if (pre.ok || pre.collects) {
-      await collection.resume();
-      await runSteps(steps);
-      await collection.drain();
-      await postLeftovers(steps);
-      await collection.finish();
+      try {
+        await collection.resume();
+        await runSteps(steps);
+        await collection.drain();
+        await postLeftovers(steps);
+        await collection.finish();
+      } catch (err) {
+        // An account answer while collecting (credentials revoked, access withdrawn) ends the attempt as posting's do.
+        base.stops.account ??= accountStopOf(err);
+        if (!base.stops.account) throw err;
+      }
     }
 
     const budgetStopped = base.budget.stopped || base.stops.overBudget.size > 0;
@@ -173,7 +179,7 @@ export function formatSummary(r: RunJobResult, pipeline: Pipeline): string {
   lines.push(...stopLines(r.stops));
   if (r.budgetStopped) lines.push('stopped posting at the budget; everything posted was collected');
   if (r.notCollected) lines.push(`${r.notCollected} posted tasks are not collected yet: run 'seo-etl resume' later (results stay 30 days)`);
-  if (r.notPosted) lines.push(`${r.notPosted} tasks were not posted (why, below): run 'seo-etl resume' to post them`);
+  if (r.notPosted) lines.push(`${r.notPosted} tasks were not posted (why, below): ${r.budgetStopped ? 'raise budget_usd, then ' : ''}run 'seo-etl resume' to post them`);
   for (const f of r.notPostedReasons) lines.push(`not posted: ${f.count} x ${f.code ?? '-'} ${f.message ?? ''} (step ${f.step})`);
   const loaded = Object.entries(r.load.rows).filter(([, n]) => n > 0);
   lines.push(`rows loaded this run: ${loaded.length ? loaded.map(([t, n]) => `${t} ${n}`).join(', ') : 'none'}`);

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
 import { runJob } from '../../src/run/job.js';
 import { EXIT } from '../../src/exit.js';
+import type { PauseHook } from '../../src/pause.js';
 import { ROOT, collectStream, pipelineFile, queryFile, startProject, type TestProject } from '../helpers/project.js';
 
 let p: TestProject | undefined;
@@ -16,10 +17,10 @@ const SITES = (n: number, budget = 100) => pipelineFile(
   `name: sites\nbudget_usd: ${budget}\nsteps:\n  - name: sites\n    endpoint: keywords_for_site.task_post\n    params: { location_code: 2840 }\n    for_each:\n      target: [${Array.from({ length: n }, (_, i) => `site${i}.example.com`).join(', ')}]\n`,
 );
 
-async function run(file: string, runDate: string, opts: { env?: NodeJS.ProcessEnv; overrides?: Record<string, unknown>; resume?: boolean } = {}) {
+async function run(file: string, runDate: string, opts: { env?: NodeJS.ProcessEnv; overrides?: Record<string, unknown>; resume?: boolean; pause?: PauseHook } = {}) {
   const out = collectStream();
   const r = await runJob({
-    root: ROOT, pipelineFile: file, runDate, resume: opts.resume, env: opts.env ?? p!.env, configOverrides: { ...p!.overrides, ...opts.overrides },
+    root: ROOT, pipelineFile: file, runDate, resume: opts.resume, pause: opts.pause, env: opts.env ?? p!.env, configOverrides: { ...p!.overrides, ...opts.overrides },
     progress: false, out, logDestination: collectStream(), stderrLog: false,
   });
   return { ...r, text: out.text() };
@@ -95,6 +96,24 @@ describe('account answers stop posting, keep everything and resume (exit 5)', ()
     const again = await run(file, '2026-02-05', { resume: true });
     expect(again.exitCode).toBe(EXIT.ok);
     expect(await states(again.publishedPath, again.runId)).toEqual({ loaded: 5 });
+  }, 60_000);
+
+  it('[account.job_collect] access withdrawn while collecting: the posted tasks stay posted, exit 5, resume collects them', async () => {
+    p = await startProject({ sandbox: { keywords_per_site_task: 2 } });
+    const file = SITES(3);
+    const cut: PauseHook = async (point) => {
+      if (point === 'posted') p!.sandbox.controls.setAccount({ deniedEndpoints: ['keywords_for_site.tasks_ready', 'keywords_for_site.task_get'] });
+    };
+    const r = await run(file, '2026-02-09', { pause: cut });
+    expect(r.exitCode).toBe(EXIT.refused);
+    expect(r.text).toMatch(/stopped posting: .*40204/);
+    expect(await states(r.publishedPath, r.runId)).toEqual({ posted: 3 });
+    expect(await runStatus(r.publishedPath, r.runId)).toBe('aborted');
+    p.sandbox.controls.setAccount({ deniedEndpoints: [] });
+    const again = await run(file, '2026-02-09', { resume: true });
+    expect(again.exitCode).toBe(EXIT.ok);
+    expect(await states(again.publishedPath, again.runId)).toEqual({ loaded: 3 });
+    expect(p.sandbox.controls.postings()).toHaveLength(3);
   }, 60_000);
 });
 
