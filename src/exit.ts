@@ -22,6 +22,15 @@ export class UserError extends Error {
   }
 }
 
+/** The service could not be reached at all (exit 7): said in one line, without a stack. */
+export class UnreachableError extends Error {
+  readonly exitCode: number = EXIT.unreachable;
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnreachableError';
+  }
+}
+
 export function exitCodeOf(err: unknown): number {
   if (err && typeof err === 'object') {
     const code = (err as { exitCode?: unknown }).exitCode;
@@ -35,7 +44,7 @@ export function exitCodeOf(err: unknown): number {
 export function describeError(err: unknown): string {
   if (err instanceof Error) {
     // ApiError: the service refused the account (credentials, payment, limits); its message says what to do.
-    const known = ['ConfigError', 'PipelineError', 'UserError', 'LockedError', 'ApiError'].includes(err.name);
+    const known = ['ConfigError', 'PipelineError', 'UserError', 'LockedError', 'ApiError', 'UnreachableError'].includes(err.name);
     return known || !err.stack ? err.message : err.stack;
   }
   return String(err);

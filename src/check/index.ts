@@ -11,7 +11,7 @@ import type { Logger } from '../api/logger.js';
 import { loadPipeline } from '../pipeline/index.js';
 import { estimatePlan, planPipeline } from '../pipeline/plan.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
-import { EXIT } from '../exit.js';
+import { EXIT, UnreachableError } from '../exit.js';
 
 export interface AccountSummary {
   login: string | null;
@@ -65,6 +65,7 @@ export function formatAccount(a: AccountSummary): string[] {
 /** Calls user_data once (free). Throws ApiError for an account answer (401, 402, ...). */
 export async function fetchAccount(client: ApiClient): Promise<AccountSummary> {
   const outcome = await client.list('appendix.user_data');
+  if (!outcome.ok && (outcome.error.transport === 'network' || outcome.error.transport === 'timeout')) throw new UnreachableError(`appendix.user_data: the service could not be reached: ${outcome.error.message}`);
   if (!outcome.ok) throw new ApiError(`appendix.user_data: ${outcome.error.transport ? 'the service could not be reached' : `status ${outcome.error.code}`}: ${outcome.error.message}`, outcome.error.code, 200, 'appendix.user_data', outcome.error.path.join('/'));
   return summarizeUserData(outcome.task.result?.[0]);
 }

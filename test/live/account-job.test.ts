@@ -6,7 +6,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
 import { runJob } from '../../src/run/job.js';
-import { EXIT } from '../../src/exit.js';
+import { describeError, exitCodeOf, EXIT } from '../../src/exit.js';
+import { checkCommand } from '../../src/check/index.js';
 import type { PauseHook } from '../../src/pause.js';
 import { ROOT, collectStream, pipelineFile, queryFile, startProject, type TestProject } from '../helpers/project.js';
 
@@ -150,6 +151,10 @@ describe('preflight', () => {
     expect(r.text).not.toMatch(/\n\s+at /);
     expect(await runStatus(r.publishedPath, r.runId)).toBe('aborted');
     expect((await states(r.publishedPath, r.runId)).posting ?? 0).toBe(0);
+    // `seo-etl check` says the same with the same code.
+    const err = await checkCommand({ root: ROOT, env: { ...p.env, SEO_ETL_API_BASE_URL: `http://127.0.0.1:${port}` }, out: () => undefined }).then(() => undefined, (e: unknown) => e);
+    expect(exitCodeOf(err)).toBe(EXIT.unreachable);
+    expect(describeError(err)).toMatch(/^appendix\.user_data: the service could not be reached: .*ECONNREFUSED/);
   }, 60_000);
 
   it('[account.preflight_balance] an account with no money left is stopped before posting (exit 5)', async () => {
