@@ -70,7 +70,7 @@ export interface RunJobResult {
   stops: Stops;
 }
 
-/** Runs (or resumes) a pipeline end to end. Throws for bad input (exit 2), a held lock (3) and refusals (5). */
+/** Runs (or resumes) a pipeline end to end. Throws for bad input (exit 2) and a held lock (3); an account answer ends it with exit 5 (src/post/stop.ts). */
 export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
   const started = Date.now();
   const pause = opts.pause ?? noPause;
