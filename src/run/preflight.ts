@@ -21,8 +21,9 @@ const NOTHING_ANSWERS: ReadonlySet<number> = new Set([401, 40100, 40201, 40207])
 
 export async function preflight(config: Config, env: NodeJS.ProcessEnv | undefined, logger: Logger): Promise<PreflightResult> {
   if (config.api.base_url === 'sandbox') return { ok: true };
-  // Fails fast: at most 3 attempts of 15 s for a service that does not answer (a refused connection takes ms).
-  const { client } = await accountClient(config, { env, logger, retries: Math.min(config.api.retries, 2), timeoutMs: Math.min(config.api.timeout_ms, 15_000) });
+  // The configured retries (a flaky service is not a dead one), each at most 15 s: a refused connection fails in
+  // milliseconds, a service that never answers in under two minutes with the defaults.
+  const { client } = await accountClient(config, { env, logger, timeoutMs: Math.min(config.api.timeout_ms, 15_000) });
   let outcome;
   try {
     outcome = await client.list('appendix.user_data');
