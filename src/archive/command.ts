@@ -24,12 +24,14 @@ const pathsOf = (root: string, config: Config): WarehousePaths => warehousePaths
 /**
  * Writes to the working warehouse under the run lock (a run and a reprocess never write at once), rewrites the
  * Parquet export from it, then publishes it to every destination, as a run does; the exit code says whether a
- * destination beyond DuckDB failed. `write` works on `file` (the working warehouse, or reprocess's copy of it) and
- * may refuse by throwing before anything is published.
+ * destination beyond DuckDB failed. With `onCopy`, `write` works on a copy of the working warehouse that replaces it
+ * only once `write` returns: it may refuse by throwing, and nothing is changed or published.
  */
-async function writeAndPublish(paths: WarehousePaths, config: Config, runId: string, write: (wh: Warehouse) => Promise<ArchiveLoadResult>, file = paths.work): Promise<number> {
+async function writeAndPublish(paths: WarehousePaths, config: Config, runId: string, write: (wh: Warehouse) => Promise<ArchiveLoadResult>, opts: { onCopy?: boolean } = {}): Promise<number> {
   const lock = acquireRunLock(paths.dir);
+  const file = opts.onCopy ? `${paths.work}.reprocess-${process.pid}` : paths.work;
   try {
+    if (opts.onCopy) copyWarehouse(paths.work, file);
     const wh = await Warehouse.open(file, { memoryLimit: config.warehouse.memory_limit, ...WAREHOUSE_STORAGE });
     let loaded: ArchiveLoadResult;
     let parquet: Awaited<ReturnType<typeof rewriteParquet>>;
@@ -49,6 +51,13 @@ async function writeAndPublish(paths: WarehousePaths, config: Config, runId: str
     if (file !== paths.work) for (const f of [file, `${file}.wal`]) rmSync(f, { force: true });
     lock.release();
   }
+}
+
+/** A copy of a warehouse file and its log (a killed run's writes are replayed from it when the copy opens). */
+function copyWarehouse(from: string, to: string): void {
+  mkdirSync(path.dirname(to), { recursive: true });
+  if (existsSync(from)) copyFileSync(from, to);
+  if (existsSync(`${from}.wal`)) copyFileSync(`${from}.wal`, `${to}.wal`);
 }
 
 /** A warehouse file (checkpointed and closed) renamed over another, whose stale log goes with it. */
@@ -81,10 +90,6 @@ export async function reprocessCommand(opts: { root: string; allowFewer?: boolea
   const config = loadConfig({ root: opts.root });
   const paths = pathsOf(opts.root, config);
   const files = listArchiveFiles(paths.raw);
-  const copy = `${paths.work}.reprocess-${process.pid}`;
-  mkdirSync(path.dirname(paths.work), { recursive: true });
-  if (existsSync(paths.work)) copyFileSync(paths.work, copy);
-  if (existsSync(`${paths.work}.wal`)) copyFileSync(`${paths.work}.wal`, `${copy}.wal`);
   return writeAndPublish(paths, config, `reprocess-${stamp()}`, async (wh) => {
     await wh.ensureSchema();
     const before = await wh.tableCounts();
@@ -96,7 +101,7 @@ export async function reprocessCommand(opts: { root: string; allowFewer?: boolea
     }
     process.stdout.write(`reprocess: ${describeLoad(r)}\n${fewer.length ? `fewer rows than before (--allow-fewer): ${fewer.join(', ')}\n` : ''}published: ${paths.published}\n`);
     return r;
-  }, copy);
+  }, { onCopy: true });
 }
 
 /** Archives the given response files, then loads them. */
