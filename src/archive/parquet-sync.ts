@@ -48,3 +48,25 @@ export async function rewriteParquet(wh: Warehouse, parquetDir: string): Promise
 export function shrunk(before: Record<string, number>, after: Record<string, number>): string[] {
   return Object.entries(before).filter(([t, n]) => (after[t] ?? 0) < n).map(([t, n]) => `${t} ${n} -> ${after[t] ?? 0}`);
 }
+
+/**
+ * Runs whose Parquet files still hold rows this run replaced in DuckDB (a re-parsed task collected again by a later
+ * run, tasks_fixed): their parts are written again from the warehouse, and a part left with no rows is removed,
+ * so a table reads the same in Parquet as in DuckDB. Returns the runs rewritten.
+ */
+export async function reexportMovedRuns(wh: Warehouse, parquetDir: string, runId: string): Promise<string[]> {
+  const conn = wh.connection;
+  const moved = (await conn.runAndReadAll(
+    `SELECT DISTINCT t.run_id, r.run_date FROM _tasks t LEFT JOIN _runs r ON r.run_id = t.run_id
+     WHERE t.run_id <> $1 AND t.service_id IN (SELECT _task_id FROM "tasks" WHERE _run_id = $1) ORDER BY 1`,
+    [runId],
+  )).getRows().map((r) => ({ run: String(r[0]), day: String(r[1]) }));
+  const today = new Date().toISOString().slice(0, 10);
+  for (const { run, day } of moved) {
+    if (!/^[A-Za-z0-9._-]+$/.test(run)) continue;
+    const date = snapshotDateOf(run, new Map([[run, day]]), today);
+    const written = new Set((await wh.exportParquet(parquetDir, date, run)).map((f) => f.table));
+    for (const t of TABLES) if (!written.has(t.name)) rmSync(path.join(parquetDir, t.name, `snapshot_date=${date}`, `part-${run}.parquet`), { force: true });
+  }
+  return moved.map((m) => m.run);
+}

@@ -25,6 +25,7 @@ import { makeSink } from './sink.js';
 import { postLeftovers, postableLeft, refusals, runSteps, type Refusal, type StepsContext } from './steps.js';
 import { accountStopOf, newStops, stopExitCode, stopLines, type Stops } from '../post/stop.js';
 import { preflight } from './preflight.js';
+import { reexportMovedRuns } from '../archive/parquet-sync.js';
 
 export interface RunJobOptions {
   root: string;
@@ -110,6 +111,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     // Exported before the run is marked finished: a crash during the export leaves the run for `resume`.
     removeStaleFiles(run);
     const parquet = await writer.exportParquet(paths.parquet, runDate, runId, () => pause('parquet'));
+    await reexportMovedRuns(writer.warehouse, paths.parquet, runId); // rows this run took over from earlier runs
     await ledger.finishRun(runId, status, base.stops.account?.message ?? finishNote(pipeline, budgetStopped, notCollected, notPosted));
     const summary = await ledger.summary(runId);
     const tableRows = await writer.warehouse.tableCounts();

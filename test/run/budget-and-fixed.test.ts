@@ -54,5 +54,11 @@ describe('tasks_fixed', () => {
     expect(after).toHaveLength(before.length); // replaced, not added
     const changed = after.filter((row, i) => String(row.datetime) !== String(before[i].datetime)).map((r) => String(r._task_id));
     expect(changed.sort()).toEqual([...reparsed].sort());
+    // Parquet reads the same: the earlier run's parts no longer hold the rows the second run replaced.
+    for (const t of ['tasks', 'events_serp', 'events_serp__items']) {
+      const [{ n }] = await queryFile(second.publishedPath, `SELECT count(*)::INT AS n FROM ${t}`);
+      const [{ m }] = await queryFile(second.publishedPath, `SELECT count(*)::INT AS m FROM read_parquet('${p.dataDir}/parquet/${t}/**/*.parquet')`);
+      expect(m, t).toBe(n);
+    }
   }, 60_000);
 });
