@@ -192,7 +192,11 @@ async function rows(conn: DuckDBConnection, sql: string, values: DuckDBValue[] =
   return reader.getRowObjectsJS() as Record<string, unknown>[];
 }
 
-const strings = (xs: readonly string[]) => listValue([...xs]);
+/**
+ * A VARCHAR[] parameter. An empty list cannot be bound (its item type is unknown): a list of one empty string
+ * stands for it, which matches no key, id, state, step or endpoint (a pipeline of live steps only polls none).
+ */
+const strings = (xs: readonly string[]) => listValue(xs.length ? [...xs] : ['']);
 
 /** Task keys as the planner makes them (24 hex characters); anything else is taken for a service id too. */
 const KEY_FORMAT = /^[0-9a-f]{24}$/;

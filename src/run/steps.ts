@@ -5,7 +5,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { endpoint } from '../api/catalog.js';
 import type { Collection } from '../collect/index.js';
-import { expandStepChunks, releaseStepInputs } from '../pipeline/index.js';
+import { expandStepChunks, formatUsd, releaseStepInputs } from '../pipeline/index.js';
 import { ApiError } from '../api/client.js';
 import { mayPost, onRefusal, postStep, type PostContext } from '../post/index.js';
 
@@ -48,6 +48,12 @@ export async function runSteps(ctx: StepsContext, opts: { postOnly?: boolean } =
         if (!(err instanceof ApiError)) throw err;
         await onRefusal(ctx, step.name, err, []);
       });
+    }
+    // A live step stopped at the budget leaves the later steps their chance at what is left (see postStep).
+    if (ctx.budget.stopped) {
+      ctx.budget.stopped = false;
+      ctx.stops.overBudget.add(step.name);
+      await ctx.ledger.notePlanned(ctx.runId, step.name, { message: `over the budget: it would pass budget_usd ${formatUsd(ctx.pipeline.budgetUsd)}` });
     }
   }
 }
