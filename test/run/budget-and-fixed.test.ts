@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from 'vitest';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { runJob } from '../../src/run/job.js';
 import { EXIT } from '../../src/exit.js';
 import { ROOT, collectStream, pipelineFile, queryFile, startProject, type TestProject } from '../helpers/project.js';
@@ -28,7 +29,13 @@ describe('budget', () => {
     expect(out.text()).toContain('not posted: 117 x - over the budget: it would pass budget_usd $10.00 (spent $9.975) (step sites)');
     const [{ tasks }] = await queryFile(r.publishedPath, `SELECT count(DISTINCT _task_id)::INT AS tasks FROM keyword_data`);
     expect(tasks).toBe(133);
-  }, 60_000);
+    // The budget raised, `resume` posts the rest, once.
+    writeFileSync(file, readFileSync(file, 'utf8').replace('budget_usd: 10', 'budget_usd: 100'));
+    const again = await runJob({ root: ROOT, pipelineFile: file, resume: true, env: p!.env, configOverrides: p!.overrides, progress: false, out: collectStream(), logDestination: collectStream() });
+    expect(again.exitCode).toBe(EXIT.ok);
+    expect(again.summary!.byState.loaded).toBe(253);
+    expect(p.sandbox.controls.postings()).toHaveLength(253);
+  }, 90_000);
 });
 
 describe('budget and live steps', () => {
