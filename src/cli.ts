@@ -115,9 +115,10 @@ program
 program
   .command('reprocess')
   .description('rebuild every table from the raw archive, without calling the API')
-  .action(async () => {
+  .option('--allow-fewer', 'publish even when a table ends with fewer rows than it had (the archive is missing or cut)')
+  .action(async (opts) => {
     const { reprocessCommand } = await import('./archive/command.js');
-    process.exitCode = await reprocessCommand({ root: rootFor() });
+    process.exitCode = await reprocessCommand({ root: rootFor(), allowFewer: Boolean(opts.allowFewer) });
   });
 
 program

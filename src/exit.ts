@@ -8,6 +8,8 @@ export const EXIT = {
   refused: 5,
   /** The run completed into DuckDB and Parquet, but publishing to PostgreSQL failed; the next run catches it up. */
   postgres: 6,
+  /** The service could not be reached at all (connection refused, unknown host, no answer): nothing was posted. */
+  unreachable: 7,
   internal: 70,
 } as const;
 
@@ -17,6 +19,15 @@ export class UserError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'UserError';
+  }
+}
+
+/** The service could not be reached at all (exit 7): said in one line, without a stack. */
+export class UnreachableError extends Error {
+  readonly exitCode: number = EXIT.unreachable;
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnreachableError';
   }
 }
 
@@ -33,7 +44,7 @@ export function exitCodeOf(err: unknown): number {
 export function describeError(err: unknown): string {
   if (err instanceof Error) {
     // ApiError: the service refused the account (credentials, payment, limits); its message says what to do.
-    const known = ['ConfigError', 'PipelineError', 'UserError', 'LockedError', 'ApiError'].includes(err.name);
+    const known = ['ConfigError', 'PipelineError', 'UserError', 'LockedError', 'ApiError', 'UnreachableError'].includes(err.name);
     return known || !err.stack ? err.message : err.stack;
   }
   return String(err);

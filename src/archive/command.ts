@@ -1,5 +1,7 @@
 /** `seo-etl reprocess` and `seo-etl ingest`: tables from the raw archive, no API call. */
 import path from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { rewriteParquet, shrunk } from './parquet-sync.js';
 import { loadConfig, type Config } from '../config/index.js';
 import { Warehouse } from '../load/warehouse.js';
 import { WAREHOUSE_STORAGE } from '../load/database.js';
@@ -20,27 +22,48 @@ const stamp = () => `${new Date().toISOString().replace(/[-:]/g, '').replace(/\.
 const pathsOf = (root: string, config: Config): WarehousePaths => warehousePaths(path.resolve(root, config.warehouse.dir));
 
 /**
- * Writes to the working warehouse under the run lock (a run and a reprocess never write at once), then publishes
- * it to every destination, as a run does; the exit code says whether a destination beyond DuckDB failed.
+ * Writes to the working warehouse under the run lock (a run and a reprocess never write at once), rewrites the
+ * Parquet export from it, then publishes it to every destination, as a run does; the exit code says whether a
+ * destination beyond DuckDB failed. With `onCopy`, `write` works on a copy of the working warehouse that replaces it
+ * only once `write` returns: it may refuse by throwing, and nothing is changed or published.
  */
-async function writeAndPublish(paths: WarehousePaths, config: Config, runId: string, write: (wh: Warehouse) => Promise<ArchiveLoadResult>): Promise<number> {
+async function writeAndPublish(paths: WarehousePaths, config: Config, runId: string, write: (wh: Warehouse) => Promise<ArchiveLoadResult>, opts: { onCopy?: boolean } = {}): Promise<number> {
   const lock = acquireRunLock(paths.dir);
+  const file = opts.onCopy ? `${paths.work}.reprocess-${process.pid}` : paths.work;
   try {
-    const wh = await Warehouse.open(paths.work, { memoryLimit: config.warehouse.memory_limit, ...WAREHOUSE_STORAGE });
+    if (opts.onCopy) copyWarehouse(paths.work, file);
+    const wh = await Warehouse.open(file, { memoryLimit: config.warehouse.memory_limit, ...WAREHOUSE_STORAGE });
     let loaded: ArchiveLoadResult;
+    let parquet: Awaited<ReturnType<typeof rewriteParquet>>;
     try {
       loaded = await write(wh);
+      parquet = await rewriteParquet(wh, paths.parquet);
       await wh.connection.run('CHECKPOINT');
     } finally {
       wh.close();
     }
+    if (file !== paths.work) replaceFile(file, paths.work);
     const runDate = new Date().toISOString().slice(0, 10);
-    const published = await publishAll(destinationsFor(config, paths, noPause), { runId, runDate, status: 'completed' }, { warehouse: paths.work, parquet: [], rows: loaded.rows });
+    const published = await publishAll(destinationsFor(config, paths, noPause), { runId, runDate, status: 'completed' }, { warehouse: paths.work, parquet, rows: loaded.rows });
     for (const line of describeDestinations(published)) process.stdout.write(`${line}\n`);
     return exitWithDestinations(EXIT.ok, published);
   } finally {
+    if (file !== paths.work) for (const f of [file, `${file}.wal`]) rmSync(f, { force: true });
     lock.release();
   }
+}
+
+/** A copy of a warehouse file and its log (a killed run's writes are replayed from it when the copy opens). */
+function copyWarehouse(from: string, to: string): void {
+  mkdirSync(path.dirname(to), { recursive: true });
+  if (existsSync(from)) copyFileSync(from, to);
+  if (existsSync(`${from}.wal`)) copyFileSync(`${from}.wal`, `${to}.wal`);
+}
+
+/** A warehouse file (checkpointed and closed) renamed over another, whose stale log goes with it. */
+function replaceFile(from: string, to: string): void {
+  rmSync(`${to}.wal`, { force: true });
+  renameSync(from, to);
 }
 
 export function describeLoad(r: ArchiveLoadResult): string {
@@ -58,17 +81,27 @@ export function describeLoad(r: ArchiveLoadResult): string {
   return lines.join('\n');
 }
 
-/** Rebuilds every catalog table from the raw archive (the ledger's tables are left alone). */
-export async function reprocessCommand(opts: { root: string }): Promise<number> {
+/**
+ * Rebuilds every catalog table from the raw archive (the ledger's tables are left alone), in a copy of the working
+ * warehouse: when a table would end with fewer rows than it has (data/raw missing or cut), nothing changes and the
+ * command exits 2, unless `allowFewer` says to publish the smaller tables.
+ */
+export async function reprocessCommand(opts: { root: string; allowFewer?: boolean }): Promise<number> {
   const config = loadConfig({ root: opts.root });
   const paths = pathsOf(opts.root, config);
   const files = listArchiveFiles(paths.raw);
   return writeAndPublish(paths, config, `reprocess-${stamp()}`, async (wh) => {
+    await wh.ensureSchema();
+    const before = await wh.tableCounts();
     await wh.resetTables();
     const r = await loadArchiveFiles(wh, files, { engines: config.paths });
-    process.stdout.write(`reprocess: ${describeLoad(r)}\npublished: ${paths.published}\n`);
+    const fewer = shrunk(before, await wh.tableCounts());
+    if (fewer.length && !opts.allowFewer) {
+      throw new UserError(`reprocess: the raw archive (${path.relative(process.cwd(), paths.raw) || paths.raw}, ${files.length} file(s)) gives fewer rows than the warehouse has: ${fewer.slice(0, 8).join(', ')}${fewer.length > 8 ? `, and ${fewer.length - 8} more tables` : ''}. Nothing was changed or published; restore the archive, or run 'seo-etl reprocess --allow-fewer' to publish the smaller tables`);
+    }
+    process.stdout.write(`reprocess: ${describeLoad(r)}\n${fewer.length ? `fewer rows than before (--allow-fewer): ${fewer.join(', ')}\n` : ''}published: ${paths.published}\n`);
     return r;
-  });
+  }, { onCopy: true });
 }
 
 /** Archives the given response files, then loads them. */

@@ -7,10 +7,11 @@ import path from 'node:path';
 import { loadConfig, credentialsFor, type Config } from '../config/index.js';
 import { ApiClient, ApiError } from '../api/client.js';
 import { RateLimiter } from '../queue/index.js';
+import type { Logger } from '../api/logger.js';
 import { loadPipeline } from '../pipeline/index.js';
 import { estimatePlan, planPipeline } from '../pipeline/plan.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
-import { EXIT } from '../exit.js';
+import { EXIT, UnreachableError } from '../exit.js';
 
 export interface AccountSummary {
   login: string | null;
@@ -64,17 +65,18 @@ export function formatAccount(a: AccountSummary): string[] {
 /** Calls user_data once (free). Throws ApiError for an account answer (401, 402, ...). */
 export async function fetchAccount(client: ApiClient): Promise<AccountSummary> {
   const outcome = await client.list('appendix.user_data');
+  if (!outcome.ok && (outcome.error.transport === 'network' || outcome.error.transport === 'timeout')) throw new UnreachableError(`appendix.user_data: the service could not be reached: ${outcome.error.message}`);
   if (!outcome.ok) throw new ApiError(`appendix.user_data: ${outcome.error.transport ? 'the service could not be reached' : `status ${outcome.error.code}`}: ${outcome.error.message}`, outcome.error.code, 200, 'appendix.user_data', outcome.error.path.join('/'));
   return summarizeUserData(outcome.task.result?.[0]);
 }
 
 /** A client for one quick account call: the configured service, or the embedded sandbox when base_url is "sandbox". */
-async function accountClient(config: Config, opts: { retries?: number; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<{ client: ApiClient; sandbox?: Sandbox }> {
+export async function accountClient(config: Config, opts: { retries?: number; timeoutMs?: number; env?: NodeJS.ProcessEnv; logger?: Logger } = {}): Promise<{ client: ApiClient; sandbox?: Sandbox }> {
   const credentials = credentialsFor(config, opts.env);
   const sandbox = config.api.base_url === 'sandbox' ? await startSandbox({ config, port: 0, credentials }) : undefined;
   const client = new ApiClient({
     baseUrl: sandbox?.url ?? config.api.base_url, credentials, engines: config.paths, limiter: RateLimiter.fromConfig(config),
-    timeoutMs: opts.timeoutMs ?? config.api.timeout_ms, retries: opts.retries ?? config.api.retries, retryBaseMs: config.api.retry_base_ms, tasksPerPost: config.api.tasks_per_post,
+    timeoutMs: opts.timeoutMs ?? config.api.timeout_ms, retries: opts.retries ?? config.api.retries, retryBaseMs: config.api.retry_base_ms, tasksPerPost: config.api.tasks_per_post, logger: opts.logger,
   });
   return { client, sandbox };
 }

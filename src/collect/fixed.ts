@@ -5,6 +5,7 @@
  */
 import { endpointsOfKind } from '../api/catalog.js';
 import { isTaskError } from '../api/status.js';
+import { ApiError } from '../api/client.js';
 import type { CollectedTask } from '../normalize/extract.js';
 import type { CollectContext } from './context.js';
 
@@ -21,7 +22,13 @@ async function recollect(ctx: CollectContext, listId: string, getId: string, ste
   // ledger task is only recorded the first time.
   const stepTasks = stepName ? await ctx.ledger.tasks(ctx.runId, { step: stepName, states: ['planned', 'posting'] }) : [];
   if (stepTasks.length) await ctx.ledger.beginPost(ctx.runId, stepTasks.map((t) => t.key));
-  const env = await ctx.client.get(listId);
+  // A family the service retired (HTTP 404) has nothing to re-collect: its step fails, the run goes on.
+  const env = await ctx.client.get(listId).catch((err: unknown) => { if (err instanceof ApiError && err.httpStatus === 404) return err; throw err; });
+  if (env instanceof ApiError) {
+    ctx.logger.warn({ endpoint: listId }, `${env.message}: nothing to re-collect`);
+    if (stepTasks.length) await ctx.ledger.recordPostFailed(ctx.runId, stepTasks.map((t) => ({ ref: t.key, code: env.code, message: env.message })));
+    return;
+  }
   const listTask = env.tasks?.[0];
   if (!listTask || isTaskError(listTask.status_code)) {
     if (stepTasks.length) await ctx.ledger.recordPostFailed(ctx.runId, stepTasks.map((t) => ({ ref: t.key, code: listTask?.status_code ?? env.status_code, message: listTask?.status_message ?? env.status_message })));

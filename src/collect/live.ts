@@ -16,17 +16,21 @@ export async function callStep(ctx: CollectContext, step: PipelineStep): Promise
   // `posting` here is a live call a crash interrupted: its answer (if any) is in the raw archive; ask again.
   // Read a page at a time and shared by the workers (an async generator hands each task to one of them).
   const todo = eachTask(ledger.pages(runId, { step: step.name, states: ['planned', 'posting'] }));
+  // What the calls in flight may cost: the ledger knows a call's cost only once it is answered.
+  let inFlightUsd = 0;
   const worker = async () => {
     while (!ctx.budget.stopped) {
       const next = await todo.next();
       if (next.done) return;
       const t = next.value;
       const spent = await ledger.spentUsd(runId);
-      if (!budgetAllows(spent, t.price * (t.paging?.maxPages ?? 1), ctx.pipeline.budgetUsd)) {
+      const price = t.price * (t.paging?.maxPages ?? 1);
+      if (!budgetAllows(spent + inFlightUsd, price, ctx.pipeline.budgetUsd)) {
         ctx.budget.stopped = true;
         logger.warn({ step: step.name, spent_usd: spent, budget_usd: ctx.pipeline.budgetUsd }, 'budget reached: no more live calls');
         return;
       }
+      inFlightUsd += price;
       if (t.state === 'planned') await ledger.beginPost(runId, [t.key]);
       const results: CollectedTask[] = [];
       let cost = 0;
@@ -39,6 +43,7 @@ export async function callStep(ctx: CollectContext, step: PipelineStep): Promise
       if (!results.length) {
         await ledger.recordPostFailed(runId, [{ ref: t.key, code: error?.code ?? 0, message: error?.message ?? 'no answer' }]);
         ctx.progress.add('failed');
+        inFlightUsd -= price;
         continue;
       }
       if (error) logger.warn({ step: step.name, task: t.key, pages: results.length, error }, 'paging stopped early; the pages fetched are kept');
@@ -46,6 +51,7 @@ export async function callStep(ctx: CollectContext, step: PipelineStep): Promise
       ctx.progress.add('posted');
       ctx.progress.counts.costUsd += cost;
       await ctx.sink({ kind: 'answered', keys: [t.key], results, pages: results.length, posted: { key: t.key, serviceId: results[0].task.id, cost } });
+      inFlightUsd -= price; // now in the ledger's spend
     }
   };
   await Promise.all(Array.from({ length: ctx.config.collect.live_concurrency }, worker));

@@ -192,7 +192,11 @@ async function rows(conn: DuckDBConnection, sql: string, values: DuckDBValue[] =
   return reader.getRowObjectsJS() as Record<string, unknown>[];
 }
 
-const strings = (xs: readonly string[]) => listValue([...xs]);
+/**
+ * A VARCHAR[] parameter. An empty list cannot be bound (its item type is unknown): a list of one empty string
+ * stands for it, which matches no key, id, state, step or endpoint (a pipeline of live steps only polls none).
+ */
+const strings = (xs: readonly string[]) => listValue(xs.length ? [...xs] : ['']);
 
 /** Task keys as the planner makes them (24 hex characters); anything else is taken for a service id too. */
 const KEY_FORMAT = /^[0-9a-f]{24}$/;
@@ -429,12 +433,23 @@ export class Ledger {
         [input.runId, input.pipeline, input.runDate, input.pipelineFile ?? null, input.budgetUsd ?? null, now, now],
       );
     }
-    return { run: (await this.run(input.runId))!, resumed: existing !== undefined };
+    const run = (await this.run(input.runId))!;
+    await this.conn.run(
+      `INSERT OR REPLACE INTO _attempts (run_id, attempt, started_at, status, updated_at) VALUES (?, ?, ?::TIMESTAMP, 'running', ?::TIMESTAMP)`,
+      [input.runId, run.attempts, now, now],
+    );
+    return { run, resumed: existing !== undefined };
   }
 
   async finishRun(runId: string, status: Exclude<RunStatus, 'running'>, note?: string): Promise<void> {
     const now = ts(this.now());
-    await this.queue(() => this.conn.run(`UPDATE _runs SET status = ?, updated_at = ?::TIMESTAMP, finished_at = ?::TIMESTAMP, note = ? WHERE run_id = ?`, [status, now, now, note ?? null, runId]));
+    await this.queue(async () => {
+      await this.conn.run(`UPDATE _runs SET status = ?, updated_at = ?::TIMESTAMP, finished_at = ?::TIMESTAMP, note = ? WHERE run_id = ?`, [status, now, now, note ?? null, runId]);
+      await this.conn.run(
+        `UPDATE _attempts SET status = ?, finished_at = ?::TIMESTAMP, updated_at = ?::TIMESTAMP WHERE run_id = ? AND attempt = (SELECT attempts FROM _runs WHERE run_id = ?)`,
+        [status, now, now, runId, runId],
+      );
+    });
   }
 
   async run(runId: string): Promise<RunRow | undefined> {
@@ -595,6 +610,28 @@ export class Ledger {
   /** A posting batch that certainly never reached the service (refused before sending): back to `planned`. */
   async releasePosting(runId: string, keys: readonly string[], reason?: string): Promise<string[]> {
     return this.atomically(() => move(this.conn, runId, keys, ['posting'], 'planned', this.now(), '', undefined, { ...(reason ? { error_message: reason } : {}), batch_id: null }));
+  }
+
+  /** A step the service cannot serve (its endpoint is gone): its unposted tasks fail with the answer, once. */
+  async failStep(runId: string, step: string, failure: { code: number; message: string }): Promise<number> {
+    const now = ts(this.now());
+    const r = await this.queue(() => this.conn.run(
+      `UPDATE _tasks SET state = 'failed', failed_at = ?::TIMESTAMP, updated_at = ?::TIMESTAMP, error_code = ?, error_message = ?, batch_id = NULL
+       WHERE run_id = ? AND step = ? AND state IN ('planned', 'posting')`,
+      [now, now, Math.trunc(failure.code), failure.message, runId, step],
+    ));
+    return Number(r.rowsChanged);
+  }
+
+  /**
+   * Says why planned tasks were not posted (the budget, an account answer), where no service answer says it
+   * already: those of one step, or without `step` of the whole run.
+   */
+  async notePlanned(runId: string, step: string | null, why: { code?: number; message: string }): Promise<void> {
+    await this.queue(() => this.conn.run(
+      `UPDATE _tasks SET error_code = ?, error_message = ? WHERE run_id = ? AND (? IS NULL OR step = ?) AND state = 'planned' AND error_code IS NULL`,
+      [why.code ?? null, why.message, runId, step, step],
+    ));
   }
 
   // ---- collection-side moves: in a load's transaction use markLoaded/markFailed/markPosted (module comment) ----

@@ -20,6 +20,17 @@ export const LEDGER_DDL = [
     finished_at TIMESTAMP,
     note VARCHAR
   )`,
+  // One row per attempt of a run (the first, then each resume): when it started and finished, and how it ended.
+  // A killed attempt keeps finished_at null. v_runs sums the attempts, not the span from the first to the last.
+  `CREATE TABLE IF NOT EXISTS _attempts (
+    run_id VARCHAR NOT NULL,
+    attempt INTEGER NOT NULL,
+    started_at TIMESTAMP NOT NULL,
+    finished_at TIMESTAMP,
+    status VARCHAR NOT NULL,
+    updated_at TIMESTAMP NOT NULL,
+    PRIMARY KEY (run_id, attempt)
+  )`,
   // One row per task and run. params is the JSON body sent; price what one call is billed by the price table;
   // cost what the service reported. Timestamps are UTC.
   `CREATE TABLE IF NOT EXISTS _tasks (

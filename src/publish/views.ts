@@ -262,7 +262,7 @@ GROUP BY snapshot_date, site, resource_type`,
     name: 'v_runs',
     question: 'What did each run do, spend and leave failed?',
     grain: 'one row per run (pipeline and day).',
-    notes: 'From the ledger tables `_runs` and `_tasks`. Spend is what the service reported per task (`_tasks.cost`), summed in micro-dollars as `seo-etl status` does.',
+    notes: 'From the ledger tables `_runs`, `_attempts` and `_tasks`. Spend is what the service reported per task (`_tasks.cost`), summed in micro-dollars as `seo-etl status` does.',
     columns: [
       col('run_id', 'Run id: `<pipeline>-<run date>`.'),
       col('pipeline', 'Pipeline name.'),
@@ -271,7 +271,7 @@ GROUP BY snapshot_date, site, resource_type`,
       col('attempts', 'Times the run was started (a resume adds one).'),
       col('started_at', 'When the first attempt started (UTC).'),
       col('finished_at', 'When the run finished (UTC); null while running.'),
-      col('duration_seconds', 'finished_at - started_at, seconds.'),
+      col('duration_seconds', 'How long its attempts ran, summed, seconds (the first attempt and each resume, not the wait between them; an attempt that was killed has no end and counts nothing).'),
       col('tasks', 'Tasks planned.'),
       col('tasks_loaded', 'Tasks whose results are loaded.'),
       col('tasks_failed', 'Tasks that failed (see `v_failed_tasks`).'),
@@ -283,7 +283,8 @@ GROUP BY snapshot_date, site, resource_type`,
     ],
     select: `
 SELECT r.run_id, r.pipeline, try_cast(r.run_date AS DATE) AS run_date, r.status, r.attempts, r.started_at, r.finished_at,
-       round(epoch(r.finished_at - r.started_at), 1) AS duration_seconds,
+       coalesce((SELECT round(sum(epoch(a.finished_at - a.started_at)), 1) FROM _attempts a WHERE a.run_id = r.run_id AND a.finished_at IS NOT NULL),
+                round(epoch(r.finished_at - r.started_at), 1)) AS duration_seconds,
        count(t.task_key) AS tasks,
        count(t.task_key) FILTER (WHERE t.state = 'loaded') AS tasks_loaded,
        count(t.task_key) FILTER (WHERE t.state = 'failed') AS tasks_failed,
@@ -393,6 +394,7 @@ export function catalogComments(): string[] {
     for (const c of allColumns(t)) out.push(`COMMENT ON COLUMN ${q(t.name)}.${q(c.name)} IS ${lit(c.description)}`);
   }
   out.push(`COMMENT ON TABLE "_runs" IS ${lit('Ledger: one row per run (pipeline and day): status, attempts, budget. Summarised by v_runs.')}`);
+  out.push(`COMMENT ON TABLE "_attempts" IS ${lit('Ledger: one row per attempt of a run (the first and each resume): started, finished (null when killed), status. v_runs sums them.')}`);
   out.push(`COMMENT ON TABLE "_tasks" IS ${lit('Ledger: one row per task of a run: state, price, reported cost, errors, timestamps of each state. Summarised by v_run_steps and v_failed_tasks.')}`);
   return out;
 }

@@ -24,6 +24,9 @@ import { openRun, type OpenedRun } from './open.js';
 import { makeSink } from './sink.js';
 import { markPublishing, published as publishDone } from './resume.js';
 import { postLeftovers, postableLeft, refusals, runSteps, type Refusal, type StepsContext } from './steps.js';
+import { accountStopOf, newStops, stopExitCode, stopLines, type Stops } from '../post/stop.js';
+import { preflight, type PreflightResult } from './preflight.js';
+import { reexportMovedRuns } from '../archive/parquet-sync.js';
 
 export interface RunJobOptions {
   root: string;
@@ -65,9 +68,11 @@ export interface RunJobResult {
   callbacks: { received: number; rejected: number };
   /** The PostgreSQL destination's outcome, when one is configured. */
   postgres?: PostgresOutcome;
+  /** What stopped posting: an account answer, endpoints gone, the budget (src/post/stop.ts). */
+  stops: Stops;
 }
 
-/** Runs (or resumes) a pipeline end to end. Throws for bad input (exit 2), a held lock (3) and refusals (5). */
+/** Runs (or resumes) a pipeline end to end. Throws for bad input (exit 2) and a held lock (3); an account answer ends it with exit 5 (src/post/stop.ts). */
 export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
   const started = Date.now();
   const pause = opts.pause ?? noPause;
@@ -76,28 +81,41 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
   const load = emptySummary();
   const settled = () => writer.idle();
   const sink = makeSink({ writer, ledger, runId, engines: Object.values(config.paths), progress, logger, pause, load });
-  const base = { config, pipeline, runId, ledger, client: run.client, logger, progress, budget: { stopped: false }, pause };
+  const base = { config, pipeline, runId, ledger, client: run.client, logger, progress, budget: { stopped: false }, pause, stops: newStops() };
   let collection: Collection | undefined;
   try {
     collection = await Collection.open({ ...base, sink, settled, rawDir: paths.raw, attemptStartedAt: run.attemptStartedAt }, (e) => run.archive.append(e));
     const steps: StepsContext = { ...base, runDate, collection, settled, rest: () => writer.rest(), warehouse: writer.warehouse.connection };
-    await collection.resume();
-    if (!run.publishOnly) await runSteps(steps);
-    await collection.drain();
-    if (!run.publishOnly) await postLeftovers(steps);
-    await collection.finish();
+    // The account check before anything is posted; a publish-only resume posts nothing.
+    const pre: PreflightResult = run.publishOnly ? { ok: true } : await preflight(config, opts.env ?? process.env, logger);
+    if (!pre.ok) base.stops.account = { ...pre.stop, exitCode: pre.exitCode };
+    if (pre.ok || pre.collects) {
+      try {
+        await collection.resume();
+        if (!run.publishOnly) await runSteps(steps);
+        await collection.drain();
+        if (!run.publishOnly) await postLeftovers(steps);
+        await collection.finish();
+      } catch (err) {
+        // An account answer while collecting (credentials revoked, access withdrawn) ends the attempt as posting's do.
+        base.stops.account ??= accountStopOf(err);
+        if (!base.stops.account) throw err;
+      }
+    }
 
+    const budgetStopped = base.budget.stopped || base.stops.overBudget.size > 0;
     const notCollected = await collection.outstanding();
-    const notPosted = base.budget.stopped ? 0 : await postableLeft(steps);
+    const notPosted = await postableLeft(steps);
     const notPostedReasons = notPosted ? await refusals(steps) : [];
-    const status = base.budget.stopped ? 'stopped_budget' : notCollected || notPosted ? 'aborted' : 'completed';
+    const status = base.stops.account ? 'aborted' : budgetStopped ? 'stopped_budget' : notCollected || notPosted ? 'aborted' : 'completed';
     await run.archive.close();
 
     // Exported before the run is marked finished: a crash during the export leaves the run for `resume`.
     removeStaleFiles(run);
     const parquet = await writer.exportParquet(paths.parquet, runDate, runId, () => pause('parquet'));
+    await reexportMovedRuns(writer.warehouse, paths.parquet, runId); // rows this run took over from earlier runs
     markPublishing(paths.dir, { runId, pipeline: pipeline.name, pipelineFile: pipeline.path, runDate });
-    await ledger.finishRun(runId, status, finishNote(pipeline, base.budget.stopped, notCollected, notPosted));
+    await ledger.finishRun(runId, status, base.stops.account?.message ?? finishNote(pipeline, budgetStopped, notCollected, notPosted));
     const summary = await ledger.summary(runId);
     const tableRows = await writer.warehouse.tableCounts();
     await writer.close();
@@ -106,10 +124,10 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
 
     progress.stop();
     const failed = summary?.byState.failed ?? 0;
-    const exitCode = exitWithDestinations(base.budget.stopped ? EXIT.budget : failed || notCollected || notPosted ? EXIT.taskFailures : EXIT.ok, published);
+    const exitCode = exitWithDestinations(stopExitCode(base.stops) ?? (budgetStopped ? EXIT.budget : failed || notCollected || notPosted ? EXIT.taskFailures : EXIT.ok), published);
     const result: RunJobResult = {
-      runId, exitCode, status, resumed: run.resumed, summary, load, tableRows, notCollected, notPosted, notPostedReasons, budgetStopped: base.budget.stopped,
-      durationMs: Date.now() - started, publishedPath: paths.published, callbacks: collection.callbacks, postgres: postgresOutcomeOf(published),
+      runId, exitCode, status, resumed: run.resumed, summary, load, tableRows, notCollected, notPosted, notPostedReasons, budgetStopped,
+      durationMs: Date.now() - started, publishedPath: paths.published, callbacks: collection.callbacks, postgres: postgresOutcomeOf(published), stops: base.stops,
     };
     logger.info({ status, exit_code: exitCode, cost_usd: summary?.costUsd, by_state: summary?.byState, rows: load.rows }, 'run finished');
     (opts.out ?? process.stdout).write(formatSummary(result, pipeline) + describeDestinations(published).map((l) => `${l}\n`).join(''));
@@ -164,9 +182,10 @@ export function formatSummary(r: RunJobResult, pipeline: Pipeline): string {
     lines.push(`cost: $${s.costUsd.toFixed(4)} of a $${pipeline.budgetUsd} budget`);
     for (const f of s.failures) lines.push(`failed: ${f.count} x ${f.code ?? '-'} ${f.message ?? ''} (step ${f.step})`);
   }
+  lines.push(...stopLines(r.stops));
   if (r.budgetStopped) lines.push('stopped posting at the budget; everything posted was collected');
   if (r.notCollected) lines.push(`${r.notCollected} posted tasks are not collected yet: run 'seo-etl resume' later (results stay 30 days)`);
-  if (r.notPosted) lines.push(`${r.notPosted} tasks were refused with a retryable answer every time: run 'seo-etl resume' later to post them`);
+  if (r.notPosted) lines.push(`${r.notPosted} tasks were not posted (why, below): ${r.budgetStopped ? 'raise budget_usd, then ' : ''}run 'seo-etl resume' to post them`);
   for (const f of r.notPostedReasons) lines.push(`not posted: ${f.count} x ${f.code ?? '-'} ${f.message ?? ''} (step ${f.step})`);
   const loaded = Object.entries(r.load.rows).filter(([, n]) => n > 0);
   lines.push(`rows loaded this run: ${loaded.length ? loaded.map(([t, n]) => `${t} ${n}`).join(', ') : 'none'}`);

@@ -5,8 +5,9 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { endpoint } from '../api/catalog.js';
 import type { Collection } from '../collect/index.js';
-import { expandStepChunks, releaseStepInputs } from '../pipeline/index.js';
-import { postStep, type PostContext } from '../post/index.js';
+import { expandStepChunks, formatUsd, releaseStepInputs } from '../pipeline/index.js';
+import { ApiError } from '../api/client.js';
+import { mayPost, onRefusal, postStep, type PostContext } from '../post/index.js';
 
 export interface StepsContext extends PostContext {
   runDate: string;
@@ -20,7 +21,8 @@ export interface StepsContext extends PostContext {
 /** Plans and posts (or calls) every step; with `postOnly`, posts again what is still planned. */
 export async function runSteps(ctx: StepsContext, opts: { postOnly?: boolean } = {}): Promise<void> {
   for (const step of ctx.pipeline.steps) {
-    if (ctx.budget.stopped) break;
+    // An account answer stops every step; the budget stops none: each later step posts what still fits.
+    if (ctx.stops.account) break;
     if (step.deferred) {
       await ctx.collection.drain();
       await ctx.settled();
@@ -41,7 +43,18 @@ export async function runSteps(ctx: StepsContext, opts: { postOnly?: boolean } =
     }
     if (step.kind === 'task_post') await postStep(ctx, step, ctx.collection);
     // tasks_fixed lists re-parsed results of completed tasks: it runs after collection (Collection.finish).
-    else if (!opts.postOnly && step.kind !== 'tasks_fixed') await ctx.collection.call(step);
+    else if (!opts.postOnly && step.kind !== 'tasks_fixed' && mayPost(ctx, step.name)) {
+      await ctx.collection.call(step).catch(async (err: unknown) => {
+        if (!(err instanceof ApiError)) throw err;
+        await onRefusal(ctx, step.name, err, []);
+      });
+    }
+    // A live step stopped at the budget leaves the later steps their chance at what is left (see postStep).
+    if (ctx.budget.stopped) {
+      ctx.budget.stopped = false;
+      ctx.stops.overBudget.add(step.name);
+      await ctx.ledger.notePlanned(ctx.runId, step.name, { message: `over the budget: it would pass budget_usd ${formatUsd(ctx.pipeline.budgetUsd)}` });
+    }
   }
 }
 
@@ -50,7 +63,8 @@ export async function runSteps(ctx: StepsContext, opts: { postOnly?: boolean } =
  * number of passes, collecting after each.
  */
 export async function postLeftovers(ctx: StepsContext): Promise<void> {
-  for (let pass = 1; pass <= ctx.config.api.retries && !ctx.budget.stopped && (await postableLeft(ctx)) > 0; pass++) {
+  const stopped = () => ctx.budget.stopped || ctx.stops.account !== undefined || ctx.stops.overBudget.size > 0;
+  for (let pass = 1; pass <= ctx.config.api.retries && !stopped() && (await postableLeft(ctx)) > 0; pass++) {
     await runSteps(ctx, { postOnly: true });
     await ctx.collection.drain();
   }

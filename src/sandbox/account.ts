@@ -16,6 +16,8 @@ export interface AccountSettings {
   duplicatesPerDay: number | null;
   /** Endpoint ids the account may not use (40204 Access denied). */
   deniedEndpoints: string[];
+  /** Endpoint ids the service no longer has (HTTP 404, as the live service answers a retired endpoint). */
+  retiredEndpoints?: string[];
 }
 
 export const DEFAULT_ACCOUNT: AccountSettings = { funds: 1000, dailyCostLimit: null, duplicatesPerHour: null, duplicatesPerDay: null, deniedEndpoints: [] };
@@ -50,6 +52,10 @@ export class SandboxAccount {
     const limit = this.settings.dailyCostLimit;
     if (limit !== null && this.spentToday(now) >= limit) return { code: 40203, httpStatus: 200, detail: `the account's daily cost limit of ${limit} USD is reached` };
     return null;
+  }
+
+  retired(endpointId: string): boolean {
+    return this.settings.retiredEndpoints?.includes(endpointId) ?? false;
   }
 
   denied(endpointId: string): boolean {

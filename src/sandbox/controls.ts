@@ -61,6 +61,7 @@ const ACCOUNT_KEYS: Record<keyof AccountSettings, (v: unknown) => boolean> = {
   duplicatesPerHour: (v) => v === null || (typeof v === 'number' && Number.isInteger(v) && v >= 0),
   duplicatesPerDay: (v) => v === null || (typeof v === 'number' && Number.isInteger(v) && v >= 0),
   deniedEndpoints: (v) => Array.isArray(v) && v.every((x) => typeof x === 'string'),
+  retiredEndpoints: (v) => Array.isArray(v) && v.every((x) => typeof x === 'string'),
 };
 
 /** Problems with an account patch from the HTTP controls, naming the key. */

@@ -114,6 +114,7 @@ export function createApiHandler(deps: PipelineDeps) {
     }
 
     // The account's answers: an endpoint it may not use, then, for paid calls, the balance and the daily cost limit.
+    if (ctx.account.retired(def.id)) return answer(res, call, 404, bare(GENERIC_VERSION, 40400, startedNs, `${def.id} is retired`));
     if (ctx.account.denied(def.id)) return answer(res, call, 200, bare(def.version, 40204, startedNs, `this account has no access to ${def.id}`));
     if (def.billing !== 'free') {
       const refusal = ctx.account.refusePaid(now);

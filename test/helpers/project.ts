@@ -2,7 +2,7 @@
  * Shared set-up for end-to-end tests: a sandbox the test owns (so it can read postings and billing), a fresh data
  * folder, and the settings that point a run at both, for an in-process runJob or a child `seo-etl` process.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -64,4 +64,12 @@ export async function queryFile(file: string, sql: string): Promise<Record<strin
     c.closeSync();
     i.closeSync();
   }
+}
+
+/** A pipeline file holding `yaml`, in a folder of its own. */
+export function pipelineFile(yaml: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-pipe-'));
+  const file = path.join(dir, 'p.yaml');
+  writeFileSync(file, yaml);
+  return file;
 }

@@ -56,7 +56,7 @@ describe('on an empty warehouse', () => {
   test('every catalog and ledger table exists, so views and readers never meet a missing table', async () => {
     await withDb(published, async (c) => {
       const names = new Set((await rows(c, `SELECT table_name FROM duckdb_tables()`)).map((r) => r.table_name));
-      for (const t of [...TABLES.map((x) => x.name), '_runs', '_tasks']) expect(names.has(t), t).toBe(true);
+      for (const t of [...TABLES.map((x) => x.name), '_runs', '_tasks', '_attempts']) expect(names.has(t), t).toBe(true);
     }, true);
   });
 
@@ -65,7 +65,7 @@ describe('on an empty warehouse', () => {
       const views = await rows(c, `SELECT view_name, comment FROM duckdb_views() WHERE NOT internal`);
       expect(views.map((v) => v.view_name).sort()).toEqual(VIEWS.map((v) => v.name).sort());
       for (const v of views) expect(String(v.comment), String(v.view_name)).toMatch(/\?.*One row per/);
-      const uncommented = await rows(c, `SELECT table_name, column_name FROM duckdb_columns() WHERE NOT internal AND comment IS NULL AND table_name NOT IN ('_runs', '_tasks')`);
+      const uncommented = await rows(c, `SELECT table_name, column_name FROM duckdb_columns() WHERE NOT internal AND comment IS NULL AND table_name NOT IN ('_runs', '_tasks', '_attempts')`);
       expect(uncommented).toEqual([]);
       const [kd] = await rows(c, `SELECT comment FROM duckdb_columns() WHERE table_name = 'keyword_data' AND column_name = 'cpc'`);
       expect(kd.comment).toBe(TABLES.find((t) => t.name === 'keyword_data')!.columns.find((x) => x.name === 'cpc')!.description);
