@@ -21,7 +21,7 @@ typecheck: install
 	npx tsc -p tsconfig.test.json
 
 run: build
-	node bin/seo-etl.js run pipelines/nightly.yaml
+	node bin/seo-etl.js run pipelines/nightly.yaml --sandbox
 
 # The PostgreSQL destination's tests and bench start a throwaway server from these binaries (Debian package).
 postgres-binaries:

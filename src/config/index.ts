@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { parseYamlDocument, formatIssues, type PositionedIssue, type ParsedYaml } from './yaml.js';
 import { settingVariables, unknownVariableWarnings } from './env.js';
 import { postgresSchema } from './postgres.js';
+import { dataDirFor } from './service.js';
+import { ruleInWords, type ValidatorIssue } from './words.js';
 
 export const ENGINE_TOKENS = ['engine_a', 'engine_b', 'engine_c', 'engine_d'] as const;
 /** Path tokens of the endpoint catalog: the SERP engines, and one per family that names its own segment. */
@@ -16,6 +18,8 @@ const segment = z.string().regex(/^[a-z0-9_]+$/, 'a path segment of lower-case l
 
 const SIZE = /^(\d+(?:\.\d+)?)\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i;
 const size = z.string().regex(SIZE, 'a size such as 256MB or 2GiB');
+/** Below this a checkpoint or a large load runs out of memory and the run fails (docs/performance.md). */
+const MIN_MEMORY_BYTES = 128e6;
 const UNIT_BYTES: Record<string, number> = { kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40 };
 
 /** Bytes of a size as DuckDB reads it (KB = 1000 bytes, KiB = 1024). */
@@ -48,7 +52,7 @@ const priceSchema = z.strictObject({
 
 export const configSchema = z.strictObject({
   api: z.strictObject({
-    base_url: z.union([z.literal('sandbox'), z.url({ protocol: /^https?$/ })]),
+    base_url: z.union([z.literal('sandbox'), z.url({ protocol: /^https?$/ })], { error: "must be 'sandbox' (the embedded sandbox) or the service's http(s) address" }),
     timeout_ms: z.int().positive(),
     retries: z.int().min(0).max(20),
     retry_base_ms: z.int().positive(),
@@ -69,8 +73,9 @@ export const configSchema = z.strictObject({
   }),
   prices: z.record(z.string(), priceSchema),
   warehouse: z.strictObject({
-    dir: z.string().min(1),
-    memory_limit: size,
+    // Empty: data/ for the live service, data/sandbox/ for a sandbox (src/config/service.ts).
+    dir: z.string(),
+    memory_limit: size.refine((s) => !SIZE.test(s) || sizeInBytes(s) >= MIN_MEMORY_BYTES, `must be at least 128MB: below it DuckDB runs out of memory loading a night`),
   }),
   collect: z.strictObject({
     poll_min_ms: z.int().positive(),
@@ -88,7 +93,7 @@ export const configSchema = z.strictObject({
     max_body_bytes: z.int().positive(),
   }),
   notify: z.strictObject({
-    webhook_url: z.union([z.literal(''), z.url({ protocol: /^https?$/ })]),
+    webhook_url: z.union([z.literal(''), z.url({ protocol: /^https?$/ })], { error: 'must be empty or an http(s) address' }),
   }),
   sandbox: z.strictObject({
     port: z.int().min(0).max(65535),
@@ -158,7 +163,7 @@ interface ConfigSource { file: string; doc: ParsedYaml }
  * section that lacks it in the last file holding that section.
  */
 function locateMergedIssues(
-  zodIssues: readonly { path: readonly PropertyKey[]; message: string; code?: string; keys?: string[]; expected?: string }[],
+  zodIssues: readonly ({ path: readonly PropertyKey[]; keys?: string[] } & ValidatorIssue)[],
   sources: ConfigSource[],
   envApplied: { path: string[]; name: string }[],
   overrides: Record<string, unknown>,
@@ -187,15 +192,10 @@ function locateMergedIssues(
   for (const i of zodIssues) {
     if (i.code === 'unrecognized_keys' && i.keys?.length) {
       for (const k of i.keys) place([...i.path, k], 'unknown key');
-    } else place([...i.path], i.code === 'invalid_type' && i.expected ? `must be ${A_TYPE[i.expected] ?? i.expected} (got ${shown(valueAt(merged, i.path))})` : i.message);
+    } else place([...i.path], ruleInWords(i, valueAt(merged, i.path)));
   }
   return out;
 }
-
-/** What a type mismatch says instead of the validator's own words. */
-const A_TYPE: Record<string, string> = { number: 'a number', int: 'a whole number', string: 'text', boolean: 'true or false', object: 'a mapping of keys', array: 'a list' };
-
-const shown = (v: unknown) => (v === undefined ? 'nothing' : typeof v === 'string' ? `'${v}'` : JSON.stringify(v));
 
 function valueAt(obj: unknown, keyPath: readonly PropertyKey[]): unknown {
   let cur: any = obj;
@@ -225,12 +225,13 @@ export function configWarnings(env: NodeJS.ProcessEnv = process.env): string[] {
   return unknownVariableWarnings(env, settingVariables(sections));
 }
 
-/** Loads config/default.yaml, then config/local.yaml, then SEO_ETL_* variables, and validates the result. */
+/** Loads config/default.yaml, config/prices.yaml, then config/local.yaml, then SEO_ETL_* variables, and validates the result. */
 export function loadConfig(opts: LoadConfigOptions = {}): Config {
   const root = opts.root ?? process.cwd();
   const env = opts.env ?? process.env;
-  const files = [path.join(root, 'config', 'default.yaml'), path.join(root, 'config', 'local.yaml')];
-  if (!existsSync(files[0])) files[0] = new URL('../../config/default.yaml', import.meta.url).pathname;
+  // The shipped files stand in for a project's own copies it lacks; local.yaml is the project's alone.
+  const shipped = (name: string) => (existsSync(path.join(root, 'config', name)) ? path.join(root, 'config', name) : new URL(`../../config/${name}`, import.meta.url).pathname);
+  const files = [shipped('default.yaml'), shipped('prices.yaml'), path.join(root, 'config', 'local.yaml')];
   let merged: Record<string, any> = {};
   const sources: ConfigSource[] = [];
   for (const file of files) {
@@ -251,6 +252,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
   if (!result.success) {
     throw new ConfigError(locateMergedIssues(result.error.issues as any, sources, envApplied, opts.overrides ?? {}, merged));
   }
+  result.data.warehouse.dir = dataDirFor(result.data.warehouse.dir, result.data.api.base_url);
   return result.data;
 }
 

@@ -1,33 +1,57 @@
+/** The progress bar (cli-progress) on a terminal: counts, cost and ETA; its last frame shows the summary's numbers. */
 import { describe, expect, test } from 'vitest';
 import { Writable } from 'node:stream';
-import { Progress } from '../../src/run/progress.js';
+import { Progress, countsOf, progressText } from '../../src/run/progress.js';
+import { TASK_STATES } from '../../src/ledger/schema.js';
+import type { RunSummary } from '../../src/ledger/index.js';
 
 function tty() {
   const chunks: string[] = [];
-  const w = new Writable({ write(c, _e, cb) { chunks.push(String(c)); cb(); } }) as Writable & { isTTY: boolean };
+  const w = new Writable({ write(c, _e, cb) { chunks.push(String(c)); cb(); } }) as Writable & { isTTY: boolean; columns: number };
   w.isTTY = true;
+  w.columns = 200;
   return { stream: w as unknown as NodeJS.WriteStream, text: () => chunks.join('') };
 }
 
-describe('progress line', () => {
-  test('shows posted/planned, the other counters, cost and an ETA once something loaded', () => {
-    const p = new Progress(null);
+function summary(states: Partial<Record<(typeof TASK_STATES)[number], number>>, costUsd: number): RunSummary {
+  const byState = Object.fromEntries(TASK_STATES.map((s) => [s, states[s] ?? 0])) as RunSummary['byState'];
+  return {
+    run: { runId: 'p-2026-01-15', pipeline: 'p', runDate: '2026-01-15', pipelineFile: null, budgetUsd: 1, status: 'completed', attempts: 1, startedAt: '', updatedAt: '', finishedAt: null, note: null },
+    tasks: Object.values(byState).reduce((a, b) => a + b, 0), byState, costUsd, steps: [], failures: [],
+  };
+}
+
+/** The frames drawn, without the terminal's control sequences. */
+const frames = (text: string) => text.replace(/\x1b(\[[0-9;?]*[A-Za-z]|[78])/g, '\n').split('\n').map((l) => l.trim()).filter(Boolean);
+
+describe('progress bar', () => {
+  test('draws done/planned, posted, loaded, failed, the cost (labelled sandbox money) and an ETA', async () => {
+    const t = tty();
+    const p = new Progress(t.stream, { sandbox: true });
     p.add('planned', 10);
     p.add('posted', 4);
-    expect(p.line()).toMatch(/^posted 4\/10 {2}ready 0 {2}collected 0 {2}loaded 0 {2}failed 0 {2}\$0\.0000 {2}\d+s$/);
-    p.add('loaded', 5);
+    p.add('loaded', 3);
     p.counts.costUsd = 0.25;
-    expect(p.line()).toContain('$0.2500');
-    expect(p.eta()).not.toBeNull();
+    await new Promise((r) => setTimeout(r, 450));
+    p.stop();
+    const last = frames(t.text()).at(-1)!;
+    expect(last).toContain('3/10 tasks done | posted 4 | loaded 3 | failed 0 | $0.2500 sandbox');
+    expect(last).toMatch(/\| ETA (\d+[hms]|\d+m\d+s|\?)/);
   });
 
-  test('on a terminal the final line is drawn once, even when stop is called again', () => {
+  test('the last frame shows the ledger summary, the numbers the summary prints (posted 24 of 25 became 25)', () => {
     const t = tty();
     const p = new Progress(t.stream);
-    p.add('planned', 1);
-    (p as unknown as { draw(): void }).draw();
+    p.add('planned', 25);
+    p.add('posted', 24);
+    p.add('loaded', 25);
+    p.counts.costUsd = 0.3;
+    const s = summary({ loaded: 24, failed: 1 }, 0.3105);
+    p.stop(s);
     p.stop();
-    p.stop();
+    const last = frames(t.text()).at(-1)!;
+    expect(last).toContain(progressText(countsOf(s)));
+    expect(last).toContain('25/25 tasks done | posted 25 | loaded 24 | failed 1 | $0.3105');
     expect(t.text().match(/\n/g)).toHaveLength(1);
   });
 
@@ -36,7 +60,7 @@ describe('progress line', () => {
     const w = new Writable({ write(c, _e, cb) { chunks.push(String(c)); cb(); } }) as unknown as NodeJS.WriteStream;
     const p = new Progress(w);
     p.add('planned', 3);
-    p.stop();
+    p.stop(summary({ loaded: 3 }, 0));
     expect(chunks).toEqual([]);
   });
 });
