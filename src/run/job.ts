@@ -47,6 +47,8 @@ export interface RunJobOptions {
   quiet?: boolean;
   /** --log-format: human (default) or json lines on stderr; the log file is JSON either way. */
   logFormat?: string;
+  /** Test seam: the terminal the progress bar is drawn on (stderr by default). */
+  terminal?: NodeJS.WriteStream;
   /** Called at each pause point (src/pause.ts); the crash tests' hook waits there to be killed. */
   pause?: PauseHook;
   /** Test seam: checkpoint the warehouse once its log holds this many bytes (src/load/writer.ts). */

@@ -84,12 +84,13 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
     const logDir = path.join(paths.dir, 'logs');
     mkdirSync(logDir, { recursive: true });
     const streams: pino.StreamEntry[] = [{ level, stream: createWriteStream(path.join(logDir, `${runId}.log`), { flags: 'a' }) }];
-    const showProgress = opts.progress !== false && !opts.quiet && Boolean((process.stderr as NodeJS.WriteStream).isTTY);
+    const terminal = opts.terminal ?? (process.stderr as NodeJS.WriteStream);
+    const showProgress = opts.progress !== false && !opts.quiet && Boolean(terminal.isTTY);
     if (opts.stderrLog !== false) streams.push(stderrLog({ level, format, warningsOnly: showProgress || opts.quiet === true }));
     if (opts.logDestination) streams.push({ level, stream: opts.logDestination });
     const logger = createLogger({ destination: pino.multistream(streams), secrets: secretsOf(credentials), level }).child({ run_id: runId });
     writer.log = logger;
-    const progress = new Progress(showProgress ? (process.stderr as NodeJS.WriteStream) : null, { sandbox: service.kind === 'sandbox' });
+    const progress = new Progress(showProgress ? terminal : null, { sandbox: service.kind === 'sandbox' });
     closers.push(() => progress.stop());
     logger.info({ pipeline: pipeline.name, file: pipeline.file, run_date: runDate, resumed }, resumed ? 'resuming run' : 'starting run');
     if (lock.recovered) logger.warn({ stale_lock: lock.recovered }, 'recovered the lock of a run that is no longer alive');
