@@ -48,6 +48,8 @@ export interface StderrLogOptions {
   /** A progress bar is drawn on stderr, or --quiet: warnings and errors only. */
   warningsOnly: boolean;
   stream?: NodeJS.WritableStream;
+  /** Where human lines go instead, while a progress bar is drawn (Progress.log prints them above it). */
+  through?: { drawn: boolean; log(line: string): void };
 }
 
 /** The stderr entry of the run's pino multistream. */
@@ -62,8 +64,10 @@ export function stderrLog(o: StderrLogOptions): pino.StreamEntry {
   // One line per record (pino-pretty leaves the line open when the object is hidden).
   const stream = new Writable({
     write(chunk, _enc, done) {
-      const line = format(JSON.parse(String(chunk)));
-      dest.write(line.endsWith('\n') ? line : `${line}\n`);
+      const raw = format(JSON.parse(String(chunk)));
+      const line = raw.endsWith('\n') ? raw : `${raw}\n`;
+      if (o.through?.drawn) o.through.log(line);
+      else dest.write(line);
       done();
     },
   });

@@ -86,12 +86,12 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
     const streams: pino.StreamEntry[] = [{ level, stream: createWriteStream(path.join(logDir, `${runId}.log`), { flags: 'a' }) }];
     const terminal = opts.terminal ?? (process.stderr as NodeJS.WriteStream);
     const showProgress = opts.progress !== false && !opts.quiet && Boolean(terminal.isTTY);
-    if (opts.stderrLog !== false) streams.push(stderrLog({ level, format, warningsOnly: showProgress || opts.quiet === true }));
+    const progress = new Progress(showProgress ? terminal : null, { sandbox: service.kind === 'sandbox' });
+    closers.push(() => progress.stop());
+    if (opts.stderrLog !== false) streams.push(stderrLog({ level, format, warningsOnly: showProgress || opts.quiet === true, through: progress }));
     if (opts.logDestination) streams.push({ level, stream: opts.logDestination });
     const logger = createLogger({ destination: pino.multistream(streams), secrets: secretsOf(credentials), level }).child({ run_id: runId });
     writer.log = logger;
-    const progress = new Progress(showProgress ? terminal : null, { sandbox: service.kind === 'sandbox' });
-    closers.push(() => progress.stop());
     logger.info({ pipeline: pipeline.name, file: pipeline.file, run_date: runDate, resumed }, resumed ? 'resuming run' : 'starting run');
     if (lock.recovered) logger.warn({ stale_lock: lock.recovered }, 'recovered the lock of a run that is no longer alive');
 

@@ -33,30 +33,43 @@ export function countsOf(s: RunSummary): ProgressCounts {
 
 /** The bar's text beside the bar itself: one place, so a test can read what a frame says. */
 export function progressText(c: ProgressCounts, sandbox = false): string {
-  return `${c.loaded + c.failed}/${c.planned} tasks done | posted ${c.posted} | loaded ${c.loaded} | failed ${c.failed} | $${c.costUsd.toFixed(4)}${sandbox ? ' sandbox' : ''}`;
+  return `${c.loaded + c.failed}/${c.planned} done, ${c.failed} failed | posted ${c.posted} | $${c.costUsd.toFixed(4)}${sandbox ? ' sandbox' : ''}`;
 }
 
 export class Progress {
   readonly counts: ProgressCounts = { planned: 0, posted: 0, ready: 0, collected: 0, loaded: 0, failed: 0, costUsd: 0 };
+  private readonly bars: cliProgress.MultiBar | undefined;
   private readonly bar: cliProgress.SingleBar | undefined;
   private readonly timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
   constructor(stream: NodeJS.WriteStream | null, private readonly opts: ProgressOptions = {}) {
     if (!stream?.isTTY) return;
-    this.bar = new cliProgress.SingleBar({
-      stream, fps: 5, barsize: 20, etaBuffer: 30, etaAsynchronousUpdate: true, hideCursor: false, noTTYOutput: false,
-      format: '{bar} {text} | {duration_formatted} | ETA {eta_formatted}',
+    // A MultiBar of one: its log() prints lines above the bar instead of through it.
+    this.bars = new cliProgress.MultiBar({
+      stream, fps: 5, barsize: 12, etaBuffer: 30, etaAsynchronousUpdate: true, hideCursor: false, noTTYOutput: false,
+      // Fits 80 columns: the library cuts a frame at the terminal's width.
+      format: '{bar} {text} | {duration_formatted}, ETA {eta_formatted}',
       // Before a rate is known the library's ETA is a word ('NULL', 'INF'): shown as '?'.
       formatTime: (t, options, roundTo) => (typeof t === 'number' && Number.isFinite(t) ? cliProgress.Format.TimeFormat(t, options, roundTo) : '?'),
     }, cliProgress.Presets.shades_classic);
-    this.bar.start(0, 0, { text: this.text() });
+    this.bar = this.bars.create(1, 0, { text: this.text() });
     // The stages add to the counters directly; the bar reads them five times a second.
     this.timer = setInterval(() => this.refresh(), 200).unref();
   }
 
   add(key: keyof ProgressCounts, n = 1): void {
     this.counts[key] += n;
+  }
+
+  /** Whether a bar is drawn (log lines then go through log()). */
+  get drawn(): boolean {
+    return this.bars !== undefined && !this.stopped;
+  }
+
+  /** A line printed above the bar (a warning while it is drawn). */
+  log(line: string): void {
+    if (this.drawn) this.bars!.log(line.endsWith('\n') ? line : `${line}\n`);
   }
 
   private text(): string {
@@ -78,8 +91,8 @@ export class Progress {
     this.stopped = true;
     if (final) Object.assign(this.counts, countsOf(final));
     if (this.timer) clearInterval(this.timer);
-    if (!this.bar) return;
+    if (!this.bars) return;
     this.refresh();
-    this.bar.stop();
+    this.bars.stop();
   }
 }

@@ -35,8 +35,9 @@ describe('progress bar', () => {
     await new Promise((r) => setTimeout(r, 450));
     p.stop();
     const last = frames(t.text()).at(-1)!;
-    expect(last).toContain('3/10 tasks done | posted 4 | loaded 3 | failed 0 | $0.2500 sandbox');
-    expect(last).toMatch(/\| ETA (\d+[hms]|\d+m\d+s|\?)/);
+    expect(last).toContain('3/10 done, 0 failed | posted 4 | $0.2500 sandbox');
+    expect(last).toMatch(/\| \d+s, ETA (\d+[hms]|\d+m\d+s|\?)$/);
+    expect(last.length).toBeLessThanOrEqual(80);
   });
 
   test('the last frame shows the ledger summary, the numbers the summary prints (posted 24 of 25 became 25)', () => {
@@ -51,8 +52,23 @@ describe('progress bar', () => {
     p.stop();
     const last = frames(t.text()).at(-1)!;
     expect(last).toContain(progressText(countsOf(s)));
-    expect(last).toContain('25/25 tasks done | posted 25 | loaded 24 | failed 1 | $0.3105');
+    expect(last).toContain('25/25 done, 1 failed | posted 25 | $0.3105');
     expect(t.text().match(/\n/g)).toHaveLength(1);
+  });
+
+  test('a warning while the bar is drawn is printed on its own line above it, not through it', async () => {
+    const t = tty();
+    const p = new Progress(t.stream);
+    p.add('planned', 2);
+    p.log('[02:15:07] WARN: POST without a clear answer  step=products');
+    await new Promise((r) => setTimeout(r, 450));
+    p.stop();
+    const text = t.text();
+    expect(text).toMatch(/\x1b\[2K|\x1b\[0K|\r/);
+    expect(text).toContain('[02:15:07] WARN: POST without a clear answer  step=products\n');
+    expect(text.lastIndexOf('WARN')).toBeLessThan(text.lastIndexOf(' done, '));
+    p.log('after the bar: not drawn');
+    expect(t.text()).not.toContain('after the bar');
   });
 
   test('off a terminal nothing is drawn', () => {

@@ -53,7 +53,7 @@ describe('a run on a terminal', () => {
   test('the last frame and the summary give the same tasks, states and cost', () => {
     const s = r.summary!;
     const last = frames(chunks.join('')).at(-1)!;
-    expect(last).toMatch(new RegExp(`^\\S+ ${s.tasks}/${s.tasks} tasks done \\| posted ${s.tasks} \\| loaded ${s.byState.loaded} \\| failed ${s.byState.failed} \\| \\$${s.costUsd.toFixed(4)} sandbox \\| .* \\| ETA `));
+    expect(last).toMatch(new RegExp(`^\\S+ ${s.tasks}/${s.tasks} done, ${s.byState.failed} failed \\| posted ${s.tasks} \\| \\$${s.costUsd.toFixed(4)} sandbox \\| .*, ETA `));
     const text = out.text();
     expect(text).toContain(`tasks: ${s.tasks} (loaded ${s.byState.loaded})`);
     expect(text).toContain(`cost: $${s.costUsd.toFixed(4)}`);
