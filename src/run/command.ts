@@ -15,7 +15,7 @@ import { pauseFromEnv } from './test-pause.js';
 import { tuneHeapForJob } from './heap.js';
 import { otherDataFolder, serviceOfRun } from '../config/service.js';
 
-/** How `run` and `resume` show their work (src/run/progress.ts, log-output.ts, summary.ts). */
+/** How `run` and `resume` show their work (src/run/progress.ts, src/run/summary.ts, src/api/log-output.ts). */
 type Output = Pick<RunJobOptions, 'progress' | 'quiet' | 'logFormat' | 'sandbox'>;
 
 export async function runCommand(o: { root: string; pipeline: string; runDate?: string } & Output): Promise<number> {

@@ -18,7 +18,7 @@ import { RateLimiter } from '../queue/index.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { UserError } from '../exit.js';
 import { Progress } from './progress.js';
-import { logFormat, stderrLog } from './log-output.js';
+import { logFormat, stderrLog } from '../api/log-output.js';
 import { bindDataFolder, noteRunService, refuseAccidentalSandbox, serviceOf, type Service } from '../config/service.js';
 import type { RunJobOptions } from './job.js';
 

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { runJob, type RunJobResult } from '../../src/run/job.js';
 import { rowsTable } from '../../src/run/summary.js';
-import { humanMessage } from '../../src/run/log-output.js';
+import { humanMessage } from '../../src/api/log-output.js';
 import { NIGHTLY, ROOT, collectStream, startProject, type TestProject } from '../helpers/project.js';
 import { runCli } from '../reliability/helpers.js';
 
