@@ -118,7 +118,9 @@ export function bindDataFolder(dataDir: string, service: Service): void {
 /** Records which service a run talked to. */
 export function noteRunService(dataDir: string, runId: string, service: Service): void {
   const b = readBinding(dataDir) ?? { kind: service.kind, runs: {} };
-  if (b.runs[runId] !== service.label) writeBinding(dataDir, { kind: b.kind, runs: { ...b.runs, [runId]: service.label } });
+  // A run resumed against another sandbox talked to both.
+  const before = b.runs[runId]?.split(', then ') ?? [];
+  if (before.at(-1) !== service.label) writeBinding(dataDir, { kind: b.kind, runs: { ...b.runs, [runId]: [...before, service.label].join(', then ') } });
 }
 
 function writeBinding(dataDir: string, next: Binding): void {
