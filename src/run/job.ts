@@ -17,7 +17,7 @@ import { describeDestinations, destinationsFor, exitWithDestinations, postgresOu
 import type { PostgresOutcome } from '../publish/postgres/index.js';
 import { sendNotice, type RunNotice } from './notify.js';
 import { formatSummary, outcomeLine } from './summary.js';
-import { serviceOf } from '../config/service.js';
+import { costNote, serviceOf } from '../config/service.js';
 import type { Config } from '../config/index.js';
 import { groupFailures, runCondition } from './status-view.js';
 import { noPause, type PauseHook } from '../pause.js';
@@ -136,7 +136,7 @@ function noticeOf(r: RunJobResult, pipeline: Pipeline, config: Config): RunNotic
   const s = r.summary;
   return {
     runId: r.runId, pipeline: pipeline.name, exitCode: r.exitCode,
-    service: serviceOf(config.api.base_url).label,
+    service: serviceOf(config.api.base_url).label, costNote: costNote(serviceOf(config.api.base_url)),
     outcome: s ? runCondition(s, r.runId) : r.status,
     tasks: s?.tasks ?? 0, loaded: s?.byState.loaded ?? 0, failed: s?.byState.failed ?? 0, costUsd: s?.costUsd ?? 0,
     budgetUsd: pipeline.budgetUsd ?? null, durationMs: r.durationMs, failures: groupFailures(s?.failures ?? []).map((g) => ({ ...g, step: g.steps.join(', ') })),

@@ -42,5 +42,5 @@ test('a run stopped at its budget tells the webhook: outcome, exit code, service
   expect(notices).toHaveLength(1);
   const [head, figures] = notices[0].text.split('\n');
   expect(head).toBe(`seo-etl notify: stopped at budget (exit 4, attention) - run notify-2026-01-05 against the sandbox at ${new URL(p.sandbox.url).origin}`);
-  expect(figures).toMatch(/^tasks 6: 2 loaded, 0 failed; cost \$0\.1500 of \$0\.1600; /);
+  expect(figures).toMatch(/^tasks 6: 2 loaded, 0 failed; cost \$0\.1500 of \$0\.1600 \(sandbox money: nothing was charged\); /);
 }, 60_000);
