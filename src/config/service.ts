@@ -79,8 +79,10 @@ interface Binding { kind: ServiceKind; runs: Record<string, string> }
 export function readBinding(dataDir: string): Binding | undefined {
   const file = path.join(dataDir, BINDING);
   if (existsSync(file)) {
-    const b = JSON.parse(readFileSync(file, 'utf8')) as Partial<Binding>;
-    if (b.kind === 'sandbox' || b.kind === 'live') return { kind: b.kind, runs: b.runs ?? {} };
+    let b: Partial<Binding> | undefined;
+    try { b = JSON.parse(readFileSync(file, 'utf8')) as Partial<Binding>; } catch { b = undefined; }
+    if (b?.kind === 'sandbox' || b?.kind === 'live') return { kind: b.kind, runs: b.runs ?? {} };
+    throw new UserError(`${file}: not the record of which service this folder's data came from (it must hold {"kind": "live"} or {"kind": "sandbox"}); restore it or remove it if you know which`);
   }
   // A folder from before this file: the embedded sandbox's task journal there says what it holds.
   if (existsSync(path.join(dataDir, 'sandbox', 'tasks.ndjson'))) return { kind: 'sandbox', runs: {} };

@@ -13,7 +13,13 @@ import { runJob, type RunJobOptions } from './job.js';
 import { groupFailures, runCondition, statusLines } from './status-view.js';
 import { pauseFromEnv } from './test-pause.js';
 import { tuneHeapForJob } from './heap.js';
-import { otherDataFolder, serviceOfRun } from '../config/service.js';
+import { costNote, otherDataFolder, serviceOf, serviceOfRun } from '../config/service.js';
+
+/** Which service a plan is for, and where its data would go. */
+const serviceLine = (baseUrl: string, dataDir: string) => {
+  const s = serviceOf(baseUrl);
+  return `Service: ${s.label}; data folder ${dataDir}${s.kind === 'sandbox' ? `; costs${costNote(s)}` : ''}`;
+};
 
 /** How `run` and `resume` show their work (src/run/progress.ts, src/run/summary.ts, src/api/log-output.ts). */
 type Output = Pick<RunJobOptions, 'progress' | 'quiet' | 'logFormat' | 'sandbox'>;
@@ -54,7 +60,7 @@ export async function planCommand(o: { root: string; pipeline: string; json: boo
       ...(conn ? { query: async (sql: string) => (await conn.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[] } : {}),
     });
     const estimate = estimatePlan(plan, config);
-    process.stdout.write(o.json ? `${formatPlanJson(estimate)}\n` : `${formatPlan(estimate)}\n`);
+    process.stdout.write(o.json ? `${formatPlanJson(estimate)}\n` : `${formatPlan(estimate)}\n${serviceLine(config.api.base_url, dataDir)}\n`);
     // The account's balance beside the estimate, when a real service answers (never fails the plan).
     if (!o.json) for (const line of await accountLines(config, estimate.totals.costUsd)) process.stdout.write(`${line}\n`);
     // A plan over its budget would stop posting part-way: a scheduler's check before `run` must see that.

@@ -67,6 +67,8 @@ test('a data folder that holds one kind of data refuses the other kind, includin
   mkdirSync(path.join(old, 'sandbox'));
   writeFileSync(path.join(old, 'sandbox', 'tasks.ndjson'), '');
   expect(() => bindDataFolder(old, serviceOf('https://api.dataforseo.com'))).toThrow(/holds sandbox data/);
+  writeFileSync(path.join(d, 'service.json'), '{"kind": "sand');
+  expect(() => bindDataFolder(d, serviceOf('sandbox'))).toThrow(/service.json: not the record of which service/);
 });
 
 test('cron without SEO_ETL_API_BASE_URL but with the live credentials: exit 2, nothing posted, no warehouse written', async () => {
@@ -103,6 +105,8 @@ test('local.yaml names the live service and SEO_ETL_API_BASE_URL=sandbox: refuse
   expect(tables.stdout).toMatch(/^data from: the embedded sandbox \(sandbox data: nothing was charged\)$/m);
   const tablesJson = JSON.parse((await runCli(['--sandbox', 'tables', '--json'], { env: bare(), timeoutMs: 30_000, cwd: p })).stdout);
   expect(tablesJson.service).toEqual({ kind: 'sandbox', label: 'the embedded sandbox' });
+  const plan = await runCli(['--sandbox', 'plan', pipeline], { env: bare(), timeoutMs: 30_000, cwd: p });
+  expect(plan.stdout).toContain(`Service: the embedded sandbox; data folder ${path.join(p, 'data', 'sandbox')}; costs (sandbox money: nothing was charged)`);
   const liveStatus = await runCli(['status'], { env: bare(), timeoutMs: 30_000, cwd: p });
   expect(liveStatus.stdout).toContain('no runs yet');
   expect(liveStatus.stdout).toContain(`sandbox runs are in ${path.join(p, 'data', 'sandbox')}: seo-etl --sandbox status`);
