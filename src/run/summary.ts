@@ -20,7 +20,8 @@ export function outcomeLine(r: RunJobResult, pipeline: Pipeline, service: Servic
   const s = r.summary;
   const tasks = s ? `, tasks ${s.tasks} (${statesOf(s)})` : '';
   const cost = s ? `, ${money(s.costUsd)}${pipeline.budgetUsd === undefined || pipeline.budgetUsd === null ? '' : ` of ${`$${pipeline.budgetUsd}`}`}${costNote(service)}` : '';
-  return `run ${r.runId} ${r.status}${r.resumed ? ' (resumed)' : ''} via ${service.label}${tasks}${cost}, exit ${r.exitCode}, ${(r.durationMs / 1000).toFixed(1)} s`;
+  const next = r.exitCode === 0 ? '' : r.notCollected || r.notPosted ? ': seo-etl resume finishes it' : ': seo-etl status lists what failed';
+  return `run ${r.runId} ${r.status}${r.resumed ? ' (resumed)' : ''} via ${service.label}${tasks}${cost}, exit ${r.exitCode}, ${(r.durationMs / 1000).toFixed(1)} s${next}`;
 }
 
 export function formatSummary(r: RunJobResult, pipeline: Pipeline, service: Service): string {

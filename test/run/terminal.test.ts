@@ -9,7 +9,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { runJob, type RunJobResult } from '../../src/run/job.js';
-import { rowsTable } from '../../src/run/summary.js';
+import { outcomeLine, rowsTable } from '../../src/run/summary.js';
+import { serviceOf } from '../../src/config/service.js';
+import { TASK_STATES } from '../../src/ledger/schema.js';
+import type { Pipeline } from '../../src/pipeline/index.js';
 import { humanMessage } from '../../src/api/log-output.js';
 import { NIGHTLY, ROOT, collectStream, startProject, type TestProject } from '../helpers/project.js';
 import { runCli } from '../reliability/helpers.js';
@@ -27,6 +30,18 @@ test('rows loaded are one aligned table sorted by table, nested tables counted u
     'total          876  in 7 tables (seo-etl tables lists each)',
   ]);
   expect(rowsTable({})).toEqual(['rows loaded this run: none']);
+});
+
+test('--quiet\'s one line: outcome, service, tasks, cost (sandbox money labelled), exit code, and what to do when not 0', () => {
+  const byState = Object.fromEntries(TASK_STATES.map((s) => [s, 0])) as Record<(typeof TASK_STATES)[number], number>;
+  Object.assign(byState, { loaded: 38, failed: 2 });
+  const summary = { run: {} as never, tasks: 40, byState, costUsd: 2.27, steps: [], failures: [] };
+  const r = { runId: 'nightly-2026-11-24', status: 'completed', resumed: false, exitCode: 1, durationMs: 61_000, summary, notCollected: 0, notPosted: 0 } as unknown as RunJobResult;
+  const pipeline = { budgetUsd: 5 } as Pipeline;
+  expect(outcomeLine(r, pipeline, serviceOf('https://api.dataforseo.com')))
+    .toBe('run nightly-2026-11-24 completed via api.dataforseo.com, tasks 40 (loaded 38, failed 2), $2.2700 of $5, exit 1, 61.0 s: seo-etl status lists what failed');
+  expect(outcomeLine({ ...r, exitCode: 0 } as RunJobResult, pipeline, serviceOf('sandbox')))
+    .toBe('run nightly-2026-11-24 completed via the embedded sandbox, tasks 40 (loaded 38, failed 2), $2.2700 of $5 (sandbox money: nothing was charged), exit 0, 61.0 s');
 });
 
 test('a log record on a human line: the message, then its fields; big objects by their size', () => {
