@@ -43,4 +43,4 @@ docs: build
 	node bin/seo-etl.js docs
 
 clean:
-	rm -rf dist data/warehouse.duckdb data/work data/parquet data/raw
+	rm -rf dist data/warehouse.duckdb data/work data/parquet data/raw data/sandbox
