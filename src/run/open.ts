@@ -92,6 +92,7 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
     if (opts.logDestination) streams.push({ level, stream: opts.logDestination });
     const logger = createLogger({ destination: pino.multistream(streams), secrets: secretsOf(credentials), level }).child({ run_id: runId });
     writer.log = logger;
+    if (!opts.quiet) progress.reportEvery(30_000, (c) => logger.info({ done: `${c.loaded + c.failed}/${c.planned}`, failed: c.failed, posted: c.posted, cost_usd: Number(c.costUsd.toFixed(4)) }, 'progress'));
     logger.info({ pipeline: pipeline.name, file: pipeline.file, run_date: runDate, resumed }, resumed ? 'resuming run' : 'starting run');
     if (lock.recovered) logger.warn({ stale_lock: lock.recovered }, 'recovered the lock of a run that is no longer alive');
 

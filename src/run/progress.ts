@@ -41,6 +41,7 @@ export class Progress {
   private readonly bars: cliProgress.MultiBar | undefined;
   private readonly bar: cliProgress.SingleBar | undefined;
   private readonly timer: NodeJS.Timeout | undefined;
+  private reporter: NodeJS.Timeout | undefined;
   private stopped = false;
 
   constructor(stream: NodeJS.WriteStream | null, private readonly opts: ProgressOptions = {}) {
@@ -60,6 +61,17 @@ export class Progress {
 
   add(key: keyof ProgressCounts, n = 1): void {
     this.counts[key] += n;
+  }
+
+  /** Off a terminal: the counts every `ms` to `report` (a log line), so a long night in `tee` shows it is moving. */
+  reportEvery(ms: number, report: (counts: ProgressCounts) => void): void {
+    if (this.bars || this.stopped) return;
+    let last = '';
+    this.reporter = setInterval(() => {
+      const now = JSON.stringify(this.counts);
+      if (now !== last) report({ ...this.counts });
+      last = now;
+    }, ms).unref();
   }
 
   /** Whether a bar is drawn (log lines then go through log()). */
@@ -91,6 +103,7 @@ export class Progress {
     this.stopped = true;
     if (final) Object.assign(this.counts, countsOf(final));
     if (this.timer) clearInterval(this.timer);
+    if (this.reporter) clearInterval(this.reporter);
     if (!this.bars) return;
     this.refresh();
     this.bars.stop();

@@ -71,6 +71,21 @@ describe('progress bar', () => {
     expect(t.text()).not.toContain('after the bar');
   });
 
+  test('off a terminal the counts are reported now and then instead (a log line), only when they moved', async () => {
+    const p = new Progress(null);
+    const seen: string[] = [];
+    p.reportEvery(40, (c) => seen.push(`${c.loaded}/${c.planned}`));
+    p.add('planned', 4);
+    await new Promise((r) => setTimeout(r, 100));
+    p.add('loaded', 2);
+    await new Promise((r) => setTimeout(r, 100));
+    p.stop();
+    const after = seen.length;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(seen).toEqual(['0/4', '2/4']);
+    expect(seen.length).toBe(after);
+  });
+
   test('off a terminal nothing is drawn', () => {
     const chunks: string[] = [];
     const w = new Writable({ write(c, _e, cb) { chunks.push(String(c)); cb(); } }) as unknown as NodeJS.WriteStream;
