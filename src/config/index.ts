@@ -63,7 +63,7 @@ export const configSchema = z.strictObject({
     .superRefine((p, ctx) => {
       // Both keyword generations share one path shape; only their segment tells them apart.
       if (p.keywords_data === p.keywords_data_legacy) {
-        ctx.addIssue({ code: 'custom', path: ['keywords_data_legacy'], message: `must differ from keywords_data ('${p.keywords_data}'): the two keyword families share their paths but for this segment` });
+        ctx.addIssue({ code: 'custom', path: ['keywords_data_legacy'], params: { related: [['paths', 'keywords_data']] }, message: `must differ from keywords_data ('${p.keywords_data}'): the two keyword families share their paths but for this segment` });
       }
     }),
   rate_limit: z.strictObject({
@@ -170,15 +170,19 @@ function locateMergedIssues(
   merged: Record<string, unknown>,
 ): PositionedIssue[] {
   const out: PositionedIssue[] = [];
-  const place = (keyPath: PropertyKey[], rule: string) => {
+  /** `related`: the other keys a rule between values compares, so the value set last is the one blamed. */
+  const place = (keyPath: PropertyKey[], rule: string, related: PropertyKey[][] = []) => {
     const key = keyPath.map(String).join('.');
-    const fromEnv = envApplied.find((e) => e.path.join('.') === keyPath.slice(0, 2).map(String).join('.'));
+    const paths = [keyPath, ...related];
+    const fromEnv = envApplied.find((e) => paths.some((p) => e.path.join('.') === p.slice(0, 2).map(String).join('.')));
     if (fromEnv) return out.push({ file: `environment variable ${fromEnv.name}`, line: 0, column: 0, key, rule });
-    if (hasPath(overrides, keyPath)) return out.push({ file: 'overrides', line: 0, column: 0, key, rule });
+    if (paths.some((p) => hasPath(overrides, p))) return out.push({ file: 'overrides', line: 0, column: 0, key, rule });
     const strPath = keyPath.map((k) => (typeof k === 'number' ? k : String(k)));
     for (const src of [...sources].reverse()) {
-      const at = src.doc.find(strPath);
-      if (at) return out.push({ file: src.file, ...at, key, rule });
+      for (const p of paths) {
+        const at = src.doc.find(p.map((k) => (typeof k === 'number' ? k : String(k))));
+        if (at) return out.push({ file: src.file, ...at, key, rule });
+      }
     }
     // Absent everywhere: point at the deepest existing ancestor, preferring the later file.
     for (let depth = strPath.length - 1; depth >= 0; depth--) {
@@ -192,7 +196,7 @@ function locateMergedIssues(
   for (const i of zodIssues) {
     if (i.code === 'unrecognized_keys' && i.keys?.length) {
       for (const k of i.keys) place([...i.path, k], 'unknown key');
-    } else place([...i.path], ruleInWords(i, valueAt(merged, i.path)));
+    } else place([...i.path], ruleInWords(i, valueAt(merged, i.path)), (i as { params?: { related?: PropertyKey[][] } }).params?.related);
   }
   return out;
 }

@@ -55,3 +55,8 @@ test.each([
 ])('%s=%s: the rule in words, not the validator\'s text', (name, value, says) => {
   expect(() => loadConfig({ root: ROOT, env: { [name]: value } })).toThrow(`environment variable ${name}: ${says}`);
 });
+
+test('a rule between two settings blames the one the user set: the variable, not default.yaml\'s line of the other', () => {
+  expect(() => loadConfig({ root: ROOT, env: { SEO_ETL_PATHS_KEYWORDS_DATA: 'google' } }))
+    .toThrow(/^environment variable SEO_ETL_PATHS_KEYWORDS_DATA: paths.keywords_data_legacy: must differ from keywords_data \('google'\)/);
+});
