@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { existsSync, statSync } from 'node:fs';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { describeService, serviceOfRun, type Service } from '../config/service.js';
+import { describeService, otherDataFolder, serviceOfRun, type Service } from '../config/service.js';
 import { loadConfig } from '../config/index.js';
 import { TABLES } from '../normalize/catalog.js';
 import { q } from '../load/ddl.js';
@@ -165,6 +165,8 @@ export async function tablesCommand(opts: TablesCommandOptions): Promise<number>
     out.write(`${JSON.stringify({ ...listing, service: service ?? null, dictionary: 'docs/tables.md', analysis: 'docs/analysis.md' }, null, 2)}\n`);
   } else {
     out.write(formatListing(listing, process.cwd(), service));
+    const other = otherDataFolder(opts.root, config);
+    if (other) out.write(`${other.kind === 'sandbox' ? 'Sandbox' : "The live service's"} data is in ${other.dir}: ${other.how.replace('status', 'tables')}\n`);
   }
   return EXIT.ok;
 }

@@ -110,4 +110,7 @@ test('local.yaml names the live service and SEO_ETL_API_BASE_URL=sandbox: refuse
   const liveStatus = await runCli(['status'], { env: bare(), timeoutMs: 30_000, cwd: p });
   expect(liveStatus.stdout).toContain('no runs yet');
   expect(liveStatus.stdout).toContain(`sandbox runs are in ${path.join(p, 'data', 'sandbox')}: seo-etl --sandbox status`);
+  const liveTables = await runCli(['tables'], { env: bare(), timeoutMs: 30_000, cwd: p });
+  expect(liveTables.stdout).toContain('no published warehouse yet');
+  expect(liveTables.stdout).toContain(`Sandbox data is in ${path.join(p, 'data', 'sandbox')}: seo-etl --sandbox tables`);
 }, 240_000);
