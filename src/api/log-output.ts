@@ -19,8 +19,8 @@ export function logFormat(env: NodeJS.ProcessEnv, flag?: string): LogFormat {
   throw new UserError(`${flag === undefined ? 'SEO_ETL_LOG_FORMAT' : '--log-format'}: must be human or json, got '${v}'`);
 }
 
-/** Fields every line carries, or that the message already says. */
-const HIDDEN = new Set(['level', 'time', 'pid', 'hostname', 'name', 'run_id', 'msg']);
+/** Fields every line carries, that the message already says, or that only the log file needs (a request's URL and headers). */
+const HIDDEN = new Set(['level', 'time', 'pid', 'hostname', 'name', 'run_id', 'msg', 'request']);
 
 /** A field's value on a human line: objects as their non-zero entries, a long one by its size (the log file has it all). */
 function value(v: unknown): string {
