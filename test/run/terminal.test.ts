@@ -26,7 +26,7 @@ test('rows loaded are one aligned table sorted by table, nested tables counted u
     'table         rows  rows in its nested tables',
     'keyword_data    64  672 in keyword_data__monthly_searches',
     'serp_results     2   92 in 2 tables',
-    'tasks           28   18 in tasks__keywords',
+    'tasks           28   18 in tasks__keywords, one row per answer (a paged task has one per page)',
     'total          876  in 7 tables (seo-etl tables lists each)',
   ]);
   expect(rowsTable({})).toEqual(['rows loaded this run: none']);
@@ -72,8 +72,9 @@ describe('a run on a terminal', () => {
     const text = out.text();
     expect(text).toContain(`tasks: ${s.tasks} (loaded ${s.byState.loaded})`);
     expect(text).toContain(`cost: $${s.costUsd.toFixed(4)}`);
-    // No other count of tasks anywhere in the summary.
+    // No other count of tasks anywhere in the summary ("tasks: 21" beside "tasks 24", the table named tasks, was one).
     expect([...text.matchAll(/tasks:? (\d+)/g)].map((m) => Number(m[1]))).toEqual([s.tasks]);
+    expect(text).toMatch(/^tasks +\d+ .*one row per answer \(a paged task has one per page\)$/m);
   });
 
   test('the summary is short: no line over 100 characters, rows sorted by table', () => {
