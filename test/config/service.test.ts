@@ -101,6 +101,8 @@ test('local.yaml names the live service and SEO_ETL_API_BASE_URL=sandbox: refuse
   const status = await runCli(['--sandbox', 'status'], { env: bare(), timeoutMs: 30_000, cwd: p });
   expect(status.code, status.stderr).toBe(0);
   expect(status.stdout).toMatch(/^nightly-\d{4}-\d{2}-\d{2}  completed  tasks \d+ \(loaded \d+\)  \$\d+\.\d{4} \(sandbox money: nothing was charged\)  started .*  via the embedded sandbox$/m);
+  const statusJson = JSON.parse((await runCli(['--sandbox', 'status', '--json'], { env: bare(), timeoutMs: 30_000, cwd: p })).stdout);
+  expect(statusJson.runs[0].service).toEqual({ kind: 'sandbox', label: 'the embedded sandbox' });
   const tables = await runCli(['--sandbox', 'tables'], { env: bare(), timeoutMs: 30_000, cwd: p });
   expect(tables.stdout).toMatch(/^data from: the embedded sandbox \(sandbox data: nothing was charged\)$/m);
   const tablesJson = JSON.parse((await runCli(['--sandbox', 'tables', '--json'], { env: bare(), timeoutMs: 30_000, cwd: p })).stdout);
