@@ -5,7 +5,7 @@ import { parseYamlDocument, formatIssues, type PositionedIssue, type ParsedYaml 
 import { settingVariables, unknownVariableWarnings } from './env.js';
 import { postgresSchema } from './postgres.js';
 import { dataDirFor } from './service.js';
-import { ruleInWords, type ValidatorIssue } from './words.js';
+import { ruleInWords, shown, type ValidatorIssue } from './words.js';
 
 export const ENGINE_TOKENS = ['engine_a', 'engine_b', 'engine_c', 'engine_d'] as const;
 /** Path tokens of the endpoint catalog: the SERP engines, and one per family that names its own segment. */
@@ -13,6 +13,10 @@ export const PATH_TOKENS = [...ENGINE_TOKENS, 'keywords_data', 'keywords_data_le
 export type EngineToken = (typeof PATH_TOKENS)[number];
 /** The configured segment of each path token (`paths:` in the configuration). */
 export type Engines = Record<EngineToken, string>;
+
+const isHttpUrl = (v: string) => {
+  try { const u = new URL(v); return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== ''; } catch { return false; }
+};
 
 const segment = z.string().regex(/^[a-z0-9_]+$/, 'a path segment of lower-case letters, digits and _');
 
@@ -52,7 +56,7 @@ const priceSchema = z.strictObject({
 
 export const configSchema = z.strictObject({
   api: z.strictObject({
-    base_url: z.union([z.literal('sandbox'), z.url({ protocol: /^https?$/ })], { error: "must be 'sandbox' (the embedded sandbox) or the service's http(s) address" }),
+    base_url: z.string().refine((v) => v === 'sandbox' || isHttpUrl(v), { error: (i) => `must be 'sandbox' (the embedded sandbox) or the service's http:// or https:// address (got ${shown(i.input)})` }),
     timeout_ms: z.int().positive(),
     retries: z.int().min(0).max(20),
     retry_base_ms: z.int().positive(),
@@ -75,7 +79,7 @@ export const configSchema = z.strictObject({
   warehouse: z.strictObject({
     // Empty: data/ for the live service, data/sandbox/ for a sandbox (src/config/service.ts).
     dir: z.string(),
-    memory_limit: size.refine((s) => !SIZE.test(s) || sizeInBytes(s) >= MIN_MEMORY_BYTES, `must be at least 128MB: below it DuckDB runs out of memory loading a night`),
+    memory_limit: size.refine((s) => !SIZE.test(s) || sizeInBytes(s) >= MIN_MEMORY_BYTES, { error: (i) => `must be at least 128MB (got ${shown(i.input)}): below it DuckDB runs out of memory loading a night` }),
   }),
   collect: z.strictObject({
     poll_min_ms: z.int().positive(),
