@@ -50,7 +50,7 @@ test.each([
   ['SEO_ETL_RATE_LIMIT_CALLS', '0', 'rate_limit.calls: must be more than 0 (got 0)'],
   ['SEO_ETL_API_TASKS_PER_POST', '101', 'api.tasks_per_post: must be at most 100 (got 101)'],
   ['SEO_ETL_API_BASE_URL', 'ftp://x', "api.base_url: must be 'sandbox' (the embedded sandbox) or the service's http:// or https:// address (got 'ftp://x')"],
-  ['SEO_ETL_NOTIFY_WEBHOOK_URL', 'nope', "notify.webhook_url: must be an http:// or https:// address (got 'nope')"],
+  ['SEO_ETL_NOTIFY_WEBHOOK_URL', 'htps://hooks.example/T0/B0/secret', 'notify.webhook_url: must be empty (no notice) or an http:// or https:// address'],
   ['SEO_ETL_SANDBOX_LOGIN', '', 'sandbox.login: must not be empty'],
   ['SEO_ETL_WAREHOUSE_MEMORY_LIMIT', '10', "warehouse.memory_limit: must be a size such as 256MB or 2GiB (got '10')"],
 ])('%s=%s: the rule in words, not the validator\'s text', (name, value, says) => {
