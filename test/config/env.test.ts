@@ -54,7 +54,9 @@ test.each([
   ['SEO_ETL_SANDBOX_LOGIN', '', 'sandbox.login: must not be empty'],
   ['SEO_ETL_WAREHOUSE_MEMORY_LIMIT', '10', "warehouse.memory_limit: must be a size such as 256MB or 2GiB (got '10')"],
 ])('%s=%s: the rule in words, not the validator\'s text', (name, value, says) => {
-  expect(() => loadConfig({ root: ROOT, env: { [name]: value } })).toThrow(`environment variable ${name}: ${says}`);
+  let err: unknown;
+  try { loadConfig({ root: ROOT, env: { [name]: value } }); } catch (e) { err = e; }
+  expect((err as Error).message).toBe(`environment variable ${name}: ${says}`);
 });
 
 test('a rule between two settings blames the one the user set: the variable, not default.yaml\'s line of the other', () => {
