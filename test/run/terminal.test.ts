@@ -4,7 +4,7 @@
  * the log file, or on stderr when asked for); a short summary whose rows are one aligned table sorted by table.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -93,30 +93,39 @@ describe('off a terminal', () => {
   beforeAll(async () => { p = await startProject(); }, 60_000);
   afterAll(async () => { await p?.close(); for (const d of dataDirs) rmSync(d, { recursive: true, force: true }); });
   const fresh = () => { const d = mkdtempSync(path.join(tmpdir(), 'seo-etl-term-')); dataDirs.push(d); return d; };
+  /** A list call and one posted task: enough to see where a run's log lines go, in seconds. */
+  const tiny = () => {
+    const file = path.join(fresh(), 'tiny.yaml');
+    writeFileSync(file, [
+      'name: tiny', 'budget_usd: 1', 'steps:', '  - name: serp_endpoints', '    endpoint: serp.endpoints', '  - name: volumes',
+      '    endpoint: keywords_ads.search_volume.task_post', '    params: { location_code: 2840, language_code: en, keywords: [shoes, boots] }', '    collect: tasks_ready', '',
+    ].join('\n'));
+    return file;
+  };
 
   test('--no-progress (or a pipe): human lines on stderr, the summary alone on stdout, JSON in the log file', async () => {
     const dataDir = fresh();
-    const c = await runCli(['run', NIGHTLY, '--no-progress'], { env: { ...p.env, SEO_ETL_WAREHOUSE_DIR: dataDir }, timeoutMs: 120_000 });
+    const c = await runCli(['run', tiny(), '--no-progress'], { env: { ...p.env, SEO_ETL_WAREHOUSE_DIR: dataDir }, timeoutMs: 60_000 });
     expect(c.code, c.stderr.slice(-2000)).toBe(0);
     const err = c.stderr.trim().split('\n');
     expect(err.length).toBeGreaterThan(1);
     for (const l of err) expect(l).toMatch(/^\[\d\d:\d\d:\d\d\] (INFO|WARN|ERROR): /);
-    expect(c.stderr).toMatch(/INFO: starting run {2}pipeline=nightly/);
+    expect(c.stderr).toMatch(/INFO: starting run {2}pipeline=tiny/);
     expect(c.stdout).not.toMatch(/^\{/m);
-    expect(c.stdout).toMatch(/^run nightly-\d{4}-\d{2}-\d{2} completed in [\d.]+ s$/m);
+    expect(c.stdout).toMatch(/^run tiny-\d{4}-\d{2}-\d{2} completed in [\d.]+ s$/m);
     const log = readFileSync(path.join(dataDir, 'logs', readdirSync(path.join(dataDir, 'logs'))[0]), 'utf8').trim().split('\n');
-    expect(JSON.parse(log[0])).toMatchObject({ msg: 'starting run', pipeline: 'nightly' });
+    expect(JSON.parse(log[0])).toMatchObject({ msg: 'starting run', pipeline: 'tiny' });
   }, 150_000);
 
   test('--log-format json puts the JSON lines on stderr; --quiet leaves warnings only and one outcome line', async () => {
-    const json = await runCli(['run', NIGHTLY, '--log-format', 'json', '--run-date', '2026-01-02'], { env: { ...p.env, SEO_ETL_WAREHOUSE_DIR: fresh() }, timeoutMs: 120_000 });
+    const json = await runCli(['run', tiny(), '--log-format', 'json'], { env: { ...p.env, SEO_ETL_WAREHOUSE_DIR: fresh() }, timeoutMs: 60_000 });
     expect(json.code, json.stderr.slice(-2000)).toBe(0);
     expect(JSON.parse(json.stderr.trim().split('\n')[0])).toMatchObject({ msg: 'starting run' });
-    const quiet = await runCli(['run', NIGHTLY, '--quiet', '--run-date', '2026-01-03'], { env: { ...p.env, SEO_ETL_WAREHOUSE_DIR: fresh() }, timeoutMs: 120_000 });
+    const quiet = await runCli(['run', tiny(), '--quiet', '--run-date', '2026-01-03'], { env: { ...p.env, SEO_ETL_WAREHOUSE_DIR: fresh() }, timeoutMs: 60_000 });
     expect(quiet.code, quiet.stderr.slice(-2000)).toBe(0);
     expect(quiet.stderr).toBe('');
-    expect(quiet.stdout.trim().split('\n')).toEqual([expect.stringMatching(/^run nightly-2026-01-03 completed via the sandbox at http:\/\/127\.0\.0\.1:\d+, tasks \d+ \(loaded \d+\), \$[\d.]+ of \$1 \(sandbox money: nothing was charged\), exit 0, [\d.]+ s$/)]);
-    const bad = await runCli(['run', NIGHTLY, '--log-format', 'xml'], { env: { ...p.env, SEO_ETL_WAREHOUSE_DIR: fresh() }, timeoutMs: 60_000 });
+    expect(quiet.stdout.trim().split('\n')).toEqual([expect.stringMatching(/^run tiny-2026-01-03 completed via the sandbox at http:\/\/127\.0\.0\.1:\d+, tasks 2 \(loaded 2\), \$[\d.]+ of \$1 \(sandbox money: nothing was charged\), exit 0, [\d.]+ s$/)]);
+    const bad = await runCli(['run', tiny(), '--log-format', 'xml'], { env: { ...p.env, SEO_ETL_WAREHOUSE_DIR: fresh() }, timeoutMs: 60_000 });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--log-format: must be human or json, got 'xml'");
   }, 300_000);
