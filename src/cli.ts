@@ -9,6 +9,7 @@ import { EXIT, exitCodeOf, describeError } from './exit.js';
 import { exitWhenDone } from './exit-when-done.js';
 import { findProject } from './config/project.js';
 import { configWarnings } from './config/index.js';
+import { isSandboxAddress } from './config/service.js';
 
 /** Set by the one command that serves until stopped (the sandbox); every other command ends its process. */
 let serving = false;
@@ -46,14 +47,15 @@ const program = new Command()
   .name('seo-etl')
   .description('Pulls Search-Data and Site-Analysis Task API data into a typed DuckDB + Parquet warehouse.')
   .option('-C, --root <dir>', 'project folder holding config/ and data/ (default: SEO_ETL_HOME, else the project holding the pipeline file, else the one at or above the working directory)')
-  .option('--sandbox', 'use the embedded sandbox and its own data folder (data/sandbox/) on purpose, whatever the configuration names')
+  .option('--sandbox', 'use a sandbox and its own data folder (data/sandbox/) on purpose, whatever the configuration names: the one SEO_ETL_API_BASE_URL names (seo-etl sandbox), else the embedded one')
   .showHelpAfterError('(seo-etl help <command> lists its arguments and options)')
   // Usage mistakes are bad input (exit 2), answered by commander's one-line message, not a stack or exit 1.
   .exitOverride()
   .hook('preAction', () => {
     for (const w of configWarnings(process.env)) process.stderr.write(`seo-etl: warning: ${w}\n`);
-    // Every command reads the service from the environment: --sandbox wins over SEO_ETL_API_BASE_URL.
-    if (program.opts().sandbox) process.env.SEO_ETL_API_BASE_URL = 'sandbox';
+    // Every command reads the service from the environment: --sandbox keeps a sandbox it names (seo-etl sandbox's
+    // address), and otherwise means the embedded one.
+    if (program.opts().sandbox && !isSandboxAddress(process.env.SEO_ETL_API_BASE_URL)) process.env.SEO_ETL_API_BASE_URL = 'sandbox';
   });
 
 program

@@ -32,6 +32,12 @@ export function serviceOf(baseUrl: string): Service {
   return { kind: 'live', label: url.host };
 }
 
+/** Whether a base URL (an environment variable's value, maybe unset or malformed) names a sandbox. */
+export function isSandboxAddress(baseUrl: string | undefined): boolean {
+  if (!baseUrl) return false;
+  try { return serviceOf(baseUrl).kind === 'sandbox'; } catch { return false; }
+}
+
 /** The data folder for a configured warehouse.dir: as given, or by default the service kind's own. */
 export function dataDirFor(dir: string, baseUrl: string): string {
   return dir === '' ? DEFAULT_DATA_DIRS[serviceOf(baseUrl).kind] : dir;

@@ -8,7 +8,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config/index.js';
-import { bindDataFolder, dataDirFor, refuseAccidentalSandbox, serviceOf } from '../../src/config/service.js';
+import { bindDataFolder, dataDirFor, isSandboxAddress, refuseAccidentalSandbox, serviceOf } from '../../src/config/service.js';
 import { ROOT } from '../helpers/project.js';
 import { runCli } from '../reliability/helpers.js';
 
@@ -36,6 +36,7 @@ test('which service a base URL is: the embedded sandbox, a sandbox on this machi
   expect(serviceOf('http://localhost:8090/')).toMatchObject({ kind: 'sandbox' });
   expect(serviceOf('https://sandbox.dataforseo.com')).toMatchObject({ kind: 'sandbox' });
   expect(serviceOf('https://api.dataforseo.com')).toEqual({ kind: 'live', label: 'api.dataforseo.com' });
+  expect([undefined, 'nonsense', 'https://api.dataforseo.com', 'sandbox', 'http://127.0.0.1:8090'].map(isSandboxAddress)).toEqual([false, false, false, true, true]);
 });
 
 test('by default the live service\'s data goes to data/, a sandbox\'s to data/sandbox/; a set warehouse.dir is kept', () => {
