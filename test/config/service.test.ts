@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config/index.js';
 import { bindDataFolder, dataDirFor, isSandboxAddress, refuseAccidentalSandbox, serviceOf } from '../../src/config/service.js';
-import { ROOT } from '../helpers/project.js';
+import { ROOT, startProject } from '../helpers/project.js';
 import { runCli } from '../reliability/helpers.js';
 
 const dirs: string[] = [];
@@ -117,3 +117,24 @@ test('local.yaml names the live service and SEO_ETL_API_BASE_URL=sandbox: refuse
   expect(liveTables.stdout).toContain('no published warehouse yet');
   expect(liveTables.stdout).toContain(`Sandbox data is in ${path.join(p, 'data', 'sandbox')}: seo-etl --sandbox tables`);
 }, 240_000);
+
+test('with a live local.yaml, --sandbox runs against the sandbox SEO_ETL_API_BASE_URL names (seo-etl sandbox), not the embedded one', async () => {
+  const p = projectCopy('api:\n  base_url: https://api.dataforseo.com\n');
+  const pipeline = path.join(p, 'pipelines', 'tiny.yaml');
+  writeFileSync(pipeline, 'name: tiny\nbudget_usd: 1\nsteps:\n  - name: volumes\n    endpoint: keywords_ads.search_volume.task_post\n    params: { location_code: 2840, language_code: en, keywords: [shoes] }\n    collect: tasks_ready\n');
+  const project = await startProject();
+  try {
+    const env = bare({ SEO_ETL_API_BASE_URL: project.sandbox.url, SEO_ETL_LOGIN: project.config.sandbox.login, SEO_ETL_PASSWORD: project.config.sandbox.password, SEO_ETL_COLLECT_POLL_MIN_MS: '20', SEO_ETL_COLLECT_POLL_MAX_MS: '200' });
+    const refused = await runCli(['run', pipeline, '--quiet'], { env, timeoutMs: 60_000, cwd: p });
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(`would run against the sandbox at ${project.sandbox.url}`);
+    const ran = await runCli(['--sandbox', 'run', pipeline, '--quiet'], { env, timeoutMs: 60_000, cwd: p });
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toContain(`completed via the sandbox at ${project.sandbox.url}, tasks 1 (loaded 1)`);
+    expect(project.sandbox.controls.postings().length).toBe(1);
+    expect(existsSync(path.join(p, 'data', 'sandbox', 'warehouse.duckdb'))).toBe(true);
+  } finally {
+    await project.close();
+    rmSync(project.dataDir, { recursive: true, force: true });
+  }
+}, 120_000);
