@@ -84,6 +84,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
   const { config, pipeline, runId, runDate, ledger, writer, logger, progress, paths } = run;
   const load = emptySummary();
   const settled = () => writer.idle();
+  if (run.resumed) progress.seed(await ledger.summary(runId)); // what earlier attempts did counts on the bar too
   const sink = makeSink({ writer, ledger, runId, engines: Object.values(config.paths), progress, logger, pause, load });
   const base = { config, pipeline, runId, ledger, client: run.client, logger, progress, budget: { stopped: false }, pause };
   let collection: Collection | undefined;

@@ -63,6 +63,16 @@ export class Progress {
     this.counts[key] += n;
   }
 
+  /**
+   * A resumed run starts from what its earlier attempts did: its planned tasks, those loaded or failed, and their
+   * cost (the stages count only what this attempt adds to those; posting is counted as tasks are found again).
+   */
+  seed(earlier: RunSummary | undefined): void {
+    if (!earlier) return;
+    const c = countsOf(earlier);
+    for (const k of ['planned', 'loaded', 'failed', 'costUsd'] as const) this.counts[k] += c[k];
+  }
+
   /** Off a terminal: the counts every `ms` to `report` (a log line), so a long night in `tee` shows it is moving. */
   reportEvery(ms: number, report: (counts: ProgressCounts) => void): void {
     if (this.bars || this.stopped) return;

@@ -86,6 +86,15 @@ describe('progress bar', () => {
     expect(seen.length).toBe(after);
   });
 
+  test('a resumed run starts from its earlier attempts: 30 of 40 done, not 0 of 0', () => {
+    const t = tty();
+    const p = new Progress(t.stream);
+    p.seed(summary({ loaded: 28, failed: 2, posted: 10 }, 1.5));
+    p.add('loaded', 4);
+    p.stop();
+    expect(frames(t.text()).at(-1)).toContain('34/40 done, 2 failed | posted 0 | $1.5000');
+  });
+
   test('off a terminal nothing is drawn', () => {
     const chunks: string[] = [];
     const w = new Writable({ write(c, _e, cb) { chunks.push(String(c)); cb(); } }) as unknown as NodeJS.WriteStream;
