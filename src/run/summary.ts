@@ -19,7 +19,7 @@ const money = (usd: number) => `$${usd.toFixed(4)}`;
 export function outcomeLine(r: RunJobResult, pipeline: Pipeline, service: Service): string {
   const s = r.summary;
   const tasks = s ? `, tasks ${s.tasks} (${statesOf(s)})` : '';
-  const cost = s ? `, ${money(s.costUsd)}${pipeline.budgetUsd === undefined || pipeline.budgetUsd === null ? '' : ` of ${`$${pipeline.budgetUsd}`}`}${costNote(service)}` : '';
+  const cost = s ? `, ${money(s.costUsd)} of $${pipeline.budgetUsd}${costNote(service)}` : '';
   const next = r.exitCode === 0 ? '' : r.notCollected || r.notPosted ? ': seo-etl resume finishes it' : ': seo-etl status lists what failed';
   return `run ${r.runId} ${r.status}${r.resumed ? ' (resumed)' : ''} via ${service.label}${tasks}${cost}, exit ${r.exitCode}, ${(r.durationMs / 1000).toFixed(1)} s${next}`;
 }
@@ -31,7 +31,7 @@ export function formatSummary(r: RunJobResult, pipeline: Pipeline, service: Serv
   lines.push(`service: ${service.label}${service.kind === 'sandbox' ? ' (a sandbox: its data stays in its own warehouse)' : ''}`);
   if (s) {
     lines.push(`tasks: ${s.tasks} (${statesOf(s)})`);
-    lines.push(`cost: ${money(s.costUsd)}${pipeline.budgetUsd === undefined || pipeline.budgetUsd === null ? '' : ` of a $${pipeline.budgetUsd} budget`}${costNote(service)}`);
+    lines.push(`cost: ${money(s.costUsd)} of a $${pipeline.budgetUsd} budget${costNote(service)}`);
     for (const f of s.failures) lines.push(`failed: ${f.count} x ${f.code ?? '-'} ${f.message ?? ''} (step ${f.step})`);
   }
   if (r.budgetStopped) lines.push('stopped posting at the budget; everything posted was collected');
