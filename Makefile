@@ -21,7 +21,7 @@ typecheck: install
 	npx tsc -p tsconfig.test.json
 
 run: build
-	node bin/seo-etl.js run pipelines/nightly.yaml
+	node bin/seo-etl.js run pipelines/nightly.yaml --sandbox
 
 # The PostgreSQL destination's tests and bench start a throwaway server from these binaries (Debian package).
 postgres-binaries:
@@ -43,4 +43,4 @@ docs: build
 	node bin/seo-etl.js docs
 
 clean:
-	rm -rf dist data/warehouse.duckdb data/work data/parquet data/raw
+	rm -rf dist data/warehouse.duckdb data/work data/parquet data/raw data/sandbox

@@ -9,6 +9,7 @@ import { EXIT, exitCodeOf, describeError } from './exit.js';
 import { exitWhenDone } from './exit-when-done.js';
 import { findProject } from './config/project.js';
 import { configWarnings } from './config/index.js';
+import { isSandboxAddress } from './config/service.js';
 
 /** Set by the one command that serves until stopped (the sandbox); every other command ends its process. */
 let serving = false;
@@ -37,15 +38,24 @@ const day = (v: string) => {
   return v;
 };
 
+/** What `run` and `resume` show while they work and when they end. */
+const outputOf = (opts: { progress?: boolean; quiet?: boolean; logFormat?: string }) => ({
+  progress: opts.progress, quiet: Boolean(opts.quiet), logFormat: opts.logFormat, sandbox: Boolean(program.opts().sandbox),
+});
+
 const program = new Command()
   .name('seo-etl')
   .description('Pulls Search-Data and Site-Analysis Task API data into a typed DuckDB + Parquet warehouse.')
   .option('-C, --root <dir>', 'project folder holding config/ and data/ (default: SEO_ETL_HOME, else the project holding the pipeline file, else the one at or above the working directory)')
+  .option('--sandbox', 'use a sandbox and its own data folder (data/sandbox/) on purpose, whatever the configuration names: the one SEO_ETL_API_BASE_URL names (seo-etl sandbox), else the embedded one')
   .showHelpAfterError('(seo-etl help <command> lists its arguments and options)')
   // Usage mistakes are bad input (exit 2), answered by commander's one-line message, not a stack or exit 1.
   .exitOverride()
   .hook('preAction', () => {
     for (const w of configWarnings(process.env)) process.stderr.write(`seo-etl: warning: ${w}\n`);
+    // Every command reads the service from the environment: --sandbox keeps a sandbox it names (seo-etl sandbox's
+    // address), and otherwise means the embedded one.
+    if (program.opts().sandbox && !isSandboxAddress(process.env.SEO_ETL_API_BASE_URL)) process.env.SEO_ETL_API_BASE_URL = 'sandbox';
   });
 
 program
@@ -68,20 +78,24 @@ program
   .description('run a pipeline: plan, post, collect, normalize, load and publish')
   .argument('<pipeline>', 'pipeline YAML file')
   .option('--run-date <yyyy-mm-dd>', 'the day this run is for (a run of the same pipeline and day resumes)', day)
-  .option('--no-progress', 'no progress display, even on a terminal')
+  .option('--no-progress', 'no progress bar, even on a terminal: log lines on stderr instead')
+  .option('-q, --quiet', 'for cron: only warnings and errors on stderr, and the outcome on one line')
+  .option('--log-format <format>', 'stderr log lines: human (default) or json (the log file is JSON either way)')
   .action(async (pipeline, opts) => {
     const { runCommand } = await import('./run/command.js');
-    process.exitCode = await runCommand({ root: rootFor(pipeline), pipeline: abs(pipeline), runDate: opts.runDate, progress: opts.progress });
+    process.exitCode = await runCommand({ root: rootFor(pipeline), pipeline: abs(pipeline), runDate: opts.runDate, ...outputOf(opts) });
   });
 
 program
   .command('resume')
   .description('resume the last unfinished run of a pipeline: collect what was posted, never post it again')
   .argument('[pipeline]', 'pipeline YAML file (default: the last unfinished run)')
-  .option('--no-progress', 'no progress display')
+  .option('--no-progress', 'no progress bar, even on a terminal: log lines on stderr instead')
+  .option('-q, --quiet', 'for cron: only warnings and errors on stderr, and the outcome on one line')
+  .option('--log-format <format>', 'stderr log lines: human (default) or json (the log file is JSON either way)')
   .action(async (pipeline, opts) => {
     const { resumeCommand } = await import('./run/command.js');
-    process.exitCode = await resumeCommand({ root: rootFor(pipeline), pipeline: pipeline && abs(pipeline), progress: opts.progress });
+    process.exitCode = await resumeCommand({ root: rootFor(pipeline), pipeline: pipeline && abs(pipeline), ...outputOf(opts) });
   });
 
 program

@@ -9,6 +9,7 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { Credentials } from '../config/index.js';
 import { UserError } from '../exit.js';
+import { logFormat, stderrLog } from './log-output.js';
 
 export type { Logger } from 'pino';
 
@@ -65,7 +66,7 @@ export function scrubSecrets<T>(value: T, secrets: readonly string[]): T {
 
 export interface CreateLoggerOptions {
   level?: string;
-  /** Where lines go (tests pass a stream to read them back); stderr by default, keeping stdout for command output. */
+  /** Where lines go (tests pass a stream to read them back); stderr by default (human lines), keeping stdout for command output. */
   destination?: DestinationStream;
   /** Secret values to scrub from every line (see secretsOf). */
   secrets?: readonly string[];
@@ -97,7 +98,8 @@ export function createLogger(opts: CreateLoggerOptions = {}): Logger {
         },
       },
     },
-    opts.destination ?? pino.destination(2),
+    // Off a run (plan, check, sandbox), lines for people on stderr, or JSON when SEO_ETL_LOG_FORMAT=json.
+    opts.destination ?? stderrLog({ level: opts.level ?? logLevel(), format: logFormat(process.env), warningsOnly: false }).stream,
   );
 }
 

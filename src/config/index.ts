@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { parseYamlDocument, formatIssues, type PositionedIssue, type ParsedYaml } from './yaml.js';
 import { settingVariables, unknownVariableWarnings } from './env.js';
 import { postgresSchema } from './postgres.js';
+import { dataDirFor } from './service.js';
+import { ruleInWords, shown, type ValidatorIssue } from './words.js';
 
 export const ENGINE_TOKENS = ['engine_a', 'engine_b', 'engine_c', 'engine_d'] as const;
 /** Path tokens of the endpoint catalog: the SERP engines, and one per family that names its own segment. */
@@ -12,10 +14,16 @@ export type EngineToken = (typeof PATH_TOKENS)[number];
 /** The configured segment of each path token (`paths:` in the configuration). */
 export type Engines = Record<EngineToken, string>;
 
+const isHttpUrl = (v: string) => {
+  try { const u = new URL(v); return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== ''; } catch { return false; }
+};
+
 const segment = z.string().regex(/^[a-z0-9_]+$/, 'a path segment of lower-case letters, digits and _');
 
 const SIZE = /^(\d+(?:\.\d+)?)\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i;
 const size = z.string().regex(SIZE, 'a size such as 256MB or 2GiB');
+/** Below this a checkpoint or a large load runs out of memory and the run fails (docs/performance.md). */
+const MIN_MEMORY_BYTES = 128e6;
 const UNIT_BYTES: Record<string, number> = { kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40 };
 
 /** Bytes of a size as DuckDB reads it (KB = 1000 bytes, KiB = 1024). */
@@ -48,7 +56,7 @@ const priceSchema = z.strictObject({
 
 export const configSchema = z.strictObject({
   api: z.strictObject({
-    base_url: z.union([z.literal('sandbox'), z.url({ protocol: /^https?$/ })]),
+    base_url: z.string().refine((v) => v === 'sandbox' || isHttpUrl(v), { error: (i) => `must be 'sandbox' (the embedded sandbox) or the service's http:// or https:// address (got ${shown(i.input)})` }),
     timeout_ms: z.int().positive(),
     retries: z.int().min(0).max(20),
     retry_base_ms: z.int().positive(),
@@ -59,7 +67,7 @@ export const configSchema = z.strictObject({
     .superRefine((p, ctx) => {
       // Both keyword generations share one path shape; only their segment tells them apart.
       if (p.keywords_data === p.keywords_data_legacy) {
-        ctx.addIssue({ code: 'custom', path: ['keywords_data_legacy'], message: `must differ from keywords_data ('${p.keywords_data}'): the two keyword families share their paths but for this segment` });
+        ctx.addIssue({ code: 'custom', path: ['keywords_data_legacy'], params: { related: [['paths', 'keywords_data']] }, message: `must differ from keywords_data ('${p.keywords_data}'): the two keyword families share their paths but for this segment` });
       }
     }),
   rate_limit: z.strictObject({
@@ -69,8 +77,9 @@ export const configSchema = z.strictObject({
   }),
   prices: z.record(z.string(), priceSchema),
   warehouse: z.strictObject({
-    dir: z.string().min(1),
-    memory_limit: size,
+    // Empty: data/ for the live service, data/sandbox/ for a sandbox (src/config/service.ts).
+    dir: z.string(),
+    memory_limit: size.refine((s) => !SIZE.test(s) || sizeInBytes(s) >= MIN_MEMORY_BYTES, { error: (i) => `must be at least 128MB (got ${shown(i.input)}): below it DuckDB runs out of memory loading a night` }),
   }),
   collect: z.strictObject({
     poll_min_ms: z.int().positive(),
@@ -88,7 +97,8 @@ export const configSchema = z.strictObject({
     max_body_bytes: z.int().positive(),
   }),
   notify: z.strictObject({
-    webhook_url: z.union([z.literal(''), z.url({ protocol: /^https?$/ })]),
+    // Not echoed in the error: a webhook's path is its secret.
+    webhook_url: z.string().refine((v) => v === '' || isHttpUrl(v), 'must be empty (no notice) or an http:// or https:// address'),
   }),
   sandbox: z.strictObject({
     port: z.int().min(0).max(65535),
@@ -158,22 +168,26 @@ interface ConfigSource { file: string; doc: ParsedYaml }
  * section that lacks it in the last file holding that section.
  */
 function locateMergedIssues(
-  zodIssues: readonly { path: readonly PropertyKey[]; message: string; code?: string; keys?: string[]; expected?: string }[],
+  zodIssues: readonly ({ path: readonly PropertyKey[]; keys?: string[] } & ValidatorIssue)[],
   sources: ConfigSource[],
   envApplied: { path: string[]; name: string }[],
   overrides: Record<string, unknown>,
   merged: Record<string, unknown>,
 ): PositionedIssue[] {
   const out: PositionedIssue[] = [];
-  const place = (keyPath: PropertyKey[], rule: string) => {
+  /** `related`: the other keys a rule between values compares, so the value set last is the one blamed. */
+  const place = (keyPath: PropertyKey[], rule: string, related: PropertyKey[][] = []) => {
     const key = keyPath.map(String).join('.');
-    const fromEnv = envApplied.find((e) => e.path.join('.') === keyPath.slice(0, 2).map(String).join('.'));
+    const paths = [keyPath, ...related];
+    const fromEnv = envApplied.find((e) => paths.some((p) => e.path.join('.') === p.slice(0, 2).map(String).join('.')));
     if (fromEnv) return out.push({ file: `environment variable ${fromEnv.name}`, line: 0, column: 0, key, rule });
-    if (hasPath(overrides, keyPath)) return out.push({ file: 'overrides', line: 0, column: 0, key, rule });
+    if (paths.some((p) => hasPath(overrides, p))) return out.push({ file: 'overrides', line: 0, column: 0, key, rule });
     const strPath = keyPath.map((k) => (typeof k === 'number' ? k : String(k)));
     for (const src of [...sources].reverse()) {
-      const at = src.doc.find(strPath);
-      if (at) return out.push({ file: src.file, ...at, key, rule });
+      for (const p of paths) {
+        const at = src.doc.find(p.map((k) => (typeof k === 'number' ? k : String(k))));
+        if (at) return out.push({ file: src.file, ...at, key, rule });
+      }
     }
     // Absent everywhere: point at the deepest existing ancestor, preferring the later file.
     for (let depth = strPath.length - 1; depth >= 0; depth--) {
@@ -187,15 +201,10 @@ function locateMergedIssues(
   for (const i of zodIssues) {
     if (i.code === 'unrecognized_keys' && i.keys?.length) {
       for (const k of i.keys) place([...i.path, k], 'unknown key');
-    } else place([...i.path], i.code === 'invalid_type' && i.expected ? `must be ${A_TYPE[i.expected] ?? i.expected} (got ${shown(valueAt(merged, i.path))})` : i.message);
+    } else place([...i.path], ruleInWords(i, valueAt(merged, i.path)), (i as { params?: { related?: PropertyKey[][] } }).params?.related);
   }
   return out;
 }
-
-/** What a type mismatch says instead of the validator's own words. */
-const A_TYPE: Record<string, string> = { number: 'a number', int: 'a whole number', string: 'text', boolean: 'true or false', object: 'a mapping of keys', array: 'a list' };
-
-const shown = (v: unknown) => (v === undefined ? 'nothing' : typeof v === 'string' ? `'${v}'` : JSON.stringify(v));
 
 function valueAt(obj: unknown, keyPath: readonly PropertyKey[]): unknown {
   let cur: any = obj;
@@ -225,12 +234,13 @@ export function configWarnings(env: NodeJS.ProcessEnv = process.env): string[] {
   return unknownVariableWarnings(env, settingVariables(sections));
 }
 
-/** Loads config/default.yaml, then config/local.yaml, then SEO_ETL_* variables, and validates the result. */
+/** Loads config/default.yaml, config/prices.yaml, then config/local.yaml, then SEO_ETL_* variables, and validates the result. */
 export function loadConfig(opts: LoadConfigOptions = {}): Config {
   const root = opts.root ?? process.cwd();
   const env = opts.env ?? process.env;
-  const files = [path.join(root, 'config', 'default.yaml'), path.join(root, 'config', 'local.yaml')];
-  if (!existsSync(files[0])) files[0] = new URL('../../config/default.yaml', import.meta.url).pathname;
+  // The shipped files stand in for a project's own copies it lacks; local.yaml is the project's alone.
+  const shipped = (name: string) => (existsSync(path.join(root, 'config', name)) ? path.join(root, 'config', name) : new URL(`../../config/${name}`, import.meta.url).pathname);
+  const files = [shipped('default.yaml'), shipped('prices.yaml'), path.join(root, 'config', 'local.yaml')];
   let merged: Record<string, any> = {};
   const sources: ConfigSource[] = [];
   for (const file of files) {
@@ -251,6 +261,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
   if (!result.success) {
     throw new ConfigError(locateMergedIssues(result.error.issues as any, sources, envApplied, opts.overrides ?? {}, merged));
   }
+  result.data.warehouse.dir = dataDirFor(result.data.warehouse.dir, result.data.api.base_url);
   return result.data;
 }
 

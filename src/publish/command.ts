@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { existsSync, statSync } from 'node:fs';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { describeService, otherDataFolder, serviceOfRun, type Service } from '../config/service.js';
 import { loadConfig } from '../config/index.js';
 import { TABLES } from '../normalize/catalog.js';
 import { q } from '../load/ddl.js';
@@ -91,7 +92,7 @@ function byReadingOrder(a: { name: string }, b: { name: string }): number {
 
 const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
-export function formatListing(l: PublishedListing, cwd = process.cwd()): string {
+export function formatListing(l: PublishedListing, cwd = process.cwd(), service?: Service): string {
   const rel = path.relative(cwd, l.warehouse);
   const shown = rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : l.warehouse;
   if (!l.published) {
@@ -104,6 +105,7 @@ export function formatListing(l: PublishedListing, cwd = process.cwd()): string 
   const lines: string[] = [];
   const run = l.lastRun ? `; last run ${l.lastRun.runId} ${l.lastRun.status}` : '';
   lines.push(`published warehouse: ${shown} (${formatBytes(l.bytes ?? 0)}, published ${l.publishedAt!.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}${run})`);
+  if (service) lines.push(`data from: ${describeService(service)}`);
   lines.push('');
   const width = Math.max(5, ...l.tables.map((t) => t.name.length));
   const rowsWidth = Math.max(4, ...l.tables.map((t) => t.rows.toLocaleString('en-US').length));
@@ -158,10 +160,13 @@ export async function tablesCommand(opts: TablesCommandOptions): Promise<number>
     return EXIT.ok;
   }
   const listing = await listPublished(warehousePaths(dataDir).published);
+  const service = listing.lastRun ? serviceOfRun(dataDir, listing.lastRun.runId) : undefined;
   if (opts.json) {
-    out.write(`${JSON.stringify({ ...listing, dictionary: 'docs/tables.md', analysis: 'docs/analysis.md' }, null, 2)}\n`);
+    out.write(`${JSON.stringify({ ...listing, service: service ?? null, dictionary: 'docs/tables.md', analysis: 'docs/analysis.md' }, null, 2)}\n`);
   } else {
-    out.write(formatListing(listing));
+    out.write(formatListing(listing, process.cwd(), service));
+    const other = otherDataFolder(opts.root, config);
+    if (other) out.write(`${other.kind === 'sandbox' ? 'Sandbox' : "The live service's"} data is in ${other.dir}: ${other.how.replace('status', 'tables')}\n`);
   }
   return EXIT.ok;
 }

@@ -9,22 +9,32 @@ import { pidAlive } from '../ledger/lock.js';
 import { estimatePlan, formatPlan, formatPlanJson, loadPipeline, planPipeline, runIdFor, utcDate } from '../pipeline/index.js';
 import { warehousePaths } from '../publish/index.js';
 import { EXIT } from '../exit.js';
-import { runJob } from './job.js';
+import { runJob, type RunJobOptions } from './job.js';
 import { NothingToResume, pendingPublish } from './resume.js';
 import { groupFailures, runCondition, statusLines } from './status-view.js';
 import { pauseFromEnv } from './test-pause.js';
 import { tuneHeapForJob } from './heap.js';
+import { costNote, otherDataFolder, serviceOf, serviceOfRun } from '../config/service.js';
 
-export async function runCommand(o: { root: string; pipeline: string; runDate?: string; progress?: boolean }): Promise<number> {
+/** Which service a plan is for, and where its data would go. */
+const serviceLine = (baseUrl: string, dataDir: string) => {
+  const s = serviceOf(baseUrl);
+  return `Service: ${s.label}; data folder ${dataDir}${s.kind === 'sandbox' ? `; costs${costNote(s)}` : ''}`;
+};
+
+/** How `run` and `resume` show their work (src/run/progress.ts, src/run/summary.ts, src/api/log-output.ts). */
+type Output = Pick<RunJobOptions, 'progress' | 'quiet' | 'logFormat' | 'sandbox'>;
+
+export async function runCommand(o: { root: string; pipeline: string; runDate?: string } & Output): Promise<number> {
   tuneHeapForJob();
-  const r = await runJob({ root: o.root, pipelineFile: o.pipeline, runDate: o.runDate, progress: o.progress, pause: pauseFromEnv(process.env) });
+  const r = await runJob({ root: o.root, pipelineFile: o.pipeline, runDate: o.runDate, progress: o.progress, quiet: o.quiet, logFormat: o.logFormat, sandbox: o.sandbox, pause: pauseFromEnv(process.env) });
   return r.exitCode;
 }
 
-export async function resumeCommand(o: { root: string; pipeline?: string; progress?: boolean }): Promise<number> {
+export async function resumeCommand(o: { root: string; pipeline?: string } & Output): Promise<number> {
   tuneHeapForJob();
   try {
-    const r = await runJob({ root: o.root, pipelineFile: o.pipeline, resume: true, progress: o.progress, pause: pauseFromEnv(process.env) });
+    const r = await runJob({ root: o.root, pipelineFile: o.pipeline, resume: true, progress: o.progress, quiet: o.quiet, logFormat: o.logFormat, sandbox: o.sandbox, pause: pauseFromEnv(process.env) });
     return r.exitCode;
   } catch (err) {
     if (!(err instanceof NothingToResume)) throw err;
@@ -57,7 +67,7 @@ export async function planCommand(o: { root: string; pipeline: string; json: boo
       ...(conn ? { query: async (sql: string) => (await conn.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[] } : {}),
     });
     const estimate = estimatePlan(plan, config);
-    process.stdout.write(o.json ? `${formatPlanJson(estimate)}\n` : `${formatPlan(estimate)}\n`);
+    process.stdout.write(o.json ? `${formatPlanJson(estimate)}\n` : `${formatPlan(estimate)}\n${serviceLine(config.api.base_url, dataDir)}\n`);
     // The account's balance beside the estimate, when a real service answers (never fails the plan).
     if (!o.json) for (const line of await accountLines(config, estimate.totals.costUsd)) process.stdout.write(`${line}\n`);
     // A plan over its budget would stop posting part-way: a scheduler's check before `run` must see that.
@@ -91,17 +101,20 @@ export async function statusCommand(o: { root: string; json: boolean }): Promise
       db.close();
     }
   }
+  const service = (runId: string) => serviceOfRun(dataDir, runId);
   if (o.json) {
-    const runs = summaries.map((r) => ({ ...r, condition: runCondition(r, running?.run_id), failureGroups: groupFailures(r.failures) }));
-    process.stdout.write(`${JSON.stringify({ running, runs }, null, 2)}\n`);
+    const runs = summaries.map((r) => ({ ...r, service: service(r.run.runId) ?? null, condition: runCondition(r, running?.run_id), failureGroups: groupFailures(r.failures) }));
+    process.stdout.write(`${JSON.stringify({ dataDir, running, runs }, null, 2)}\n`);
     return EXIT.ok;
   }
-  const lines: string[] = [];
+  const lines: string[] = [`data folder: ${dataDir}`];
   if (running) lines.push(`a run is in progress: pid ${running.pid}, started ${running.started_at}${running.run_id ? `, run ${running.run_id}` : ''} (showing the last published state)`);
   if (!summaries.length) lines.push('no runs yet');
-  lines.push(...statusLines(summaries, running?.run_id));
+  lines.push(...statusLines(summaries, running?.run_id, service));
   const unpublished = running ? undefined : pendingPublish(dataDir);
   if (unpublished) lines.push(`run ${unpublished.runId} was stopped while publishing: 'seo-etl resume' publishes it`);
+  const other = otherDataFolder(o.root, config);
+  if (other) lines.push(`${other.kind === 'sandbox' ? 'sandbox' : 'live'} runs are in ${other.dir}: ${other.how}`);
   process.stdout.write(`${lines.join('\n')}\n`);
   return EXIT.ok;
 }

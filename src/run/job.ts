@@ -16,6 +16,8 @@ import type { Pipeline } from '../pipeline/index.js';
 import { describeDestinations, destinationsFor, exitWithDestinations, postgresOutcomeOf, publishAll } from '../publish/destination.js';
 import type { PostgresOutcome } from '../publish/postgres/index.js';
 import { sendNotice, type RunNotice } from './notify.js';
+import { formatSummary, outcomeLine } from './summary.js';
+import { costNote, serviceOf } from '../config/service.js';
 import type { Config } from '../config/index.js';
 import { groupFailures, runCondition } from './status-view.js';
 import { noPause, type PauseHook } from '../pause.js';
@@ -35,14 +37,22 @@ export interface RunJobOptions {
   runDate?: string;
   resume?: boolean;
   progress?: boolean;
+  /** `--sandbox`: a sandbox run on purpose, whatever the configuration names (src/config/service.ts). */
+  sandbox?: boolean;
   env?: NodeJS.ProcessEnv;
   configOverrides?: Record<string, unknown>;
   /** Where the summary is printed; stdout by default. */
   out?: NodeJS.WritableStream;
   /** Extra log destination (tests read the log back). */
   logDestination?: NodeJS.WritableStream;
-  /** Log lines also go to stderr when no progress line is drawn (default true; tests that read the log pass false). */
+  /** Log lines also go to stderr (default true; tests that read the log pass false). */
   stderrLog?: boolean;
+  /** --quiet: warnings and errors on stderr, the outcome on one line (src/run/summary.ts). */
+  quiet?: boolean;
+  /** --log-format: human (default) or json lines on stderr; the log file is JSON either way. */
+  logFormat?: string;
+  /** Test seam: the terminal the progress bar is drawn on (stderr by default). */
+  terminal?: NodeJS.WriteStream;
   /** Called at each pause point (src/pause.ts); the crash tests' hook waits there to be killed. */
   pause?: PauseHook;
   /** Test seam: checkpoint the warehouse once its log holds this many bytes (src/load/writer.ts). */
@@ -80,6 +90,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
   const { config, pipeline, runId, runDate, ledger, writer, logger, progress, paths } = run;
   const load = emptySummary();
   const settled = () => writer.idle();
+  if (run.resumed) progress.seed(await ledger.summary(runId)); // what earlier attempts did counts on the bar too
   const sink = makeSink({ writer, ledger, runId, engines: Object.values(config.paths), progress, logger, pause, load });
   const base = { config, pipeline, runId, ledger, client: run.client, logger, progress, budget: { stopped: false }, pause, stops: newStops() };
   let collection: Collection | undefined;
@@ -122,7 +133,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     const published = await publishAll(destinationsFor(config, paths, pause, logger), { runId, runDate, status }, { warehouse: paths.work, parquet, rows: load.rows });
     publishDone(paths.dir);
 
-    progress.stop();
+    progress.stop(summary);
     const failed = summary?.byState.failed ?? 0;
     const exitCode = exitWithDestinations(stopExitCode(base.stops) ?? (budgetStopped ? EXIT.budget : failed || notCollected || notPosted ? EXIT.taskFailures : EXIT.ok), published);
     const result: RunJobResult = {
@@ -130,7 +141,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
       durationMs: Date.now() - started, publishedPath: paths.published, callbacks: collection.callbacks, postgres: postgresOutcomeOf(published), stops: base.stops,
     };
     logger.info({ status, exit_code: exitCode, cost_usd: summary?.costUsd, by_state: summary?.byState, rows: load.rows }, 'run finished');
-    (opts.out ?? process.stdout).write(formatSummary(result, pipeline) + describeDestinations(published).map((l) => `${l}\n`).join(''));
+    (opts.out ?? process.stdout).write(opts.quiet ? `${outcomeLine(result, pipeline, run.service)}\n` : formatSummary(result, pipeline, run.service) + describeDestinations(published).map((l) => `${l}\n`).join(''));
     if (config.notify.webhook_url) {
       const sent = await sendNotice(config.notify.webhook_url, noticeOf(result, pipeline, config));
       if (!sent.ok) logger.warn({ why: sent.why }, 'the run notice was not delivered');
@@ -147,7 +158,7 @@ function noticeOf(r: RunJobResult, pipeline: Pipeline, config: Config): RunNotic
   const s = r.summary;
   return {
     runId: r.runId, pipeline: pipeline.name, exitCode: r.exitCode,
-    service: config.api.base_url === 'sandbox' ? 'the embedded sandbox' : new URL(config.api.base_url).host,
+    service: serviceOf(config.api.base_url).label, costNote: costNote(serviceOf(config.api.base_url)),
     outcome: s ? runCondition(s, r.runId) : r.status,
     tasks: s?.tasks ?? 0, loaded: s?.byState.loaded ?? 0, failed: s?.byState.failed ?? 0, costUsd: s?.costUsd ?? 0,
     budgetUsd: pipeline.budgetUsd ?? null, durationMs: r.durationMs, failures: groupFailures(s?.failures ?? []).map((g) => ({ ...g, step: g.steps.join(', ') })),
@@ -170,26 +181,4 @@ function removeStaleFiles({ paths, logger }: OpenedRun): void {
     rmSync(path.join(dir, f), { force: true });
     logger.info({ file: path.relative(paths.dir, path.join(dir, f)) }, 'removed the unfinished copy of a killed run');
   }
-}
-
-export function formatSummary(r: RunJobResult, pipeline: Pipeline): string {
-  const s = r.summary;
-  const lines: string[] = [];
-  lines.push(`run ${r.runId} ${r.status}${r.resumed ? ' (resumed)' : ''} in ${(r.durationMs / 1000).toFixed(1)} s`);
-  if (s) {
-    const states = Object.entries(s.byState).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ');
-    lines.push(`tasks: ${s.tasks} (${states || 'none'})`);
-    lines.push(`cost: $${s.costUsd.toFixed(4)} of a $${pipeline.budgetUsd} budget`);
-    for (const f of s.failures) lines.push(`failed: ${f.count} x ${f.code ?? '-'} ${f.message ?? ''} (step ${f.step})`);
-  }
-  lines.push(...stopLines(r.stops));
-  if (r.budgetStopped) lines.push('stopped posting at the budget; everything posted was collected');
-  if (r.notCollected) lines.push(`${r.notCollected} posted tasks are not collected yet: run 'seo-etl resume' later (results stay 30 days)`);
-  if (r.notPosted) lines.push(`${r.notPosted} tasks were not posted (why, below): ${r.budgetStopped ? 'raise budget_usd, then ' : ''}run 'seo-etl resume' to post them`);
-  for (const f of r.notPostedReasons) lines.push(`not posted: ${f.count} x ${f.code ?? '-'} ${f.message ?? ''} (step ${f.step})`);
-  const loaded = Object.entries(r.load.rows).filter(([, n]) => n > 0);
-  lines.push(`rows loaded this run: ${loaded.length ? loaded.map(([t, n]) => `${t} ${n}`).join(', ') : 'none'}`);
-  if (r.load.unknownFields || r.load.unknownItemTypes) lines.push(`kept but not in the catalog: ${r.load.unknownFields} unknown fields, ${r.load.unknownItemTypes} unknown item types (see the extra columns)`);
-  lines.push(`published: ${r.publishedPath}`);
-  return `${lines.join('\n')}\n`;
 }

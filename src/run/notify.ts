@@ -21,6 +21,8 @@ export interface RunNotice {
   failures: readonly { code: number | null; message: string | null; step: string; count: number }[];
   /** Planned tasks not posted (budget, or refusals), if any. */
   notPosted: number;
+  /** Said after the cost: " (sandbox money: nothing was charged)" for a sandbox (src/config/service.ts). */
+  costNote?: string;
 }
 
 const usd = (n: number) => `$${n.toFixed(n < 1 ? 4 : 2)}`;
@@ -30,7 +32,7 @@ export function noticeText(n: RunNotice): string {
   const mark = n.exitCode === 0 ? 'ok' : 'attention';
   const lines = [
     `seo-etl ${n.pipeline}: ${n.outcome} (exit ${n.exitCode}, ${mark}) - run ${n.runId} against ${n.service}`,
-    `tasks ${n.tasks}: ${n.loaded} loaded, ${n.failed} failed${n.notPosted ? `, ${n.notPosted} not posted` : ''}; cost ${usd(n.costUsd)}${n.budgetUsd !== null ? ` of ${usd(n.budgetUsd)}` : ''}; ${(n.durationMs / 1000).toFixed(1)} s`,
+    `tasks ${n.tasks}: ${n.loaded} loaded, ${n.failed} failed${n.notPosted ? `, ${n.notPosted} not posted` : ''}; cost ${usd(n.costUsd)}${n.budgetUsd !== null ? ` of ${usd(n.budgetUsd)}` : ''}${n.costNote ?? ''}; ${(n.durationMs / 1000).toFixed(1)} s`,
   ];
   for (const f of n.failures.slice(0, 5)) lines.push(`- ${f.count} x ${f.code ?? '-'} ${f.message ?? ''} (step ${f.step})`);
   if (n.failures.length > 5) lines.push(`- and ${n.failures.length - 5} more kinds of failure: seo-etl status`);

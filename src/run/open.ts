@@ -19,10 +19,14 @@ import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { UserError } from '../exit.js';
 import { Progress } from './progress.js';
 import { resumeTarget } from './resume.js';
+import { logFormat, stderrLog } from '../api/log-output.js';
+import { bindDataFolder, noteRunService, refuseAccidentalSandbox, serviceOf, type Service } from '../config/service.js';
 import type { RunJobOptions } from './job.js';
 
 export interface OpenedRun {
   config: Config;
+  /** The service the run talks to (src/config/service.ts). */
+  service: Service;
   pipeline: Pipeline;
   runId: string;
   runDate: string;
@@ -45,7 +49,10 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
   const env = opts.env ?? process.env;
   const config = loadConfig({ root: opts.root, env, overrides: opts.configOverrides });
   const credentials = credentialsFor(config, env); // missing live credentials: exit 2 before anything else
+  const service = serviceOf(config.api.base_url);
+  refuseAccidentalSandbox({ service, fileBaseUrl: loadConfig({ root: opts.root, env: {} }).api.base_url, env, sandboxOnPurpose: opts.sandbox === true });
   const level = logLevel(env); // SEO_ETL_LOG_LEVEL=debug adds each load and checkpoint to the run's log
+  const format = logFormat(env, opts.logFormat);
   const paths = warehousePaths(path.resolve(opts.root, config.warehouse.dir));
   // The whole pipeline is validated before the lock is taken or anything spent.
   let pipeline = opts.pipelineFile ? loadPipeline(path.resolve(opts.root, opts.pipelineFile), config) : undefined;
@@ -56,6 +63,7 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
     for (const c of closers.reverse()) await Promise.resolve().then(c).catch(() => undefined);
   };
   try {
+    bindDataFolder(paths.dir, service); // sandbox and live data never share a warehouse
     const writer = await Writer.open(paths.work, config.warehouse.memory_limit, { checkpointWalBytes: opts.checkpointWalBytes });
     closers.push(() => writer.abandon());
     const ledger = await Ledger.open(await writer.connect(), { queue: (work) => writer.queue(work) });
@@ -73,18 +81,21 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
     if (!/^\d{4}-\d{2}-\d{2}$/.test(runDate)) throw new UserError(`--run-date: must be YYYY-MM-DD, got '${runDate}'`);
     const runId = runIdFor(pipeline.name, runDate);
     const attemptStartedAt = new Date();
+    noteRunService(paths.dir, runId, service);
     const { resumed } = await ledger.openRun({ runId, pipeline: pipeline.name, runDate, pipelineFile: pipeline.path, budgetUsd: pipeline.budgetUsd });
 
     const logDir = path.join(paths.dir, 'logs');
     mkdirSync(logDir, { recursive: true });
     const streams: pino.StreamEntry[] = [{ level, stream: createWriteStream(path.join(logDir, `${runId}.log`), { flags: 'a' }) }];
-    const showProgress = opts.progress !== false && Boolean((process.stderr as NodeJS.WriteStream).isTTY);
-    if (!showProgress && opts.stderrLog !== false) streams.push({ level, stream: process.stderr });
+    const terminal = opts.terminal ?? (process.stderr as NodeJS.WriteStream);
+    const showProgress = opts.progress !== false && !opts.quiet && Boolean(terminal.isTTY);
+    const progress = new Progress(showProgress ? terminal : null, { sandbox: service.kind === 'sandbox' });
+    closers.push(() => progress.stop());
+    if (opts.stderrLog !== false) streams.push(stderrLog({ level, format, warningsOnly: showProgress || opts.quiet === true, through: progress }));
     if (opts.logDestination) streams.push({ level, stream: opts.logDestination });
     const logger = createLogger({ destination: pino.multistream(streams), secrets: secretsOf(credentials), level }).child({ run_id: runId });
     writer.log = logger;
-    const progress = new Progress(showProgress ? (process.stderr as NodeJS.WriteStream) : null);
-    closers.push(() => progress.stop());
+    if (!opts.quiet) progress.reportEvery(30_000, (c) => logger.info({ done: `${c.loaded + c.failed}/${c.planned}`, failed: c.failed, posted: c.posted, cost_usd: Number(c.costUsd.toFixed(4)) }, 'progress'));
     logger.info({ pipeline: pipeline.name, file: pipeline.file, run_date: runDate, resumed }, resumed ? 'resuming run' : 'starting run');
     if (lock.recovered) logger.warn({ stale_lock: lock.recovered }, 'recovered the lock of a run that is no longer alive');
 
@@ -109,7 +120,7 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
       logger,
       onResponse: (raw) => archive.append(raw),
     });
-    return { config, pipeline, runId, runDate, resumed, publishOnly, attemptStartedAt, paths, writer, ledger, logger, progress, archive, client, close };
+    return { config, service, pipeline, runId, runDate, resumed, publishOnly, attemptStartedAt, paths, writer, ledger, logger, progress, archive, client, close };
   } catch (err) {
     await close();
     throw err;

@@ -1,5 +1,6 @@
 /** What `seo-etl status` says of each run: pure functions from the ledger's summary and the run lock. */
 import type { RunSummary } from '../ledger/index.js';
+import { costNote, type Service } from '../config/service.js';
 
 export type RunCondition = 'running' | 'interrupted' | 'completed' | 'completed with failures' | 'failed' | 'stopped at budget' | 'aborted';
 
@@ -35,13 +36,16 @@ export function groupFailures(failures: RunSummary['failures']): FailureGroup[] 
 /** At most this many failure groups a run; the rest are counted on one line. */
 const FAILURE_LINES = 3;
 
-export function statusLines(runs: readonly RunSummary[], liveRunId: string | undefined): string[] {
+/** `serviceOf` says which service each run talked to (src/config/service.ts). */
+export function statusLines(runs: readonly RunSummary[], liveRunId: string | undefined, serviceOf: (runId: string) => Service | undefined = () => undefined): string[] {
   const lines: string[] = [];
   for (const s of runs) {
     const states = Object.entries(s.byState).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ');
     const condition = runCondition(s, liveRunId);
     const hint = condition === 'interrupted' ? '  - no process is running it: `seo-etl resume` continues it' : s.run.note ? `  - ${s.run.note}` : '';
-    lines.push(`${s.run.runId}  ${condition}  tasks ${s.tasks} (${states || 'none'})  $${s.costUsd.toFixed(4)}  started ${s.run.startedAt}${hint}`);
+    const service = serviceOf(s.run.runId);
+    const via = service ? `  via ${service.label}` : '';
+    lines.push(`${s.run.runId}  ${condition}  tasks ${s.tasks} (${states || 'none'})  $${s.costUsd.toFixed(4)}${service ? costNote(service) : ''}  started ${s.run.startedAt}${via}${hint}`);
     const groups = groupFailures(s.failures);
     for (const g of groups.slice(0, FAILURE_LINES)) lines.push(`    failed: ${g.count} x ${g.code ?? '-'} ${g.message ?? ''} (${g.steps.length === 1 ? 'step' : 'steps'} ${g.steps.join(', ')})`);
     if (groups.length > FAILURE_LINES) {

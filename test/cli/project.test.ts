@@ -60,6 +60,10 @@ test("the README's crontab line runs the nightly pipeline from $HOME with cron's
   });
   const log = readFileSync(path.join(p, 'data', 'cron.log'), 'utf8');
   expect(out.code, log.slice(-2000)).toBe(0);
-  expect(existsSync(path.join(p, 'data', 'warehouse.duckdb'))).toBe(true);
+  // A sandbox's data has its own warehouse, apart from the live service's data/warehouse.duckdb.
+  expect(existsSync(path.join(p, 'data', 'sandbox', 'warehouse.duckdb'))).toBe(true);
+  expect(existsSync(path.join(p, 'data', 'warehouse.duckdb'))).toBe(false);
   expect(readdirSync(home)).toEqual([]);
+  // --quiet: the cron mail is one line saying the outcome and the service, no JSON, no summary table.
+  expect(log.trim().split('\n')).toEqual([expect.stringMatching(/^run nightly-\d{4}-\d{2}-\d{2} completed via the embedded sandbox, tasks \d+ \(loaded \d+\), \$[\d.]+ of \$1 \(sandbox money: nothing was charged\), exit 0, [\d.]+ s$/)]);
 }, 150_000);

@@ -45,6 +45,8 @@ export function childEnv(p: TestProject, extra: Record<string, string> = {}): No
     // Small batches: more POSTs, so more moments between "sent" and "recorded" for a kill to land in.
     SEO_ETL_API_TASKS_PER_POST: '3',
     SEO_ETL_LOG_LEVEL: 'info',
+    // The suite reads the child's log records from stderr (logLines): JSON, not the lines for people.
+    SEO_ETL_LOG_FORMAT: 'json',
     ...extra,
   };
 }
