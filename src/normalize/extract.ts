@@ -1,8 +1,7 @@
 /**
- * The JS extractor: pure functions from a collected task to rows of the catalog tables. It is the reference
- * semantics of the catalog (the SQL fast path in src/load/sql-path.ts must produce the same rows, which a test
- * proves) and handles everything irregular: dynamic maps (technologies, additional_specifications), unknown
- * fields (kept in `extra`), unknown item types, values of an unexpected type, failed tasks.
+ * The one normalizer: pure functions from a collected task to rows of the catalog tables, for every path (nightly,
+ * reprocess, ingest). It handles everything irregular: dynamic maps (technologies, additional_specifications),
+ * unknown fields (kept in `extra`), unknown item types, values of an unexpected type, failed tasks.
  */
 import type { ApiTask } from '../api/envelope.js';
 import { parseSeconds, parseTimestamp, timestampHasZone } from '../api/envelope.js';
@@ -236,14 +235,15 @@ interface TaskScope {
   /** The task's result kind: a column may apply to one kind only. */
   kind: ResultKind | undefined;
   engines: readonly string[];
-  out: Map<string, Row[]>;
+  emit: RowSink;
   stats: NormalizeStats;
 }
 
+/** Where the extractor hands each row as it is made: a loader appends it at once, so rows die young. */
+export type RowSink = (table: string, row: Row) => void;
+
 function push(scope: TaskScope, table: string, row: Row): void {
-  let rows = scope.out.get(table);
-  if (!rows) scope.out.set(table, (rows = []));
-  rows.push(row);
+  scope.emit(table, row);
 }
 
 function setPath(target: Record<string, unknown>, segments: readonly string[], value: unknown): void {
@@ -410,13 +410,23 @@ function scalarRow(scope: TaskScope, plan: TablePlan, value: unknown, id: string
  * gives nothing (posting is the ledger's business).
  */
 export function normalizeTask(collected: CollectedTask, ctx: NormalizeContext, stats: NormalizeStats = new NormalizeStats()): Map<string, Row[]> {
-  const { task, endpointId } = collected;
   const out = new Map<string, Row[]>();
+  normalizeTaskInto(collected, ctx, stats, (table, row) => {
+    let rows = out.get(table);
+    if (!rows) out.set(table, (rows = []));
+    rows.push(row);
+  });
+  return out;
+}
+
+/** normalizeTask handing each row to `emit` as it is made, in the same order, instead of collecting them. */
+export function normalizeTaskInto(collected: CollectedTask, ctx: NormalizeContext, stats: NormalizeStats, emit: RowSink): void {
+  const { task, endpointId } = collected;
   const def = findEndpoint(endpointId);
   const kind = def?.result;
   if (kind === 'task_created') {
     stats.skippedTasks++;
-    return out;
+    return;
   }
   if (!task || typeof task !== 'object' || typeof task.id !== 'string' || !task.id) {
     throw new Error(`normalizeTask: ${endpointId}: task.id: must be a non-empty string`);
@@ -424,7 +434,7 @@ export function normalizeTask(collected: CollectedTask, ctx: NormalizeContext, s
   const data = isPlainObject(task.data) ? task.data : {};
   const engines = [...(ctx.engines ?? []), ...(typeof data.se === 'string' ? [data.se] : [])];
   const scope: TaskScope = {
-    taskId: task.id, ctx: collected.runId ? { ...ctx, runId: collected.runId } : ctx, engines, out, stats, kind,
+    taskId: task.id, ctx: collected.runId ? { ...ctx, runId: collected.runId } : ctx, engines, emit, stats, kind,
     special: {
       $endpoint_id: endpointId,
       $version: collected.version,
@@ -437,7 +447,7 @@ export function normalizeTask(collected: CollectedTask, ctx: NormalizeContext, s
   const failed = typeof task.status_code !== 'number' || isTaskError(task.status_code) || !Array.isArray(task.result);
   if (failed) {
     stats.failedTasks++;
-    return out;
+    return;
   }
   const root = kind ? rootTableFor(kind) : undefined;
   const plan = planOf(root?.name ?? 'unknown_results');
@@ -458,7 +468,6 @@ export function normalizeTask(collected: CollectedTask, ctx: NormalizeContext, s
   } else {
     for (let i = 0; i < result.length; i++) objectRow(scope, plan, result[i], `${task.id}:${i}`, null, i);
   }
-  return out;
 }
 
 /** Every table name in catalog order (for loaders that want a stable order). */
