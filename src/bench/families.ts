@@ -1,0 +1,131 @@
+/**
+ * Full-size results, family by family: a whole nightly job (runJob in a child process, collected by tasks_ready)
+ * of tasks whose results are as large as the live service makes them, against the sandbox in this process with the
+ * rate limit out of the way. Two runs per family, the second four times the tasks of the first:
+ *
+ * - `headroom_<family>`: the tasks per second the larger run sustained end to end (post, poll, task_get, archive,
+ *   normalize, load, ledger, Parquet), over the tasks per second the live service delivers at 10,000 calls a minute
+ *   (one task_get per task, plus a POST per 100 tasks and a tasks_ready poll per 1000).
+ * - `peak_rss_mb_<family>`: the larger run's peak RSS; `peak_rss_growth_<family>` that over the smaller run's.
+ *
+ * The sandbox generates a few results per endpoint once and serves them again (`sandbox.result_variants`), so
+ * generating 20,000 keywords does not take the cores the job is measured on; what it still does per answer
+ * (serialize, gzip, send) is its CPU, reported beside each figure.
+ */
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { measureJobRun, type JobBenchOptions, type JobSizes } from './jobs.js';
+import { FAMILY_NAMES, round, type Figures } from './figures.js';
+
+/** Calls a minute the live service allows an account now (docs/api-live.md). */
+const LIVE_CALLS_PER_MINUTE = 10_000;
+/** Calls per task: one task_get, a 100-task POST's share and a 1000-task tasks_ready page's share. */
+const CALLS_PER_TASK = 1 + 1 / 100 + 1 / 1000;
+export const LIVE_TASKS_PER_S = LIVE_CALLS_PER_MINUTE / 60 / CALLS_PER_TASK;
+/** Distinct results the sandbox generates per endpoint and serves again. */
+const RESULT_VARIANTS = 4;
+
+interface Family {
+  name: (typeof FAMILY_NAMES)[number];
+  what: string;
+  postId: string;
+  params: Record<string, unknown>;
+  axis: string;
+  value: (i: number) => string;
+  chunk?: number;
+  sandbox: Record<string, unknown>;
+  /** Quick mode (the test): results a tenth of the size or less, so that the code runs, not to measure. */
+  quickSandbox?: Record<string, unknown>;
+  quickParams?: Record<string, unknown>;
+  /** Tasks of the smaller run; the larger one runs four times as many. */
+  tasks: { quick: number; full: number };
+  /** Results per load transaction: fewer for results of thousands of rows. */
+  loadBatch: number;
+}
+
+const LOCALE = { location_code: 2840, language_code: 'en' };
+
+export const FAMILIES: Family[] = [
+  { name: 'keywords_legacy', what: 'legacy keywords_for_site, 700 keywords per task (12 monthly_searches each)', postId: 'keywords_for_site.task_post', params: LOCALE, axis: 'target', value: (i) => `site-${i}.example.com`, sandbox: { keywords_per_site_task: 700 }, quickSandbox: { keywords_per_site_task: 70 }, tasks: { quick: 2, full: 60 }, loadBatch: 50 },
+  { name: 'keywords_ads', what: 'ads keywords_for_site, 2,000 keywords per task', postId: 'keywords_ads.keywords_for_site.task_post', params: LOCALE, axis: 'target', value: (i) => `site-${i}.example.com`, sandbox: { keywords_per_site_task: 2000 }, quickSandbox: { keywords_per_site_task: 200 }, tasks: { quick: 1, full: 20 }, loadBatch: 20 },
+  { name: 'keywords_for_keywords', what: 'ads keywords_for_keywords, 20,000 keywords per task (one seed each)', postId: 'keywords_ads.keywords_for_keywords.task_post', params: LOCALE, axis: 'keywords', chunk: 1, value: (i) => `seed keyword ${i}`, sandbox: { suggestions_per_keyword: 20_000 }, quickSandbox: { suggestions_per_keyword: 1000 }, tasks: { quick: 1, full: 3 }, loadBatch: 2 },
+  { name: 'merchant', what: 'merchant products, 120 items per task', postId: 'merchant.products.task_post', params: { ...LOCALE, depth: 120 }, axis: 'keyword', value: (i) => `product ${i}`, sandbox: { merchant_items: 120 }, tasks: { quick: 2, full: 250 }, loadBatch: 200 },
+  { name: 'serp_organic', what: 'SERP organic (advanced), depth 700 with nested items', postId: 'serp.google.organic.task_post', params: { ...LOCALE, depth: 700 }, axis: 'keyword', value: (i) => `running shoes ${i}`, sandbox: {}, quickParams: { ...LOCALE, depth: 50 }, tasks: { quick: 2, full: 100 }, loadBatch: 100 },
+  { name: 'events', what: 'SERP events, depth 700', postId: 'serp.events.task_post', params: { ...LOCALE, depth: 700 }, axis: 'keyword', value: (i) => `concerts ${i}`, sandbox: {}, quickParams: { ...LOCALE, depth: 50 }, tasks: { quick: 2, full: 100 }, loadBatch: 100 },
+];
+
+function familyPipeline(f: Family, name: string, n: number, params: Record<string, unknown>): (dir: string) => string {
+  return (dir) => {
+    mkdirSync(dir, { recursive: true });
+    const input = path.join(dir, `${name}-${f.axis}.txt`);
+    writeFileSync(input, `${Array.from({ length: n }, (_, i) => f.value(i)).join('\n')}\n`);
+    const file = path.join(dir, `${name}.yaml`);
+    writeFileSync(file, [
+      `# Generated by seo-etl bench: ${n} ${f.postId} tasks with full-size results.`,
+      `name: ${name}`,
+      'budget_usd: 100000000',
+      'steps:',
+      '  - name: tasks',
+      `    endpoint: ${f.postId}`,
+      `    params: ${JSON.stringify(params)}`,
+      '    for_each:',
+      `      ${f.axis}: { file: ${path.basename(input)}${f.chunk ? `, chunk: ${f.chunk}` : ''} }`,
+      '    collect: tasks_ready',
+      '',
+    ].join('\n'));
+    return file;
+  };
+}
+
+const load1 = () => os.loadavg()[0].toFixed(1);
+
+export async function benchFamilies(o: JobBenchOptions, only?: readonly string[]): Promise<Figures> {
+  const out: Figures = {};
+  const sizes: JobSizes = { small: 0, large: 0, postback: 0, keywordsPerTask: 1 };
+  for (const f of FAMILIES) {
+    if (only && !only.includes(f.name)) continue;
+    const small = o.quick ? f.tasks.quick : f.tasks.full;
+    const large = small * 4;
+    const runs = [];
+    for (const n of [small, large]) {
+      const name = `family-${f.name}-${n}`;
+      const loadBefore = load1();
+      const m = await measureJobRun(o, name, n, 'tasks_ready', sizes, {
+        pipeline: familyPipeline(f, name, n, o.quick ? f.quickParams ?? f.params : f.params),
+        postId: f.postId,
+        sandbox: { ...(o.quick ? f.quickSandbox ?? f.sandbox : f.sandbox), result_variants: RESULT_VARIANTS },
+        loadBatch: f.loadBatch,
+      });
+      runs.push({ n, m, load: `${loadBefore}-${load1()}` });
+    }
+    const [s, l] = runs;
+    const secs = l.m.child.durationMs / 1000;
+    const perS = l.n / secs;
+    const cpuMs = l.m.child.cpuUserMs + l.m.child.cpuSystemMs;
+    const rowsPerTask = Math.round(l.m.child.rows / l.n);
+    const served = l.m.resultCache ? `; the sandbox served ${l.m.calls.gets} task_gets (${l.m.resultCache.misses} results generated, ${l.m.resultCache.hits} served again) using ${(l.m.sandboxCpuMs / 1000).toFixed(1)} s of CPU in the bench process` : '';
+    const marginal = l.m.child.durationMs > s.m.child.durationMs ? ` (between the two runs: ${((l.n - s.n) / ((l.m.child.durationMs - s.m.child.durationMs) / 1000)).toFixed(2)} tasks/s)` : '';
+    out[`headroom_${f.name}`] = {
+      value: round(perS / LIVE_TASKS_PER_S, 4),
+      unit: 'ratio',
+      goal: '>= 1',
+      how: `${f.what}: ${l.n} tasks, whole runJob (tasks_ready) in a child process in ${secs.toFixed(1)} s = ${perS.toFixed(2)} tasks/s${marginal}, ${rowsPerTask} rows per task (${l.m.child.rows} rows), ${(cpuMs / 1000).toFixed(1)} s of job CPU (${(cpuMs / l.n).toFixed(0)} ms per task); over ${LIVE_TASKS_PER_S.toFixed(1)} tasks/s, what the live service delivers at ${LIVE_CALLS_PER_MINUTE} calls a minute and ${CALLS_PER_TASK} calls per task; ${l.m.calls.total} calls = ${l.m.calls.posts} POSTs + ${l.m.calls.polls} polls + ${l.m.calls.gets} task_gets + ${l.m.calls.other} other${served}; load average ${l.load}`,
+    };
+    out[`peak_rss_mb_${f.name}`] = {
+      value: round(l.m.child.maxRssMb, 1),
+      unit: 'MB',
+      goal: '< 512',
+      how: `maxRSS of the child running only the ${l.n}-task run (${f.what}; ${f.loadBatch} results per load transaction); peak V8 heap used ${l.m.child.peakHeapMb} MB, outside the heap ${l.m.child.peakNativeMb} MB; the ${s.n}-task run: ${s.m.child.maxRssMb} MB; load average ${s.load} and ${l.load}`,
+    };
+    out[`peak_rss_growth_${f.name}`] = {
+      value: round(l.m.child.maxRssMb / s.m.child.maxRssMb, 2),
+      unit: 'ratio',
+      goal: '< 1.2',
+      how: `peak_rss_mb_${f.name} (${l.n} tasks) / the same run of ${s.n} tasks (${s.m.child.maxRssMb} MB): 4x the tasks`,
+    };
+    o.log?.(`  ${f.name}: ${perS.toFixed(2)} tasks/s (headroom ${(perS / LIVE_TASKS_PER_S).toFixed(3)}), peak RSS ${s.m.child.maxRssMb} -> ${l.m.child.maxRssMb} MB`);
+  }
+  return out;
+}
