@@ -170,7 +170,7 @@ export async function benchLoad(opts: { quick: boolean; dir: string; root: strin
   const tech = opts.quick ? 20 : 200;
   const files = await generateArchive(path.join(dir, 'raw'), kw, merchant, tech);
   const half = files.slice(0, Math.max(1, Math.floor(files.length / 2)));
-  const rounds = opts.quick ? 1 : 5;
+  const rounds = opts.quick ? 1 : 3;
   let best = Infinity, bestAuto = Infinity, peak = 0;
   let result: Awaited<ReturnType<typeof ours>>['value'] | undefined;
   let baseRows = 0;

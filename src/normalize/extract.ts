@@ -228,6 +228,22 @@ function anyAsText(value: unknown): string | null {
 
 // ---- extraction ---------------------------------------------------------------------------------------------
 
+/** Which columns of a plan apply to a result kind, and which that do not are the only place of their path. */
+interface KindFit { applies: boolean[]; orphan: boolean[] }
+const FITS = new WeakMap<TablePlan, Map<ResultKind | undefined, KindFit>>();
+
+function fitOf(plan: TablePlan, kind: ResultKind | undefined): KindFit {
+  let byKind = FITS.get(plan);
+  if (!byKind) FITS.set(plan, (byKind = new Map()));
+  let fit = byKind.get(kind);
+  if (!fit) {
+    const applies = plan.columns.map((col) => columnApplies(col.def, kind));
+    const orphan = plan.columns.map((col, i) => !applies[i] && col.segments !== null && !plan.columns.some((o, j) => applies[j] && o.def.path === col.def.path));
+    byKind.set(kind, (fit = { applies, orphan }));
+  }
+  return fit;
+}
+
 interface TaskScope {
   taskId: string;
   ctx: NormalizeContext;
@@ -293,12 +309,16 @@ function objectRow(scope: TaskScope, plan: TablePlan, src: unknown, id: string, 
     NormalizeStats.bump(scope.stats.badValues, `${t.name}.(element)`);
   }
   let itemType: string | null = null;
-  for (const col of plan.columns) {
-    if (!columnApplies(col.def, scope.kind)) {
+  const fit = fitOf(plan, scope.kind);
+  for (let c = 0; c < plan.columns.length; c++) {
+    const col = plan.columns[c];
+    if (!fit.applies[c]) {
       row[col.def.name] = null;
       // A value no column of this result kind takes is kept, as an unknown field would be.
-      const raw = obj && col.segments ? get(obj, col.segments) : undefined;
-      if (raw !== undefined && raw !== null && !plan.columns.some((o) => o.def.path === col.def.path && columnApplies(o.def, scope.kind))) setPath((extra ??= {}), col.segments!, raw);
+      if (fit.orphan[c] && obj) {
+        const raw = get(obj, col.segments!);
+        if (raw !== undefined && raw !== null) setPath((extra ??= {}), col.segments!, raw);
+      }
       continue;
     }
     let raw = col.special ? specialValue(scope, col.special, src) : obj ? get(obj, col.segments!) : undefined;
