@@ -69,12 +69,17 @@ export function resultKindOf(endpointId: string): ResultKind | undefined {
  * Tables a collected task writes (and so replaces on a reload): `tasks` and its children, plus the family of the
  * result kind's root table. Empty for task_post answers, which are not collected tasks.
  */
-export function tablesOfTask(endpointId: string): string[] {
-  const kind = resultKindOf(endpointId);
-  if (kind === 'task_created') return [];
-  const root = kind ? rootTableFor(kind)?.name ?? 'unknown_results' : 'unknown_results';
-  return [...familyNames('tasks'), ...familyNames(root)];
+export function tablesOfTask(endpointId: string): readonly string[] {
+  let names = TABLES_OF_ENDPOINT.get(endpointId);
+  if (!names) {
+    const kind = resultKindOf(endpointId);
+    const root = kind ? rootTableFor(kind)?.name ?? 'unknown_results' : 'unknown_results';
+    names = kind === 'task_created' ? [] : [...familyNames('tasks'), ...familyNames(root)];
+    TABLES_OF_ENDPOINT.set(endpointId, names);
+  }
+  return names;
 }
+const TABLES_OF_ENDPOINT = new Map<string, readonly string[]>();
 
 function familyNames(root: string): string[] {
   const out = [root];
