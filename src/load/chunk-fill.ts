@@ -25,8 +25,8 @@ let validityScratch = new Uint8Array(2048 / 8);
 export function fillColumn(chunk: DuckDBDataChunk, column: number, type: DuckDBType, values: readonly unknown[], count: number): boolean {
   switch (type.typeId) {
     case DuckDBTypeId.VARCHAR: return fillVarchar(chunk, column, values, count);
-    case DuckDBTypeId.BIGINT: return fillInt64(chunk, column, values, count, 1);
-    case DuckDBTypeId.TIMESTAMP_TZ: return fillInt64(chunk, column, values, count, 1000);
+    case DuckDBTypeId.BIGINT: return fillFixed(chunk, column, values, count, 8, safeInteger, writeInt64);
+    case DuckDBTypeId.TIMESTAMP_TZ: return fillFixed(chunk, column, values, count, 8, micros, writeInt64);
     case DuckDBTypeId.INTEGER: return fillFixed(chunk, column, values, count, 4, (v) => (typeof v === 'number' && Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : undefined), (dv, o, v) => dv.setInt32(o, v, true));
     case DuckDBTypeId.DOUBLE: return fillFixed(chunk, column, values, count, 8, (v) => (typeof v === 'number' ? v : undefined), (dv, o, v) => dv.setFloat64(o, v, true));
     case DuckDBTypeId.BOOLEAN: return fillFixed(chunk, column, values, count, 1, (v) => (typeof v === 'boolean' ? (v ? 1 : 0) : undefined), (dv, o, v) => dv.setUint8(o, v));
@@ -34,17 +34,25 @@ export function fillColumn(chunk: DuckDBDataChunk, column: number, type: DuckDBT
   }
 }
 
-/** A validity mask with every row valid; rows cleared as nulls are met. */
-function validity(count: number): Uint8Array {
-  const bytes = Math.ceil(count / 64) * 8;
-  if (validityScratch.length < bytes) validityScratch = new Uint8Array(bytes);
-  validityScratch.fill(0xff, 0, bytes);
-  return validityScratch;
+/** The validity mask of `values` (a bit per row, cleared for null), or null when no value is null. */
+function nullMask(values: readonly unknown[], count: number): Uint8Array | null {
+  let mask: Uint8Array | null = null;
+  for (let i = 0; i < count; i++) {
+    if (values[i] !== null && values[i] !== undefined) continue;
+    if (!mask) {
+      const bytes = Math.ceil(count / 64) * 8;
+      if (validityScratch.length < bytes) validityScratch = new Uint8Array(bytes);
+      mask = validityScratch;
+      mask.fill(0xff, 0, bytes);
+    }
+    mask[i >> 3] &= ~(1 << (i & 7));
+  }
+  return mask;
 }
 
-function finish(vector: Vector, data: ArrayBuffer, dataBytes: number, mask: Uint8Array, hasNull: boolean, count: number): void {
+function finish(vector: Vector, data: ArrayBuffer, dataBytes: number, mask: Uint8Array | null, count: number): void {
   duckdb.copy_data_to_vector(vector, 0, data, 0, dataBytes);
-  if (hasNull) {
+  if (mask) {
     duckdb.vector_ensure_validity_writable(vector);
     duckdb.copy_data_to_vector_validity(vector, 0, mask.buffer as ArrayBuffer, mask.byteOffset, Math.ceil(count / 64) * 8);
   }
@@ -53,52 +61,26 @@ function finish(vector: Vector, data: ArrayBuffer, dataBytes: number, mask: Uint
 function fillFixed(chunk: DuckDBDataChunk, column: number, values: readonly unknown[], count: number, width: number, accept: (v: unknown) => number | undefined, write: (dv: DataView, offset: number, v: number) => void): boolean {
   const data = buffer(width * count);
   const dv = new DataView(data);
-  const mask = validity(count);
-  let hasNull = false;
   for (let i = 0; i < count; i++) {
     const v = values[i];
-    if (v === null || v === undefined) {
-      mask[i >> 3] &= ~(1 << (i & 7));
-      hasNull = true;
-      continue;
-    }
+    if (v === null || v === undefined) continue;
     const n = accept(v);
     if (n === undefined) return false;
     write(dv, i * width, n);
   }
-  finish(duckdb.data_chunk_get_vector(chunk.chunk, column), data, width * count, mask, hasNull, count);
+  finish(duckdb.data_chunk_get_vector(chunk.chunk, column), data, width * count, nullMask(values, count), count);
   return true;
 }
 
-/** BIGINT from safe integers, TIMESTAMPTZ from Dates (microseconds): two 32-bit halves, no BigInt per value. */
-function fillInt64(chunk: DuckDBDataChunk, column: number, values: readonly unknown[], count: number, scale: 1 | 1000): boolean {
-  const data = buffer(8 * count);
-  const words = new Uint32Array(data, 0, 2 * count);
-  const mask = validity(count);
-  let hasNull = false;
-  for (let i = 0; i < count; i++) {
-    const v = values[i];
-    if (v === null || v === undefined) {
-      mask[i >> 3] &= ~(1 << (i & 7));
-      hasNull = true;
-      continue;
-    }
-    let n: number;
-    if (scale === 1) {
-      if (typeof v !== 'number' || !Number.isSafeInteger(v)) return false;
-      n = v;
-    } else {
-      if (!(v instanceof Date)) return false;
-      n = v.getTime() * 1000;
-      if (!Number.isSafeInteger(n)) return false;
-    }
-    const hi = Math.floor(n / TWO_32);
-    words[2 * i] = n - hi * TWO_32;
-    words[2 * i + 1] = hi >>> 0;
-  }
-  finish(duckdb.data_chunk_get_vector(chunk.chunk, column), data, 8 * count, mask, hasNull, count);
-  return true;
+/** A safe integer as int64: two 32-bit halves, no BigInt per value. */
+function writeInt64(dv: DataView, offset: number, n: number): void {
+  const hi = Math.floor(n / TWO_32);
+  dv.setUint32(offset, n - hi * TWO_32, true);
+  dv.setUint32(offset + 4, hi >>> 0, true);
 }
+const safeInteger = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined);
+/** TIMESTAMPTZ: microseconds since the epoch. */
+const micros = (v: unknown) => (v instanceof Date ? safeInteger(v.getTime() * 1000) : undefined);
 
 let heap = Buffer.alloc(1 << 16);
 
@@ -106,8 +88,6 @@ function fillVarchar(chunk: DuckDBDataChunk, column: number, values: readonly un
   const data = buffer(16 * count);
   const bytes = new Uint8Array(data, 0, 16 * count);
   const dv = new DataView(data, 0, 16 * count);
-  const mask = validity(count);
-  let hasNull = false;
   // Strings that do not fit a slot as ASCII go to one heap (a row repeating the string before it, such as a task's
   // or a parent's id, shares its place), written with one encoder call and handed to DuckDB in one more; each slot
   // then points into DuckDB's copy of it.
@@ -117,11 +97,7 @@ function fillVarchar(chunk: DuckDBDataChunk, column: number, values: readonly un
   let last: string | undefined;
   for (let i = 0; i < count; i++) {
     const v = values[i];
-    if (v === null || v === undefined) {
-      mask[i >> 3] &= ~(1 << (i & 7));
-      hasNull = true;
-      continue;
-    }
+    if (v === null || v === undefined) continue;
     if (typeof v !== 'string') return false;
     const len = v.length;
     if (len <= INLINE_BYTES) {
@@ -187,10 +163,6 @@ function fillVarchar(chunk: DuckDBDataChunk, column: number, values: readonly un
       dv.setUint32(at + 12, (hi + Math.floor(sum / TWO_32)) >>> 0, true);
     }
   }
-  duckdb.copy_data_to_vector(vector, 0, data, 0, 16 * count);
-  if (hasNull) {
-    duckdb.vector_ensure_validity_writable(vector);
-    duckdb.copy_data_to_vector_validity(vector, 0, mask.buffer as ArrayBuffer, mask.byteOffset, Math.ceil(count / 64) * 8);
-  }
+  finish(vector, data, 16 * count, nullMask(values, count), count);
   return true;
 }
