@@ -1,9 +1,9 @@
 /**
  * Benchmark: normalize + load of a generated raw archive (keyword results with 12 monthly_searches each, plus
- * merchant and technology results) through the nightly's own path (the JS extractor and Warehouse.applyStaged,
- * as loadArchiveFiles drives them), against DuckDB's own read_json (schema auto-detected) + unnest building the
- * same keyword tables (same columns, same row ids) from the same gzip NDJSON files, in the same run. The baseline
- * reads every archive file and keeps the keyword lines; ours loads every table.
+ * merchant and technology results) through the nightly's own path (Warehouse.loadTasks: the JS extractor streaming
+ * rows into appenders, as loadArchiveFiles drives it), against DuckDB's own read_json (schema auto-detected) + unnest
+ * building the same keyword tables (same columns, same row ids) from the same gzip NDJSON files, in the same run. The
+ * baseline reads every archive file and keeps the keyword lines; ours loads every table.
  *
  * The runs alternate, round after round, so that a busy machine slows them alike; the figure is best against
  * best, and the ratio of each round (and their median) is listed beside it. Both sides write a fresh DuckDB file
