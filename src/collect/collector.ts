@@ -452,6 +452,8 @@ export class Collector {
         this.stats.taskGets++;
         const outcome: TaskOutcome = await this.o.client.taskGet(this.getIdFor(t), t.serviceId);
         await this.settle(t, outcome);
+        // A full batch waiting behind a running load holds this slot: results arrive no faster than they load.
+        if (this.loadsRunning > 0 && this.buffer.length >= (this.o.batchSize ?? 200)) await this.flushing;
       } catch (err) {
         this.lastError ??= err;
       } finally {
