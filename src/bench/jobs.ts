@@ -139,6 +139,8 @@ export async function measureJobRun(o: JobBenchOptions, name: string, n: number,
     },
   });
   const sandbox = await startSandbox({ config, port: 0, callbackTimeoutMs: 60_000 });
+  // Funds out of the way too: a large night costs more than the sandbox's default deposit.
+  sandbox.controls.setAccount({ funds: 1e9 });
   const relay = collect === 'postback' ? await startPostbackRelay() : undefined;
   const receiverPort = relay ? await freePort() : 0;
   try {
