@@ -29,7 +29,9 @@ export interface ChildOptions {
 export async function runChild<T>(name: string, spec: Record<string, unknown> & { resultFile: string }, opts: ChildOptions): Promise<T> {
   const { args } = childCommand(name);
   rmSync(spec.resultFile, { force: true });
-  const child = spawn(process.execPath, [...args, JSON.stringify(spec)], { env: opts.env ?? process.env, stdio: ['ignore', 'ignore', 'pipe'] });
+  // BENCH_CHILD_NODE_ARGS: node flags for the measured child alone (a CPU profile: `--cpu-prof --cpu-prof-dir=DIR`).
+  const flags = (process.env.BENCH_CHILD_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...flags, ...args, JSON.stringify(spec)], { env: opts.env ?? process.env, stdio: ['ignore', 'ignore', 'pipe'] });
   let tail = '';
   child.stderr!.on('data', (c: Buffer) => {
     tail = (tail + c.toString('utf8')).slice(-65_536);

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { benchLimiter } from './limiter.js';
 import { benchLoad } from './load.js';
 import { benchJobs } from './jobs.js';
+import { benchFamilies } from './families.js';
 import { benchSandboxRps } from './sandbox-rps.js';
 import { benchPostgres } from './postgres.js';
 import { REQUIRED_FIGURES, figureProblems, formatTable, type Figure, type Figures } from './figures.js';
@@ -45,6 +46,7 @@ const SECTIONS: Section[] = [
   { name: 'limiter', run: async ({ quick }) => limiterFigures(await benchLimiter({ quick })) },
   { name: 'load', run: async ({ quick, dir, root }) => (await benchLoad({ quick, dir, root })) as Figures },
   { name: 'jobs', run: (ctx) => benchJobs(ctx) },
+  { name: 'families', run: (ctx) => benchFamilies(ctx) },
   { name: 'sandbox', run: (ctx) => benchSandboxRps(ctx) },
   { name: 'postgres', run: (ctx) => benchPostgres(ctx) },
 ];

@@ -14,6 +14,9 @@ export interface Figure {
 
 export type Figures = Record<string, Figure>;
 
+/** The result families measured at full size (src/bench/families.ts). */
+export const FAMILY_NAMES = ['keywords_legacy', 'keywords_ads', 'keywords_for_keywords', 'merchant', 'serp_organic', 'events'] as const;
+
 /** Every figure `make bench` must produce (the issue's list); sections may add informational ones. */
 export const REQUIRED_FIGURES = [
   'limiter_utilization',
@@ -27,6 +30,7 @@ export const REQUIRED_FIGURES = [
   'peak_rss_mb_large',
   'scaling',
   'sandbox_requests_per_s',
+  ...FAMILY_NAMES.flatMap((f) => [`headroom_${f}`, `peak_rss_mb_${f}`, `peak_rss_growth_${f}`]),
 ] as const;
 
 /** Rounds to `digits` decimals (figures are read by people; four decimals is the finest any goal needs). */

@@ -38,7 +38,7 @@ export interface JobSizes {
 }
 
 export function jobSizes(quick: boolean): JobSizes {
-  return quick ? { small: 100, large: 1000, postback: 200, keywordsPerTask: 1 } : { small: 10_000, large: 100_000, postback: 10_000, keywordsPerTask: 1 };
+  return quick ? { small: 100, large: 1000, postback: 200, keywordsPerTask: 1 } : { small: 5000, large: 50_000, postback: 5000, keywordsPerTask: 1 };
 }
 
 const POST_ID = 'keywords_for_site.task_post';
@@ -87,12 +87,12 @@ function childEnv(config: Config): NodeJS.ProcessEnv {
   return { ...env, SEO_ETL_LOGIN: config.sandbox.login, SEO_ETL_PASSWORD: config.sandbox.password };
 }
 
-function countCalls(sandbox: Sandbox): RunMeasure['calls'] {
-  const def = endpoint(POST_ID);
+function countCalls(sandbox: Sandbox, postId: string): RunMeasure['calls'] {
+  const def = endpoint(postId);
   const calls = sandbox.controls.calls();
   let posts = 0, polls = 0, gets = 0;
   for (const c of calls) {
-    if (c.endpointId === POST_ID) posts++;
+    if (c.endpointId === postId) posts++;
     else if (c.endpointId === def.readyId) polls++;
     else if (c.endpointId === def.getId) gets++;
   }
@@ -111,10 +111,21 @@ async function lastLoadedAt(publishedPath: string): Promise<number> {
   }
 }
 
+/** What a whole-job run posts and how the sandbox answers (the keyword runs' pipeline unless given). */
+export interface RunShape {
+  /** Writes the pipeline into the run's folder; returns its file. */
+  pipeline?: (dir: string) => string;
+  postId?: string;
+  /** Sandbox settings beside the rate limit and completion delay (data sizes, result_variants). */
+  sandbox?: Record<string, unknown>;
+  loadBatch?: number;
+}
+
 /** One whole run of `n` tasks in a child process against a fresh sandbox of ours. */
-export async function measureJobRun(o: JobBenchOptions, name: string, n: number, collect: 'tasks_ready' | 'postback', sizes: JobSizes): Promise<RunMeasure> {
+export async function measureJobRun(o: JobBenchOptions, name: string, n: number, collect: 'tasks_ready' | 'postback', sizes: JobSizes, shape: RunShape = {}): Promise<RunMeasure & { sandboxCpuMs: number; resultCache?: { hits: number; misses: number } }> {
   const runDir = path.join(o.dir, name);
-  const pipelineFile = writePipeline(runDir, name, n, collect);
+  const pipelineFile = shape.pipeline ? shape.pipeline(runDir) : writePipeline(runDir, name, n, collect);
+  const postId = shape.postId ?? POST_ID;
   const config = loadConfig({
     root: o.root,
     env: {},
@@ -123,10 +134,13 @@ export async function measureJobRun(o: JobBenchOptions, name: string, n: number,
         rate_limit_calls: UNLIMITED,
         completion_delay_ms: 100,
         keywords_per_site_task: sizes.keywordsPerTask,
+        ...shape.sandbox,
       },
     },
   });
   const sandbox = await startSandbox({ config, port: 0, callbackTimeoutMs: 60_000 });
+  // Funds out of the way too: a large night costs more than the sandbox's default deposit.
+  sandbox.controls.setAccount({ funds: 1e9 });
   const relay = collect === 'postback' ? await startPostbackRelay() : undefined;
   const receiverPort = relay ? await freePort() : 0;
   try {
@@ -142,7 +156,7 @@ export async function measureJobRun(o: JobBenchOptions, name: string, n: number,
         // Callback tasks are looked up by id only after 10 minutes: every postback here arrives well before.
         // 1000 results per load transaction instead of 200: a night of 10,000 tasks or more spends most of its
         // CPU on per-transaction work at 200 (measured: 41 s of CPU for 10,000 tasks at 200, 24 s at 1000).
-        collect: { poll_min_ms: 250, poll_max_ms: 1000, straggler_after_ms: 600_000, drain_timeout_ms: 1_800_000, load_batch: LOAD_BATCH },
+        collect: { poll_min_ms: 250, poll_max_ms: 1000, straggler_after_ms: 600_000, drain_timeout_ms: 1_800_000, load_batch: shape.loadBatch ?? LOAD_BATCH },
         warehouse: { dir: path.join(runDir, 'data') },
         // Postbacks go to the relay first (see relay.ts), which replays them to the receiver on this port.
         ...(relay ? { webhook: { listen_port: receiverPort, public_url: relay.url } } : {}),
@@ -157,6 +171,7 @@ export async function measureJobRun(o: JobBenchOptions, name: string, n: number,
       }, 100);
     }
     const started = Date.now();
+    const cpu0 = process.cpuUsage();
     let child: JobChildResult;
     try {
       child = await runChild<JobChildResult>('job-child', { ...spec }, { env: childEnv(config), timeoutMs: 1_200_000 });
@@ -167,7 +182,11 @@ export async function measureJobRun(o: JobBenchOptions, name: string, n: number,
     if (child.status !== 'completed' || child.loaded !== n) {
       throw new Error(`bench run ${name}: expected ${n} loaded tasks and a completed run, got ${child.loaded} loaded, status ${child.status}, ${child.notCollected} not collected`);
     }
-    const m: RunMeasure = { child, calls: countCalls(sandbox) };
+    const cpu = process.cpuUsage(cpu0);
+    const cache = sandbox.resultCache;
+    const m: RunMeasure & { sandboxCpuMs: number; resultCache?: { hits: number; misses: number } } = {
+      child, calls: countCalls(sandbox, postId), sandboxCpuMs: Math.round((cpu.user + cpu.system) / 1000), resultCache: cache ? { hits: cache.hits, misses: cache.misses } : undefined,
+    };
     if (relay) {
       if (!replaying) throw new Error(`bench run ${name}: the relay captured ${relay.captured()} postbacks of ${n}; nothing was replayed`);
       m.replay = await replaying;

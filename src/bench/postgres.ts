@@ -20,7 +20,7 @@ import { formatTable, round, type Figures } from './figures.js';
 
 
 export async function benchPostgres(opts: { quick: boolean; dir: string; root: string; log?: (l: string) => void }): Promise<Figures> {
-  const tasks = opts.quick ? 100 : 10_000;
+  const tasks = opts.quick ? 100 : 4000;
   const merchant = Math.round(tasks * 0.05);
   const tech = Math.round(tasks * 0.05);
   const keywordTasks = tasks - merchant - tech;

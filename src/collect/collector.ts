@@ -134,6 +134,8 @@ export class Collector {
   private flushing: Promise<void> = Promise.resolve();
   /** A flush is queued behind the running one and has not started: later calls join it. */
   private flushQueued = false;
+  /** Fetches waiting for the buffered batch to be taken by a load. */
+  private batchTaken: (() => void)[] = [];
   /** When the last result was buffered (performance.now()), and the timer that loads a partial batch after it. */
   private lastPushAt = 0;
   private quietTimer: NodeJS.Timeout | null = null;
@@ -511,6 +513,9 @@ export class Collector {
         this.stats.taskGets++;
         const outcome: TaskOutcome = await this.o.client.taskGet(this.getIdFor(t), t.serviceId);
         await this.settle(t, outcome);
+        // A full batch waiting behind a running load holds this slot until that batch's load starts: results
+        // arrive no faster than they load.
+        if (this.loadsRunning > 0 && this.buffer.length >= (this.o.batchSize ?? 200)) await new Promise<void>((r) => this.batchTaken.push(r));
       } catch (err) {
         this.lastError ??= err;
       } finally {
@@ -614,6 +619,7 @@ export class Collector {
     this.flushQueued = true;
     this.flushing = this.flushing.then(async () => {
       this.flushQueued = false;
+      for (const taken of this.batchTaken.splice(0)) taken();
       if (!this.buffer.length) return;
       const batch = this.buffer.splice(0, this.buffer.length);
       this.loadsRunning++;

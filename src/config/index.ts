@@ -110,9 +110,11 @@ export const configSchema = z.strictObject({
     // bench set them as overrides, a user in config/local.yaml.
     completion_delay_ms: z.int().min(0).default(200),
     reparse_share: z.number().min(0).max(1).default(0.1),
-    keywords_per_site_task: z.int().min(1).max(700).default(20),
-    suggestions_per_keyword: z.int().min(1).max(700).default(3),
+    keywords_per_site_task: z.int().min(1).max(2000).default(20),
+    suggestions_per_keyword: z.int().min(1).max(20_000).default(3),
     merchant_items: z.int().min(4).max(200).default(12),
+    /** Above 0, task results are generated once per endpoint and task seed modulo this and served again (the bench). */
+    result_variants: z.int().min(0).default(0),
     /** How long the sandbox waits for a pingback/postback receiver (the live service: 10 s). */
     callback_timeout_ms: z.int().positive().default(10_000),
   }),

@@ -2,38 +2,85 @@
  * Appending rows to DuckDB through DataChunks: the fastest way in from JS measured here (about 1M rows/s, against
  * about 7k rows/s for a prepared INSERT per row). Rows are objects keyed by column name (the normalizer's output).
  */
-import { DuckDBDataChunk, JSToDuckDBValueConverter, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
+import { DuckDBDataChunk, JSToDuckDBValueConverter, type DuckDBAppender, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
 import { q } from './ddl.js';
+import { fillColumn } from './chunk-fill.js';
 import type { Row } from '../normalize/extract.js';
 
 const CHUNK_ROWS = 2048;
 
-/** Appends `rows` to `table`, filling the columns named in `columns` (the table's column order). */
-export async function appendRows(conn: DuckDBConnection, table: string, columns: readonly string[], rows: readonly Row[]): Promise<void> {
-  if (rows.length === 0) return;
-  const appender = await conn.createAppender(table);
-  try {
+/**
+ * An appender that takes rows one at a time and hands DuckDB a chunk each CHUNK_ROWS rows, so a caller can stream
+ * rows as they are made and never hold more than a chunk of them. It writes in the connection's open transaction.
+ */
+export class RowAppender {
+  private readonly buffers: unknown[][];
+  private count = 0;
+  rows = 0;
+
+  private constructor(private readonly appender: DuckDBAppender, private readonly columns: readonly string[], private readonly types: DuckDBType[]) {
+    this.buffers = columns.map(() => new Array(CHUNK_ROWS));
+  }
+
+  static async open(conn: DuckDBConnection, table: string, columns: readonly string[]): Promise<RowAppender> {
+    const appender = await conn.createAppender(table);
     if (appender.columnCount !== columns.length) {
+      appender.closeSync();
       throw new Error(`append to ${q(table)}: the table has ${appender.columnCount} columns, the rows ${columns.length}`);
     }
     const types: DuckDBType[] = [];
     for (let i = 0; i < columns.length; i++) types.push(appender.columnType(i));
-    for (let start = 0; start < rows.length; start += CHUNK_ROWS) {
-      const end = Math.min(rows.length, start + CHUNK_ROWS);
-      const cols: unknown[][] = columns.map(() => new Array(end - start));
-      for (let r = start; r < end; r++) {
-        const row = rows[r];
-        for (let c = 0; c < columns.length; c++) {
-          const v = row[columns[c]];
-          cols[c][r - start] = v === undefined ? null : v;
-        }
-      }
-      const chunk = DuckDBDataChunk.create(types, end - start);
-      chunk.setColumnsConverted(cols as never, JSToDuckDBValueConverter);
-      appender.appendDataChunk(chunk);
-    }
-    appender.flushSync();
-  } finally {
-    appender.closeSync();
+    return new RowAppender(appender, columns, types);
   }
+
+  add(row: Row): void {
+    const at = this.count;
+    for (let c = 0; c < this.columns.length; c++) {
+      const v = row[this.columns[c]];
+      this.buffers[c][at] = v === undefined ? null : v;
+    }
+    this.rows++;
+    if (++this.count === CHUNK_ROWS) this.flushChunk();
+  }
+
+  private flushChunk(): void {
+    const count = this.count;
+    if (!count) return;
+    const chunk = DuckDBDataChunk.create(this.types, count);
+    for (let c = 0; c < this.columns.length; c++) {
+      const values = this.buffers[c];
+      if (!fillColumn(chunk, c, this.types[c], values, count)) chunk.setColumnValuesConverted(c, values.slice(0, count) as never, JSToDuckDBValueConverter);
+      values.fill(null, 0, count);
+    }
+    this.count = 0;
+    this.appender.appendDataChunk(chunk);
+  }
+
+  /** Appends what is left and closes the appender. */
+  close(): void {
+    try {
+      this.flushChunk();
+      this.appender.flushSync();
+    } finally {
+      this.appender.closeSync();
+    }
+  }
+
+  /** Closes without appending what is buffered (the transaction is rolled back anyway). */
+  abandon(): void {
+    try { this.appender.closeSync(); } catch { /* already failed */ }
+  }
+}
+
+/** Appends `rows` to `table`, filling the columns named in `columns` (the table's column order). */
+export async function appendRows(conn: DuckDBConnection, table: string, columns: readonly string[], rows: readonly Row[]): Promise<void> {
+  if (rows.length === 0) return;
+  const appender = await RowAppender.open(conn, table, columns);
+  try {
+    for (const row of rows) appender.add(row);
+  } catch (err) {
+    appender.abandon();
+    throw err;
+  }
+  appender.close();
 }

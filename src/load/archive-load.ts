@@ -1,14 +1,14 @@
 /**
- * Loading raw archive files (reprocess, ingest, the benchmark) through the nightly's own path: the catalog-driven
- * extractor (stageTasks) and the warehouse's task-level replace (applyStaged), in batches. Lines are streamed, so
- * memory stays flat however large the archive is; the next batch is normalized while DuckDB loads the one before,
- * and batches load in order, so a later line of a task replaces what an earlier one loaded.
+ * Loading raw archive files (reprocess, ingest, the benchmark) through the nightly's own path (Warehouse.loadTasks,
+ * as the writer calls it for every batch of a night), in batches. Lines are streamed, so memory stays flat however
+ * large the archive is; the next batch is read while DuckDB commits the one before, and batches load in order, so
+ * a later line of a task replaces what an earlier one loaded.
  */
 import type { Engines } from '../config/index.js';
 import { readLines, type ReadReport } from '../archive/reader.js';
 import { isArchiveRecord, isEnvelope, tasksOfEnvelope, tasksOfRecord } from '../archive/records.js';
 import type { CollectedTask } from '../normalize/extract.js';
-import { Warehouse, stageLoad, emptySummary, mergeSummary, type LoadSummary } from './warehouse.js';
+import { Warehouse, emptySummary, mergeSummary, type LoadSummary } from './warehouse.js';
 
 export interface ArchiveLoadOptions {
   loadedAt?: Date;
@@ -24,8 +24,8 @@ export interface ArchiveLoadResult extends LoadSummary {
   lines: number;
   /** Lines that were not JSON or held no envelope. */
   badLines: number;
-  /** Where the time went: DuckDB loading batches, and the JS side (reading, parsing, normalizing) waiting for it. */
-  timings: { totalMs: number; duckdbMs: number; waitMs: number };
+  /** Where the time went: loading batches (normalize + append + commit), and reading the next batch waiting for it. */
+  timings: { totalMs: number; loadMs: number; waitMs: number };
 }
 
 /** Loads archive (or NDJSON response) files into the warehouse, in order. */
@@ -34,22 +34,21 @@ export async function loadArchiveFiles(wh: Warehouse, files: readonly string[], 
   const engines = opts.engines ?? null;
   const loadOpts = { runId: opts.runId ?? 'archive', loadedAt: opts.loadedAt ?? new Date(), engines: engines ? Object.values(engines) : [] };
   const batchSize = opts.batchTasks ?? 2000;
-  const result: ArchiveLoadResult = { ...emptySummary(), files: [], lines: 0, badLines: 0, timings: { totalMs: 0, duckdbMs: 0, waitMs: 0 } };
+  const result: ArchiveLoadResult = { ...emptySummary(), files: [], lines: 0, badLines: 0, timings: { totalMs: 0, loadMs: 0, waitMs: 0 } };
   let batch: CollectedTask[] = [];
   // One load in flight while the next batch is normalized: DuckDB works on its own threads meanwhile.
   let loading: Promise<void> = Promise.resolve();
   const flush = async () => {
     if (!batch.length) return;
-    const staged = stageLoad(batch, loadOpts);
+    const tasks = batch;
     batch = [];
     const t0 = performance.now();
     await loading;
     result.timings.waitMs += performance.now() - t0;
     loading = (async () => {
       const t1 = performance.now();
-      await wh.applyStaged(staged.rows);
-      result.timings.duckdbMs += performance.now() - t1;
-      mergeSummary(result, staged.summary);
+      mergeSummary(result, await wh.loadTasks(tasks, loadOpts));
+      result.timings.loadMs += performance.now() - t1;
     })();
   };
   try {

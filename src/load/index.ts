@@ -1,4 +1,4 @@
-export { Warehouse, stageTasks, stageLoad, emptySummary, addStats, mergeSummary, type LoadOptions, type LoadSummary, type StagedRows } from './warehouse.js';
+export { Warehouse, planLoad, emptySummary, addStats, mergeSummary, type LoadOptions, type LoadSummary, type LoadPlan } from './warehouse.js';
 export { ensureSchema, createTableSql, type SchemaChange } from './ddl.js';
 export { appendRows } from './append.js';
 export { loadArchiveFiles, type ArchiveLoadOptions, type ArchiveLoadResult } from './archive-load.js';

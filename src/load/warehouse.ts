@@ -1,9 +1,8 @@
 /**
  * The working warehouse: catalog tables in one DuckDB file, loaded with a task-level replace.
  *
- * The unit of loading is the collected task. Its rows are staged in temp tables first; then ONE transaction
- * deletes whatever an earlier load wrote for the same tasks, inserts the staged rows and runs the caller's
- * callback (the ledger marks the tasks loaded there), so a result's rows and its ledger state change together.
+ * The unit of loading is the collected task. ONE transaction deletes whatever an earlier load wrote for the same
+ * tasks, appends the new rows as the normalizer makes them and runs the caller's callback (the ledger marks the tasks loaded there), so a result's rows and its ledger state change together.
  * Loading the same response twice therefore changes nothing, and a re-collected task (tasks_fixed) replaces
  * its earlier rows.
  */
@@ -12,9 +11,9 @@ import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { connectTo, openDatabase, WAREHOUSE_CATALOG, type StorageOptions } from './database.js';
 import { TABLES, allColumns, table as tableDef, type TableDef } from '../normalize/catalog.js';
-import { normalizeTask, tablesOfTask, NormalizeStats, type CollectedTask, type Row } from '../normalize/extract.js';
+import { normalizeTaskInto, tablesOfTask, NormalizeStats, type CollectedTask, type Row } from '../normalize/extract.js';
 import { createTableSql, ensureSchema, q, type SchemaChange } from './ddl.js';
-import { appendRows } from './append.js';
+import { appendRows, RowAppender } from './append.js';
 import { sizeInBytes } from '../config/index.js';
 
 export interface LoadOptions {
@@ -67,9 +66,10 @@ export function mergeSummary(into: LoadSummary, from: LoadSummary): void {
   for (const [k, v] of Object.entries(from.unknownItemTypeNames)) into.unknownItemTypeNames[k] = (into.unknownItemTypeNames[k] ?? 0) + v;
 }
 
-/** Rows of several tasks, by table, with the keys of the tasks they replace. */
-export interface StagedRows {
-  rows: Map<string, Row[]>;
+/** What one load replaces: the tasks it normalizes and the keys of the rows they replace. */
+export interface LoadPlan {
+  /** The tasks to normalize, in order; a task that comes twice for the same tables keeps its later copy. */
+  tasks: CollectedTask[];
   /** Tables whose rows of these task ids are replaced, with the task ids (deduplicated). */
   replace: Map<string, Set<string>>;
   /** `tasks` row ids (`<task_id>@<endpoint_id>`) replaced. */
@@ -77,45 +77,30 @@ export interface StagedRows {
 }
 
 /**
- * Normalizes tasks into staged rows. When the same task comes twice for the same tables (a re-collection in one
- * batch), the later one wins, as it would across batches.
+ * What a load of `tasks` replaces, found without normalizing them. When the same task comes twice for the same
+ * tables (a re-collection in one batch), the later one wins, as it would across batches.
  */
-export function stageTasks(tasks: readonly CollectedTask[], ctx: { runId: string; loadedAt: Date; engines?: readonly string[] }, stats: NormalizeStats): StagedRows {
+export function planLoad(tasks: readonly CollectedTask[]): LoadPlan {
   const last = new Map<string, number>();
   tasks.forEach((t, i) => {
     const tables = tablesOfTask(t.endpointId);
     if (tables.length) last.set(`${t.task?.id}\u0000${tables[tables.length - 1]}\u0000${t.endpointId}`, i);
   });
-  const staged: StagedRows = { rows: new Map(), replace: new Map(), taskRowIds: new Set() };
+  const plan: LoadPlan = { tasks: [], replace: new Map(), taskRowIds: new Set() };
   tasks.forEach((t, i) => {
     const tables = tablesOfTask(t.endpointId);
     if (tables.length && last.get(`${t.task?.id}\u0000${tables[tables.length - 1]}\u0000${t.endpointId}`) !== i) return;
-    const out = normalizeTask(t, ctx, stats);
+    plan.tasks.push(t);
     if (!tables.length) return;
-    staged.taskRowIds.add(`${t.task.id}@${t.endpointId}`);
+    plan.taskRowIds.add(`${t.task.id}@${t.endpointId}`);
     for (const name of tables) {
       if (name === 'tasks' || name.startsWith('tasks__')) continue;
-      let set = staged.replace.get(name);
-      if (!set) staged.replace.set(name, (set = new Set()));
+      let set = plan.replace.get(name);
+      if (!set) plan.replace.set(name, (set = new Set()));
       set.add(t.task.id);
     }
-    for (const [name, rows] of out) {
-      let acc = staged.rows.get(name);
-      if (!acc) staged.rows.set(name, (acc = []));
-      for (const r of rows) acc.push(r);
-    }
   });
-  return staged;
-}
-
-/** Normalizes tasks for one load: the rows, and what the load will have done, counted. */
-export function stageLoad(tasks: readonly CollectedTask[], opts: Pick<LoadOptions, 'runId' | 'loadedAt' | 'engines'>): { rows: StagedRows; summary: LoadSummary } {
-  const stats = new NormalizeStats();
-  const rows = stageTasks(tasks, { runId: opts.runId, loadedAt: opts.loadedAt ?? new Date(), engines: opts.engines }, stats);
-  const summary = emptySummary();
-  addStats(summary, stats);
-  for (const [name, r] of rows.rows) summary.rows[name] = r.length;
-  return { rows, summary };
+  return plan;
 }
 
 /** What a lean export leaves cached after each table: room for another connection's small statements meanwhile. */
@@ -234,34 +219,47 @@ export class Warehouse {
     await this.ensureSchema();
   }
 
-  /** Normalizes and loads collected tasks with a task-level replace, in one transaction with `inTransaction`. */
-  async loadTasks(tasks: readonly CollectedTask[], opts: LoadOptions): Promise<LoadSummary> {
-    const staged = stageLoad(tasks, opts);
-    await this.applyStaged(staged.rows, opts.inTransaction);
-    return staged.summary;
-  }
-
   /**
-   * In one transaction: deletes the replaced tasks' rows, appends the new ones straight into their tables (an
-   * appender writes inside the connection's open transaction) and runs the callback. The writer's queue is what
-   * keeps anything else from waiting on this transaction.
+   * Normalizes and loads collected tasks with a task-level replace, in one transaction with `inTransaction`: deletes
+   * the replaced tasks' rows, then normalizes task after task, each row appended as it is made (an appender writes
+   * in the connection's open transaction), so a load never holds its rows, only a chunk of each table. The writer's
+   * queue is what keeps anything else from waiting on this transaction.
    */
-  async applyStaged(staged: StagedRows, inTransaction?: (conn: DuckDBConnection) => Promise<void>, conn: DuckDBConnection = this.connection): Promise<void> {
+  async loadTasks(tasks: readonly CollectedTask[], opts: LoadOptions): Promise<LoadSummary> {
+    const conn = this.connection;
+    const plan = planLoad(tasks);
+    const stats = new NormalizeStats();
+    const ctx = { runId: opts.runId, loadedAt: opts.loadedAt ?? new Date(), engines: opts.engines };
     await conn.run('DROP TABLE IF EXISTS temp._stage_keys');
     await conn.run('CREATE TEMP TABLE _stage_keys (tbl VARCHAR, k VARCHAR)');
     const keyRows: Row[] = [];
-    for (const id of staged.taskRowIds) keyRows.push({ tbl: 'tasks', k: id });
-    for (const [name, ids] of staged.replace) for (const id of ids) keyRows.push({ tbl: name, k: id });
+    for (const id of plan.taskRowIds) keyRows.push({ tbl: 'tasks', k: id });
+    for (const [name, ids] of plan.replace) for (const id of ids) keyRows.push({ tbl: name, k: id });
     await appendRows(conn, '_stage_keys', ['tbl', 'k'], keyRows);
+    const appenders = new Map<string, RowAppender>();
     await conn.run('BEGIN TRANSACTION');
     try {
-      await this.deleteReplaced(staged, conn);
-      for (const [name, rows] of staged.rows) {
-        if (rows.length) await appendRows(conn, name, await this.columnsOf(name, conn), rows);
+      await this.deleteReplaced(plan, conn);
+      // Every table a load may write, opened before the first row: opening one is a round trip to DuckDB.
+      for (const name of tablesOfTasks(plan.tasks)) appenders.set(name, await RowAppender.open(conn, name, await this.columnsOf(name, conn)));
+      const emit = (table: string, row: Row) => {
+        const a = appenders.get(table);
+        if (!a) throw new Error(`load: a row of ${table}, which no task of this load writes (tablesOfTask)`);
+        a.add(row);
+      };
+      for (const t of plan.tasks) normalizeTaskInto(t, ctx, stats, emit);
+      const summary = emptySummary();
+      addStats(summary, stats);
+      for (const [name, a] of appenders) {
+        appenders.delete(name);
+        a.close();
+        if (a.rows) summary.rows[name] = a.rows;
       }
-      if (inTransaction) await inTransaction(conn);
+      if (opts.inTransaction) await opts.inTransaction(conn);
       await conn.run('COMMIT');
+      return summary;
     } catch (err) {
+      for (const a of appenders.values()) a.abandon();
       await conn.run('ROLLBACK').catch(() => undefined);
       throw err;
     }
@@ -278,7 +276,7 @@ export class Warehouse {
     return cols;
   }
 
-  private async deleteReplaced(staged: StagedRows, conn: DuckDBConnection): Promise<void> {
+  private async deleteReplaced(staged: LoadPlan, conn: DuckDBConnection): Promise<void> {
     // A task's rows in any table were written with its `tasks` row: when no task of the batch has one yet there is
     // nothing to replace, and the deletes (each a scan of a whole table) are skipped.
     const seen = await conn.runAndReadAll(`SELECT count(*) FROM tasks WHERE _task_id IN (SELECT k FROM temp._stage_keys WHERE tbl <> 'tasks')
@@ -373,6 +371,13 @@ export const PARQUET_ROW_GROUP = 122_880;
  * thread buffers before writing. Narrow tables reach PARQUET_ROW_GROUP first, wide ones this.
  */
 export const PARQUET_ROW_GROUP_BYTES = 4 * 2 ** 20;
+
+/** Every table the tasks may write, in catalog order. */
+function tablesOfTasks(tasks: readonly CollectedTask[]): string[] {
+  const names = new Set<string>();
+  for (const t of tasks) for (const n of tablesOfTask(t.endpointId)) names.add(n);
+  return TABLES.map((t) => t.name).filter((n) => names.has(n));
+}
 
 export function tableDefs(): readonly TableDef[] {
   return TABLES;

@@ -1,8 +1,7 @@
 /**
- * The JS extractor: pure functions from a collected task to rows of the catalog tables. It is the reference
- * semantics of the catalog (the SQL fast path in src/load/sql-path.ts must produce the same rows, which a test
- * proves) and handles everything irregular: dynamic maps (technologies, additional_specifications), unknown
- * fields (kept in `extra`), unknown item types, values of an unexpected type, failed tasks.
+ * The one normalizer: pure functions from a collected task to rows of the catalog tables, for every path (nightly,
+ * reprocess, ingest). It handles everything irregular: dynamic maps (technologies, additional_specifications),
+ * unknown fields (kept in `extra`), unknown item types, values of an unexpected type, failed tasks.
  */
 import type { ApiTask } from '../api/envelope.js';
 import { parseSeconds, parseTimestamp, timestampHasZone } from '../api/envelope.js';
@@ -70,12 +69,17 @@ export function resultKindOf(endpointId: string): ResultKind | undefined {
  * Tables a collected task writes (and so replaces on a reload): `tasks` and its children, plus the family of the
  * result kind's root table. Empty for task_post answers, which are not collected tasks.
  */
-export function tablesOfTask(endpointId: string): string[] {
-  const kind = resultKindOf(endpointId);
-  if (kind === 'task_created') return [];
-  const root = kind ? rootTableFor(kind)?.name ?? 'unknown_results' : 'unknown_results';
-  return [...familyNames('tasks'), ...familyNames(root)];
+export function tablesOfTask(endpointId: string): readonly string[] {
+  let names = TABLES_OF_ENDPOINT.get(endpointId);
+  if (!names) {
+    const kind = resultKindOf(endpointId);
+    const root = kind ? rootTableFor(kind)?.name ?? 'unknown_results' : 'unknown_results';
+    names = kind === 'task_created' ? [] : [...familyNames('tasks'), ...familyNames(root)];
+    TABLES_OF_ENDPOINT.set(endpointId, names);
+  }
+  return names;
 }
+const TABLES_OF_ENDPOINT = new Map<string, readonly string[]>();
 
 function familyNames(root: string): string[] {
   const out = [root];
@@ -229,6 +233,22 @@ function anyAsText(value: unknown): string | null {
 
 // ---- extraction ---------------------------------------------------------------------------------------------
 
+/** Which columns of a plan apply to a result kind, and which that do not are the only place of their path. */
+interface KindFit { applies: boolean[]; orphan: boolean[] }
+const FITS = new WeakMap<TablePlan, Map<ResultKind | undefined, KindFit>>();
+
+function fitOf(plan: TablePlan, kind: ResultKind | undefined): KindFit {
+  let byKind = FITS.get(plan);
+  if (!byKind) FITS.set(plan, (byKind = new Map()));
+  let fit = byKind.get(kind);
+  if (!fit) {
+    const applies = plan.columns.map((col) => columnApplies(col.def, kind));
+    const orphan = plan.columns.map((col, i) => !applies[i] && col.segments !== null && !plan.columns.some((o, j) => applies[j] && o.def.path === col.def.path));
+    byKind.set(kind, (fit = { applies, orphan }));
+  }
+  return fit;
+}
+
 interface TaskScope {
   taskId: string;
   ctx: NormalizeContext;
@@ -236,14 +256,15 @@ interface TaskScope {
   /** The task's result kind: a column may apply to one kind only. */
   kind: ResultKind | undefined;
   engines: readonly string[];
-  out: Map<string, Row[]>;
+  emit: RowSink;
   stats: NormalizeStats;
 }
 
+/** Where the extractor hands each row as it is made: a loader appends it at once, so rows die young. */
+export type RowSink = (table: string, row: Row) => void;
+
 function push(scope: TaskScope, table: string, row: Row): void {
-  let rows = scope.out.get(table);
-  if (!rows) scope.out.set(table, (rows = []));
-  rows.push(row);
+  scope.emit(table, row);
 }
 
 function setPath(target: Record<string, unknown>, segments: readonly string[], value: unknown): void {
@@ -293,12 +314,16 @@ function objectRow(scope: TaskScope, plan: TablePlan, src: unknown, id: string, 
     NormalizeStats.bump(scope.stats.badValues, `${t.name}.(element)`);
   }
   let itemType: string | null = null;
-  for (const col of plan.columns) {
-    if (!columnApplies(col.def, scope.kind)) {
+  const fit = fitOf(plan, scope.kind);
+  for (let c = 0; c < plan.columns.length; c++) {
+    const col = plan.columns[c];
+    if (!fit.applies[c]) {
       row[col.def.name] = null;
       // A value no column of this result kind takes is kept, as an unknown field would be.
-      const raw = obj && col.segments ? get(obj, col.segments) : undefined;
-      if (raw !== undefined && raw !== null && !plan.columns.some((o) => o.def.path === col.def.path && columnApplies(o.def, scope.kind))) setPath((extra ??= {}), col.segments!, raw);
+      if (fit.orphan[c] && obj) {
+        const raw = get(obj, col.segments!);
+        if (raw !== undefined && raw !== null) setPath((extra ??= {}), col.segments!, raw);
+      }
       continue;
     }
     let raw = col.special ? specialValue(scope, col.special, src) : obj ? get(obj, col.segments!) : undefined;
@@ -410,13 +435,23 @@ function scalarRow(scope: TaskScope, plan: TablePlan, value: unknown, id: string
  * gives nothing (posting is the ledger's business).
  */
 export function normalizeTask(collected: CollectedTask, ctx: NormalizeContext, stats: NormalizeStats = new NormalizeStats()): Map<string, Row[]> {
-  const { task, endpointId } = collected;
   const out = new Map<string, Row[]>();
+  normalizeTaskInto(collected, ctx, stats, (table, row) => {
+    let rows = out.get(table);
+    if (!rows) out.set(table, (rows = []));
+    rows.push(row);
+  });
+  return out;
+}
+
+/** normalizeTask handing each row to `emit` as it is made, in the same order, instead of collecting them. */
+export function normalizeTaskInto(collected: CollectedTask, ctx: NormalizeContext, stats: NormalizeStats, emit: RowSink): void {
+  const { task, endpointId } = collected;
   const def = findEndpoint(endpointId);
   const kind = def?.result;
   if (kind === 'task_created') {
     stats.skippedTasks++;
-    return out;
+    return;
   }
   if (!task || typeof task !== 'object' || typeof task.id !== 'string' || !task.id) {
     throw new Error(`normalizeTask: ${endpointId}: task.id: must be a non-empty string`);
@@ -424,7 +459,7 @@ export function normalizeTask(collected: CollectedTask, ctx: NormalizeContext, s
   const data = isPlainObject(task.data) ? task.data : {};
   const engines = [...(ctx.engines ?? []), ...(typeof data.se === 'string' ? [data.se] : [])];
   const scope: TaskScope = {
-    taskId: task.id, ctx: collected.runId ? { ...ctx, runId: collected.runId } : ctx, engines, out, stats, kind,
+    taskId: task.id, ctx: collected.runId ? { ...ctx, runId: collected.runId } : ctx, engines, emit, stats, kind,
     special: {
       $endpoint_id: endpointId,
       $version: collected.version,
@@ -437,7 +472,7 @@ export function normalizeTask(collected: CollectedTask, ctx: NormalizeContext, s
   const failed = typeof task.status_code !== 'number' || isTaskError(task.status_code) || !Array.isArray(task.result);
   if (failed) {
     stats.failedTasks++;
-    return out;
+    return;
   }
   const root = kind ? rootTableFor(kind) : undefined;
   const plan = planOf(root?.name ?? 'unknown_results');
@@ -458,7 +493,6 @@ export function normalizeTask(collected: CollectedTask, ctx: NormalizeContext, s
   } else {
     for (let i = 0; i < result.length; i++) objectRow(scope, plan, result[i], `${task.id}:${i}`, null, i);
   }
-  return out;
 }
 
 /** Every table name in catalog order (for loaders that want a stable order). */

@@ -13,6 +13,8 @@ export interface SandboxSettings {
   keywordsPerSiteTask: number;
   suggestionsPerKeyword: number;
   merchantItems: number;
+  /** Above 0: results generated once per endpoint and seed modulo this, then served from resultCache. */
+  resultVariants: number;
 }
 
 export interface SandboxContext {
@@ -24,6 +26,8 @@ export interface SandboxContext {
   settings: SandboxSettings;
   /** Funds, spending and duplicate limits, denied endpoints (set from the test controls). */
   account: SandboxAccount;
+  /** Generated results kept for reuse (resultVariants), and how many answers came from it. */
+  resultCache?: { results: Map<string, unknown[]>; hits: number; misses: number };
   /** Called after a task with a callback is stored, so its delivery gets scheduled. */
   onCallbackScheduled(): void;
 }

@@ -45,6 +45,8 @@ export interface Sandbox {
   url: string;
   port: number;
   controls: SandboxControls;
+  /** Answers served from generated results kept for reuse (sandbox.result_variants above 0). */
+  readonly resultCache?: { hits: number; misses: number };
   close(): Promise<void>;
 }
 
@@ -64,6 +66,7 @@ export async function startSandbox(opts: StartSandboxOptions): Promise<Sandbox> 
     store,
     records,
     account: new SandboxAccount(records),
+    resultCache: s.result_variants > 0 ? { results: new Map(), hits: 0, misses: 0 } : undefined,
     settings: {
       completionDelayMs: s.completion_delay_ms,
       reparseShare: s.reparse_share,
@@ -71,6 +74,7 @@ export async function startSandbox(opts: StartSandboxOptions): Promise<Sandbox> 
       keywordsPerSiteTask: s.keywords_per_site_task,
       suggestionsPerKeyword: s.suggestions_per_keyword,
       merchantItems: s.merchant_items,
+      resultVariants: s.result_variants,
     },
     onCallbackScheduled: () => webhooks.pump(),
   };
@@ -115,6 +119,7 @@ export async function startSandbox(opts: StartSandboxOptions): Promise<Sandbox> 
     url: `http://${shownHost}:${port}`,
     port,
     controls,
+    resultCache: ctx.resultCache,
     close: async () => {
       webhooks.close();
       store.close();

@@ -124,6 +124,9 @@ function normalKeywords(keywords: readonly string[]): string[] {
  * Rows of a keyword-metrics function: one per given keyword (search_volume), `perSite` keywords for a target
  * (keywords_for_site) or `perKeyword` suggestions per seed (keywords_for_keywords). Empty when a keyword is restricted.
  */
+/** The ads API's keywords_for_keywords returns up to 20,000 suggestions in all (docs/api-live.md). */
+const ADS_MAX_SUGGESTIONS = 20_000;
+
 export function generateAdsKeywords(fn: string, p: AdsParams, sizes: { perSite: number; perKeyword: number }, seed: number, now: number): AdsKeywordItem[] {
   if (restrictedKeyword(p.keywords)) return [];
   const rng = new Rng(seed ^ 0x5eed);
@@ -135,7 +138,7 @@ export function generateAdsKeywords(fn: string, p: AdsParams, sizes: { perSite: 
     legacy = normalKeywords(p.keywords ?? []).map((k, i) => keywordItem(k, main.fork(i), base, months));
   } else {
     const params = fn === 'keywords_for_site' ? { ...base, target: p.target } : { ...base, keywords: p.keywords, target: p.target };
-    legacy = generateKeywordData(params, fn === 'keywords_for_site' ? sizes.perSite : sizes.perKeyword, seed, { now });
+    legacy = generateKeywordData(params, fn === 'keywords_for_site' ? sizes.perSite : sizes.perKeyword, seed, { now, max: ADS_MAX_SUGGESTIONS });
     // Monthly searches over the requested range, not the legacy API's fixed twelve months.
     if (p.date_from) legacy = legacy.map((item, i) => ({ ...item, monthly_searches: keywordItem(item.keyword, new Rng(seed).fork(i), base, months).monthly_searches }));
   }

@@ -30,6 +30,8 @@ export interface KeywordParams {
 export interface KeywordOptions {
   /** The month before this instant is the newest of the 12 monthly_searches; defaults to now. */
   now?: number;
+  /** Most suggestions of a keywords_for_keywords result in all: the legacy API's 700 by default. */
+  max?: number;
 }
 
 /** Product and service category codes as the ad platform numbers them (a sample of the downloadable list). */
@@ -82,10 +84,11 @@ export function lastTwelveMonths(now: number): [number, number][] {
 
 /**
  * `count` suggestions for a domain (`params.target`), or `count` suggestions per keyword when `params.keywords`
- * is given (keywords_for_keywords, at most 700 in all). Keywords are unique within a result.
+ * is given (keywords_for_keywords, at most `opts.max` in all: 700 by default). Keywords are unique within a result.
  */
 export function generateKeywordData(params: KeywordParams, count: number, seed: number, opts: KeywordOptions = {}): KeywordDataItem[] {
   const rng = new Rng(seed);
+  const max = opts.max ?? 700;
   const months = lastTwelveMonths(opts.now ?? Date.now());
   const seen = new Set<string>();
   const words: string[] = [];
@@ -104,9 +107,11 @@ export function generateKeywordData(params: KeywordParams, count: number, seed: 
         const mod = rng.pick(MODIFIERS);
         add(rng.chance(0.5) ? `${mod} ${base}` : `${base} ${mod}`);
       }
-      if (words.length >= 700) break;
+      // Numbered variants once the modifiers run out (the ads API returns up to 20,000 suggestions).
+      for (let n = 2; words.length < want && words.length < max; n++) add(`${base} ${rng.pick(MODIFIERS)} ${n}`);
+      if (words.length >= max) break;
     }
-    words.length = Math.min(words.length, 700);
+    words.length = Math.min(words.length, max);
   } else {
     const stem = domainStem(params.target ?? 'example.com');
     add(stem);

@@ -113,7 +113,7 @@ export function generateSerp(p: SerpParams, engine: string, seType: string, vari
   const seDomain = seDomainFor(engine, p.se_domain);
   const device = p.device ?? 'desktop';
   const day = Math.floor(now / DAY_MS);
-  const depth = Math.min(p.depth ?? pageSize, 100);
+  const depth = Math.min(p.depth ?? pageSize, 700);
   const pages = Math.max(1, Math.min(p.max_crawl_pages ?? 100, Math.ceil(depth / pageSize)));
   const head = { keyword, type: seType, se_domain: seDomain, location_code: p.location_code ?? null, language_code: p.language_code ?? 'en' };
   if (variant === 'html') {
