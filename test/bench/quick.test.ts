@@ -20,8 +20,8 @@ beforeAll(async () => {
   printed = collectStream();
   r = await runBench({ root: ROOT, quick: true, resultsFile: path.join(dir, 'results.json'), out: printed });
   // A guard against a hang, not a figure: the suite runs files side by side, and on 2 shared cores the sections
-  // (a minute alone) can take minutes.
-}, 300_000);
+  // (a minute and a half alone, with the families' 12 whole runs) took more than 5 minutes at a load average of 20.
+}, 600_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('seo-etl bench, quick mode', () => {
