@@ -79,14 +79,14 @@ describe('reprocess refuses to publish less than it found', () => {
     const [a] = responseFiles(root, 1);
     expect(await quiet(() => ingestCommand({ root, files: [a] }))).toBe(EXIT.ok);
     const before = await counts(root);
-    const paths = warehousePaths(path.resolve(root, 'data'));
+    const paths = warehousePaths(path.resolve(root, loadConfig({ root }).warehouse.dir));
     renameSync(paths.raw, `${paths.raw}.away`);
     const err = await quiet(() => reprocessCommand({ root })).then(() => undefined, (e: unknown) => e);
     expect(exitCodeOf(err)).toBe(EXIT.badInput);
     expect(describeError(err)).toMatch(/gives fewer rows than the warehouse has: .*keyword_data 3 -> 0.*Nothing was changed or published.*--allow-fewer/);
     expect(describeError(err)).not.toMatch(/\n\s+at /);
     expect(await counts(root)).toEqual(before);
-    expect(existsSync(path.join(root, 'data', 'run.lock'))).toBe(false);
+    expect(existsSync(path.join(paths.dir, 'run.lock'))).toBe(false);
 
     expect(await quiet(() => reprocessCommand({ root, allowFewer: true }))).toBe(EXIT.ok);
     expect(await counts(root)).toEqual({ duck: {}, parquet: {} });
