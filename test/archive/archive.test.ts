@@ -150,6 +150,6 @@ describe('ingest and reprocess', () => {
     const published = await Warehouse.open(paths.published);
     expect((await dumpTables(published)).keyword_data).toEqual(before.keyword_data);
     published.close();
-    expect(existsSync(path.join(root, 'data', 'run.lock'))).toBe(false);
+    expect(existsSync(path.join(paths.dir, 'run.lock'))).toBe(false);
   });
 });
