@@ -24,16 +24,22 @@ export interface TestProject {
   close(): Promise<void>;
 }
 
-/** Fast settings: short completion delay, quick polls and callback waits. */
+/**
+ * Fast settings: short completion delay, quick polls and callback waits, and the rate-limit window a tenth of a
+ * minute on both sides, so tasks_ready's 20 calls a window pace at 300 ms, not 3 s.
+ */
 export const FAST = {
-  sandbox: { completion_delay_ms: 30 },
+  sandbox: { completion_delay_ms: 30, rate_limit_window_ms: 6000 },
+  rate_limit: { window_ms: 6000 },
   collect: { poll_min_ms: 20, poll_max_ms: 200, straggler_after_ms: 1500, ambiguous_grace_ms: 1500, drain_timeout_ms: 60_000 },
   api: { timeout_ms: 5000, retry_base_ms: 20 },
 };
 
 export async function startProject(extra: Record<string, unknown> = {}): Promise<TestProject> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'seo-etl-e2e-'));
-  const sandboxConfig = loadConfig({ root: ROOT, overrides: { ...FAST, ...extra } });
+  // A test's own sandbox settings keep the fast window unless they set theirs.
+  const sandboxExtra = { sandbox: { rate_limit_window_ms: FAST.sandbox.rate_limit_window_ms, ...(extra.sandbox as object | undefined) } };
+  const sandboxConfig = loadConfig({ root: ROOT, overrides: { ...FAST, ...extra, ...(extra.sandbox ? sandboxExtra : {}) } });
   const sandbox = await startSandbox({ config: sandboxConfig, callbackTimeoutMs: 1000 });
   const env: NodeJS.ProcessEnv = {
     ...process.env,

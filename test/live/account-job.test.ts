@@ -53,27 +53,28 @@ describe('account answers stop posting, keep everything and resume (exit 5)', ()
   const midRun = (name: string, account: Record<string, number>, code: number, advice: RegExp) => async () => {
     p = await startProject({ sandbox: { keywords_per_site_task: 2 } });
     p.sandbox.controls.setAccount(account);
-    const file = SITES(250);
-    // 0.075 a task: the first batch of 100 spends 7.50, then the account refuses (${name}).
-    const r = await run(file, '2026-02-02');
+    const file = SITES(25);
+    const batches = { api: { ...(p.overrides.api as object), tasks_per_post: 10 } };
+    // 0.075 a task: the first POST of 10 spends 0.75, then the account refuses the next (${name}).
+    const r = await run(file, '2026-02-02', { overrides: batches });
     expect(r.exitCode).toBe(EXIT.refused);
     expect(r.text).toMatch(advice);
-    expect(r.text).toContain(`not posted: 150 x ${code} `);
-    expect(p.sandbox.controls.postings()).toHaveLength(100);
-    expect(await states(r.publishedPath, r.runId)).toEqual({ loaded: 100, planned: 150 });
+    expect(r.text).toContain(`not posted: 15 x ${code} `);
+    expect(p.sandbox.controls.postings()).toHaveLength(10);
+    expect(await states(r.publishedPath, r.runId)).toEqual({ loaded: 10, planned: 15 });
     const [{ tasks }] = await queryFile(r.publishedPath, `SELECT count(DISTINCT _task_id)::INT AS tasks FROM keyword_data`);
-    expect(tasks).toBe(100);
+    expect(tasks).toBe(10);
 
     p.sandbox.controls.setAccount({ funds: 1000, dailyCostLimit: null });
-    const again = await run(file, '2026-02-02', { resume: true });
+    const again = await run(file, '2026-02-02', { resume: true, overrides: batches });
     expect(again.exitCode).toBe(EXIT.ok);
-    expect(await states(again.publishedPath, again.runId)).toEqual({ loaded: 250 });
-    expect(p.sandbox.controls.postings()).toHaveLength(250);
+    expect(await states(again.publishedPath, again.runId)).toEqual({ loaded: 25 });
+    expect(p.sandbox.controls.postings()).toHaveLength(25);
   };
   it('[account.job_payment] 402 mid-run: the refused batch goes back to planned, what was posted is loaded, resume posts the rest once (exit 5)',
-    midRun('402', { funds: 7.5 }, 40200, /top up the balance/), 90_000);
+    midRun('402', { funds: 0.75 }, 40200, /top up the balance/), 90_000);
   it('[account.job_cost_limit] 40203 mid-run: the same, with the daily cost limit\'s advice (exit 5)',
-    midRun('40203', { dailyCostLimit: 7.5 }, 40203, /daily cost limit is reached/), 90_000);
+    midRun('40203', { dailyCostLimit: 0.75 }, 40203, /daily cost limit is reached/), 90_000);
 
   it('[account.job_access] 40204 no access to the endpoint: nothing posted, exit 5, the step named', async () => {
     p = await startProject({ sandbox: { keywords_per_site_task: 2 } });
