@@ -2,7 +2,7 @@
  * Tasks and their lifecycle (the reference's States table). Completion is computed from the clock rather than
  * driven by timers, so jumping the clock completes or expires tasks at once: a task is created at posting, is
  * complete from `completeAt`, is listed by tasks_ready until task_get collects it (unless a callback delivered
- * it), and its results can be fetched for 30 days. Events tasks may be re-parsed and then appear in tasks_fixed
+ * it) for three days after completing, and its results can be fetched for 30 days. Events tasks may be re-parsed and then appear in tasks_fixed
  * for 24 hours until collected again.
  */
 import { randomUUID } from 'node:crypto';
@@ -12,6 +12,8 @@ import type { JournalEvent, TaskJournal } from './journal.js';
 
 export const RETENTION_MS = 30 * DAY_MS;
 export const FIXED_WINDOW_MS = DAY_MS;
+/** tasks_ready lists tasks completed in the last three days only (docs/api-live.md, [limits.ready_window]). */
+export const READY_WINDOW_MS = 3 * DAY_MS;
 
 export type Delivery = 'none' | 'pending' | 'in_flight' | 'delivered' | 'failed';
 
@@ -174,7 +176,7 @@ export class TaskStore {
         bucket.delete(task.id);
         continue;
       }
-      if (now < task.completeAt) continue;
+      if (now < task.completeAt || now - task.completeAt > READY_WINDOW_MS) continue;
       if (task.delivery !== 'none' && task.delivery !== 'failed') continue;
       out.push(task);
       if (out.length >= max) break;

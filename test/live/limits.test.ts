@@ -132,3 +132,23 @@ describe('a night collected by tasks_ready with the live limits on', () => {
     }
   }, 180_000);
 });
+
+describe('the three-day window of tasks_ready', () => {
+  it('[limits.ready_window] a task completed more than three days ago is no longer listed, and task_get still answers it', async () => {
+    const s = await start({ completion_delay_ms: 1000, rate_limit_calls: 100000 });
+    try {
+      const api = client(s.sandbox);
+      const ready = async () => (await api.get(pathOf('keywords_for_site.tasks_ready'))).json.tasks[0].result.map((r: any) => r.id);
+      const [id] = (await api.post(pathOf('keywords_for_site.task_post'), [{ target: 'a.example.com', location_code: 2840 }])).json.tasks.map((t: any) => t.id);
+      const DAY = 86_400_000;
+      s.clock.advance(1000 + 3 * DAY);
+      expect(await ready()).toEqual([id]);
+      s.clock.advance(1);
+      expect(await ready()).toEqual([]);
+      const got = await api.get(pathOf('keywords_for_site.task_get', id));
+      expect(got.json.tasks[0].status_code).toBe(20000);
+    } finally {
+      await s.sandbox.close();
+    }
+  });
+});
