@@ -1,23 +1,17 @@
 /** docs/api-live.md `## Events`: local event times are not UTC; the fields the live service adds are kept typed. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { start, client, pathOf, type Started } from '../sandbox/helpers.js';
+import { describe, expect, it } from 'vitest';
+import { useSandbox, pathOf } from '../sandbox/helpers.js';
 import { normalizeTask, NormalizeStats } from '../../src/normalize/extract.js';
 import type { ApiTask } from '../../src/api/envelope.js';
 
-let s: Started;
-let api: ReturnType<typeof client>;
-beforeAll(async () => {
-  s = await start({ completion_delay_ms: 0, rate_limit_calls: 100000 });
-  api = client(s.sandbox);
-});
-afterAll(() => s.sandbox.close());
+const box = useSandbox({ completion_delay_ms: 0, rate_limit_calls: 100000 });
 
 const ctx = { runId: 'r1', loadedAt: new Date('2026-11-01T00:00:00Z'), engines: ['alpha'] };
 const rows = (out: Map<string, Record<string, unknown>[]>, t: string) => out.get(t) ?? [];
 
 async function advanced(keyword: string): Promise<ApiTask> {
-  const id = (await api.post(pathOf('serp.events.task_post'), [{ keyword, location_code: 2840, depth: 30 }])).json.tasks[0].id;
-  return (await api.get(pathOf('serp.events.task_get.advanced', id))).json.tasks[0];
+  const id = (await box.api.post(pathOf('serp.events.task_post'), [{ keyword, location_code: 2840, depth: 30 }])).json.tasks[0].id;
+  return (await box.api.get(pathOf('serp.events.task_get.advanced', id))).json.tasks[0];
 }
 
 describe('events', () => {

@@ -1,21 +1,14 @@
 /** docs/api-live.md `## Merchant`: each live rule and shape, against the sandbox (tags name the fact). */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { start, client, pathOf, TIMESTAMP, type Started } from '../sandbox/helpers.js';
+import { describe, expect, it } from 'vitest';
+import { useSandbox, pathOf, TIMESTAMP } from '../sandbox/helpers.js';
 import { endpoint } from '../../src/api/catalog.js';
 import { taskPrice } from '../../src/api/pricing.js';
 import { validateTask } from '../../src/api/validate.js';
 
-let s: Started;
-let api: ReturnType<typeof client>;
-beforeAll(async () => {
-  s = await start({ completion_delay_ms: 0, rate_limit_calls: 100000 });
-  api = client(s.sandbox);
-});
-afterAll(() => s.sandbox.close());
-beforeEach(() => s.sandbox.controls.reset());
+const box = useSandbox({ completion_delay_ms: 0, rate_limit_calls: 100000 }, { reset: true });
 
 const BASE = { keyword: 'camping tent', location_code: 2840, language_code: 'en' };
-const post = async (task: Record<string, unknown>) => (await api.post(pathOf('merchant.products.task_post'), [task])).json.tasks[0];
+const post = async (task: Record<string, unknown>) => (await box.api.post(pathOf('merchant.products.task_post'), [task])).json.tasks[0];
 
 describe('merchant task_post rules', () => {
   it('[merchant.language] a language (code or name) is required as well as a location; the client refuses before posting, the sandbox answers 40501', async () => {
@@ -26,20 +19,20 @@ describe('merchant task_post rules', () => {
     expect(t.status_code).toBe(40501);
     expect(t.status_message).toContain('language_code');
     expect((await post({ ...noLanguage, language_name: 'English' })).status_code).toBe(20100);
-    expect(s.sandbox.controls.postings()).toHaveLength(1);
+    expect(box.sandbox.controls.postings()).toHaveLength(1);
   });
 
   it('[merchant.depth] depth defaults to 40 and may be at most 120; 121 is refused and costs nothing', async () => {
     expect((await post({ ...BASE, depth: 121 })).status_code).toBe(40501);
     expect(validateTask(endpoint('merchant.products.task_post'), { ...BASE, depth: 121 })[0]).toMatchObject({ field: 'depth', rule: 'must be at most 120' });
     expect((await post({ ...BASE, depth: 120 })).status_code).toBe(20100);
-    expect(s.sandbox.controls.billed()).toBeGreaterThan(0);
-    expect(s.sandbox.controls.postings()).toHaveLength(1);
+    expect(box.sandbox.controls.billed()).toBeGreaterThan(0);
+    expect(box.sandbox.controls.postings()).toHaveLength(1);
   });
 
   it('[merchant.billing] billed per SERP page of up to 40 results: the plan prices what the sandbox bills', async () => {
     const def = endpoint('merchant.products.task_post');
-    const prices = s.config.prices;
+    const prices = box.config.prices;
     const one = taskPrice(def, BASE, prices);
     expect(taskPrice(def, { ...BASE, depth: 40 }, prices)).toBe(one);
     expect(taskPrice(def, { ...BASE, depth: 41 }, prices)).toBeCloseTo(2 * one, 9);
@@ -65,16 +58,16 @@ describe('merchant task_post rules', () => {
       expect(issues[0]).toMatchObject({ field: Object.keys(extra)[0], code: 40506 });
       expect((await post({ ...BASE, ...extra })).status_code).toBe(40506);
     }
-    expect(s.sandbox.controls.postings()).toHaveLength(0);
+    expect(box.sandbox.controls.postings()).toHaveLength(0);
   });
 });
 
 describe('merchant results', () => {
   it('[merchant.tasks_ready] tasks_ready items carry endpoint_advanced and endpoint_html, and task_get/html serves the pages', async () => {
     const id = (await post({ ...BASE, depth: 81, max_crawl_pages: 2 })).id;
-    const ready = (await api.get(pathOf('merchant.products.tasks_ready'))).json.tasks[0].result;
+    const ready = (await box.api.get(pathOf('merchant.products.tasks_ready'))).json.tasks[0].result;
     expect(ready).toEqual([{ id, se: 'alpha', se_type: 'shopping', date_posted: expect.stringMatching(TIMESTAMP), tag: null, endpoint_advanced: pathOf('merchant.products.task_get.advanced', id), endpoint_html: pathOf('merchant.products.task_get.html', id) }]);
-    const html = (await api.get(ready[0].endpoint_html)).json.tasks[0];
+    const html = (await box.api.get(ready[0].endpoint_html)).json.tasks[0];
     expect(html.status_code).toBe(20000);
     expect(html.result[0]).toMatchObject({ keyword: 'camping tent', type: 'shopping', items_count: 2 });
     expect(html.result[0].items.map((p: any) => p.page)).toEqual([1, 2]);
@@ -86,7 +79,7 @@ describe('merchant results', () => {
     const seen = new Set<string>();
     let n = 0;
     for (let k = 0; k < 30 && seen.size < 5; k++) {
-      const t = (await api.get(pathOf('merchant.products.task_get.advanced', k === 0 ? id : (await post({ ...BASE, keyword: `kw ${k}` })).id))).json.tasks[0];
+      const t = (await box.api.get(pathOf('merchant.products.task_get.advanced', k === 0 ? id : (await post({ ...BASE, keyword: `kw ${k}` })).id))).json.tasks[0];
       for (const item of t.result[0].items) {
         seen.add(item.type);
         if (item.type === 'alpha_shopping_serp') {

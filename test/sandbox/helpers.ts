@@ -1,5 +1,6 @@
 /** Shared by the sandbox conformance tests: a sandbox per file and a raw HTTP client that shows everything. */
 import http from 'node:http';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { startSandbox, manualClock, type Sandbox, type SandboxClock } from '../../src/sandbox/index.js';
 import { endpoint, resolvePath } from '../../src/api/catalog.js';
@@ -25,6 +26,30 @@ export async function start(sandbox: Record<string, unknown> = {}, opts: { clock
   const clock = opts.clock ?? manualClock(Date.UTC(2026, 10, 1, 12));
   const sb = await startSandbox({ config, port: 0, clock, callbackTimeoutMs: opts.callbackTimeoutMs });
   return { sandbox: sb, config, clock };
+}
+
+/**
+ * One sandbox for a test file: started before its tests, closed after them, and reset before each test when asked.
+ * Its parts are read through the returned object once the file's tests run.
+ */
+export function useSandbox(settings: Record<string, unknown>, opts: { reset?: boolean } = {}): Started & { api: ReturnType<typeof client> } {
+  let started: { s: Started; api: ReturnType<typeof client> } | undefined;
+  beforeAll(async () => {
+    const s = await start(settings);
+    started = { s, api: client(s.sandbox) };
+  });
+  afterAll(() => started?.s.sandbox.close());
+  if (opts.reset) beforeEach(() => started!.s.sandbox.controls.reset());
+  const ready = () => {
+    if (!started) throw new Error('useSandbox: read before the file\'s tests started');
+    return started;
+  };
+  return {
+    get sandbox() { return ready().s.sandbox; },
+    get config() { return ready().s.config; },
+    get clock() { return ready().s.clock; },
+    get api() { return ready().api; },
+  };
 }
 
 export interface Answer {
