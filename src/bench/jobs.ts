@@ -38,7 +38,7 @@ export interface JobSizes {
 }
 
 export function jobSizes(quick: boolean): JobSizes {
-  return quick ? { small: 100, large: 1000, postback: 200, keywordsPerTask: 1 } : { small: 5000, large: 50_000, postback: 5000, keywordsPerTask: 1 };
+  return quick ? { small: 30, large: 300, postback: 100, keywordsPerTask: 1 } : { small: 5000, large: 50_000, postback: 5000, keywordsPerTask: 1 };
 }
 
 const POST_ID = 'keywords_for_site.task_post';

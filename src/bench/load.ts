@@ -165,8 +165,8 @@ export async function benchLoad(opts: { quick: boolean; dir: string; root: strin
   const dir = path.resolve(opts.dir, 'bench-load');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const kw = opts.quick ? 20_000 : 100_000;
-  const merchant = opts.quick ? 100 : 1000;
+  const kw = opts.quick ? 5_000 : 100_000;
+  const merchant = opts.quick ? 50 : 1000;
   const tech = opts.quick ? 20 : 200;
   const files = await generateArchive(path.join(dir, 'raw'), kw, merchant, tech);
   const half = files.slice(0, Math.max(1, Math.floor(files.length / 2)));
