@@ -73,6 +73,8 @@ export function archiveLine(runId: string, seq: number, e: ArchiveEntry, receive
   return `${head},"response":${single ? body.trim() : jsonText(parsed)}}`;
 }
 
+const joined = (parts: Buffer[]): Buffer => (parts.length === 1 ? parts[0] : Buffer.concat(parts));
+
 export class ArchiveWriter {
   private gzip: Gzip | null = null;
   private fd: number | null = null;
@@ -139,20 +141,23 @@ export class ArchiveWriter {
     // A file that could not be written is left as it is (.partial: its lines up to the failure are readable) and
     // the next group starts a new one.
     if (this.gzip && this.broken) this.abandonFile();
-    // Lines go out in runs that fit the current file; a full file is closed (ended, fsynced, renamed) first.
-    let run = '';
+    // Lines go out in runs that fit the current file; a full file is closed (ended, fsynced, renamed) first. Each
+    // line is encoded to UTF-8 once: its bytes are both what is counted and what zlib gets.
+    let run: Buffer[] = [];
     for (const w of group) {
       if (!this.gzip || this.bytes >= this.maxBytes) {
-        if (run) this.gzip!.write(run);
-        run = '';
+        if (run.length) this.gzip!.write(joined(run));
+        run = [];
         if (this.gzip) await this.closeFile();
         this.openFile(w.at);
       }
-      this.bytes += Buffer.byteLength(w.line);
-      run += w.line;
+      const bytes = Buffer.from(w.line);
+      this.bytes += bytes.length;
+      run.push(bytes);
     }
     // Every write is SYNC_FLUSHed (the stream's flush mode): its callback runs once its bytes are in the file.
-    await new Promise<void>((resolve, reject) => this.gzip!.write(run, (err) => (err ? reject(err) : resolve())));
+    const last = joined(run);
+    await new Promise<void>((resolve, reject) => this.gzip!.write(last, (err) => (err ? reject(err) : resolve())));
     if (this.broken) throw this.broken;
   }
 
