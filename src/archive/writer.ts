@@ -73,6 +73,9 @@ export function archiveLine(runId: string, seq: number, e: ArchiveEntry, receive
   return `${head},"response":${single ? body.trim() : jsonText(parsed)}}`;
 }
 
+/** zlib output buffer: a large body comes back in a few pieces (a round trip to the thread pool and a file write each), not in 16 KiB ones. */
+const GZIP_CHUNK = 256 * 1024;
+
 const joined = (parts: Buffer[]): Buffer => (parts.length === 1 ? parts[0] : Buffer.concat(parts));
 
 export class ArchiveWriter {
@@ -182,7 +185,7 @@ export class ArchiveWriter {
     const fd = this.fd;
     // Z_SYNC_FLUSH as the flush mode of every write: one pass through zlib per group instead of a write and a
     // separate flush (two round trips to the thread pool).
-    const gz = createGzip({ level: 6, flush: zc.Z_SYNC_FLUSH });
+    const gz = createGzip({ level: 6, flush: zc.Z_SYNC_FLUSH, chunkSize: GZIP_CHUNK });
     this.gzip = gz;
     this.broken = null;
     // Written synchronously as gzip produces it: when a write's callback runs, its bytes are in the file. After a
