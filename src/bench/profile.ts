@@ -54,21 +54,6 @@ export const CATEGORY_LABELS: Record<Category, string> = {
   idle: 'idle',
 };
 
-/** What each category holds (the docs' legend). */
-export const CATEGORY_MEANINGS: Record<Category, string> = {
-  json_parse: 'JSON.parse, wherever called (the API client, the archive, the loader)',
-  normalizer: 'src/normalize (building row objects from results)',
-  appender: 'src/load/append.ts and chunk-fill.ts (rows into DataChunk buffers)',
-  duckdb: "@duckdb/node-api and the native calls it makes on this thread (appender append and flush, queries, commits, checkpoint, Parquet export)",
-  gzip: 'node:zlib (its callbacks and stream plumbing on this thread; the compression itself runs on the thread pool)',
-  http: 'HTTP client and server I/O (undici, ky, node:http, node:net, src/api/client.ts, decoding bodies)',
-  archive: 'src/archive (building the NDJSON line, string to bytes, writing the file)',
-  ledger: 'src/ledger',
-  gc: "V8's garbage collector",
-  other: 'everything else: the other stages of src/, V8 and Node internals, module loading',
-  idle: 'the thread waiting (on DuckDB threads, the thread pool, the network, timers)',
-};
-
 interface Rule {
   category: Category;
   url?: RegExp;
