@@ -106,10 +106,11 @@ export async function benchFamilies(o: JobBenchOptions, only?: readonly string[]
       runs.push({ n, m, load: `${loadBefore}-${load1()}` });
     }
     // The profile is a third run, the smaller run's size again: the profiler's cost stays out of the figures.
+    // Quick mode profiles its first family only: enough to keep the code running.
     const profLoad = load1();
-    const prof = (await run(`profile-${f.name}-${small}`, small, true)).child;
-    const limit = describeLimit(prof.profile);
-    profiles.push(...reportRows(`${f.name} (${small} tasks)`, prof.profile));
+    const prof = !o.quick || !profiles.length ? (await run(`profile-${f.name}-${small}`, small, true)).child : undefined;
+    const limit = prof ? `${describeLimit(prof.profile)} (a CPU profile of runJob in a separate ${small}-task run, load average ${profLoad}-${load1()})` : 'not profiled (quick mode profiles its first family only)';
+    profiles.push(...reportRows(`${f.name} (${small} tasks)`, prof?.profile));
     const [s, l] = runs;
     const secs = l.m.child.durationMs / 1000;
     const perS = l.n / secs;
@@ -123,7 +124,7 @@ export async function benchFamilies(o: JobBenchOptions, only?: readonly string[]
       value: round(perS / LIVE_TASKS_PER_S, 4),
       unit: 'ratio',
       goal: '>= 1',
-      how: `limit: ${limit} (a CPU profile of runJob in a separate ${small}-task run, load average ${profLoad}-${load1()}); the live rate would need ${Math.round(needRowsS).toLocaleString('en-US')} rows/s, the job loaded ${Math.round(rowsS).toLocaleString('en-US')} rows/s (${(needRowsS / rowsS).toFixed(0)}x short). ${f.what}: ${l.n} tasks, whole runJob (tasks_ready) in a child process in ${secs.toFixed(1)} s = ${perS.toFixed(2)} tasks/s${marginal}, ${rowsPerTask} rows per task (${l.m.child.rows} rows), ${(cpuMs / 1000).toFixed(1)} s of job CPU (${(cpuMs / l.n).toFixed(0)} ms per task, ${Math.round(l.m.child.rows / (cpuMs / 1000)).toLocaleString('en-US')} rows per CPU second); over ${LIVE_TASKS_PER_S.toFixed(1)} tasks/s, what the live service delivers at ${LIVE_CALLS_PER_MINUTE} calls a minute and ${CALLS_PER_TASK} calls per task; ${l.m.calls.total} calls = ${l.m.calls.posts} POSTs + ${l.m.calls.polls} polls + ${l.m.calls.gets} task_gets + ${l.m.calls.other} other${served}; load average ${l.load}`,
+      how: `limit: ${limit}; the live rate would need ${Math.round(needRowsS).toLocaleString('en-US')} rows/s, the job loaded ${Math.round(rowsS).toLocaleString('en-US')} rows/s (${(needRowsS / rowsS).toFixed(0)}x short). ${f.what}: ${l.n} tasks, whole runJob (tasks_ready) in a child process in ${secs.toFixed(1)} s = ${perS.toFixed(2)} tasks/s${marginal}, ${rowsPerTask} rows per task (${l.m.child.rows} rows), ${(cpuMs / 1000).toFixed(1)} s of job CPU (${(cpuMs / l.n).toFixed(0)} ms per task, ${Math.round(l.m.child.rows / (cpuMs / 1000)).toLocaleString('en-US')} rows per CPU second); over ${LIVE_TASKS_PER_S.toFixed(1)} tasks/s, what the live service delivers at ${LIVE_CALLS_PER_MINUTE} calls a minute and ${CALLS_PER_TASK} calls per task; ${l.m.calls.total} calls = ${l.m.calls.posts} POSTs + ${l.m.calls.polls} polls + ${l.m.calls.gets} task_gets + ${l.m.calls.other} other${served}; load average ${l.load}`,
     };
     out[`peak_rss_mb_${f.name}`] = {
       value: round(l.m.child.maxRssMb, 1),
