@@ -216,7 +216,7 @@ export function describeBreakdown(b: Breakdown): string {
     .sort((x, y) => b.ms[y] - b.ms[x])
     .map((c) => {
       const first = b.top[c][0];
-      const which = first && b.ms[c] >= b.totalMs / 10 ? ` (${first.where.split(' ')[0]} ${pct(first.ms, b.totalMs)})` : '';
+      const which = first && !first.where.startsWith('(') && b.ms[c] >= b.totalMs / 10 ? ` (${first.where.split(' ')[0]} ${pct(first.ms, b.totalMs)})` : '';
       return `${CATEGORY_LABELS[c]} ${pct(b.ms[c], b.totalMs)}${which}`;
     });
   return `main thread busy ${pct(b.totalMs - b.ms.idle, b.totalMs)} of ${(b.totalMs / 1000).toFixed(1)} s: ${parts.join(', ')}, idle ${pct(b.ms.idle, b.totalMs)}`;
