@@ -65,6 +65,6 @@ describe('seo-etl bench, quick mode', () => {
     const limit = /^limit: while results were loaded \([\d.]+ s of the profiled [\d.]+ s\) main thread busy \d+% of [\d.]+ s: .*; the live rate would need [\d,]+ rows\/s, the job loaded [\d,]+ rows\/s/;
     expect(r.figures.headroom_keywords_legacy.how).toMatch(limit);
     expect(r.figures.load_vs_duckdb.how).toMatch(/^limit: while results were loaded .* main thread busy \d+%.*; the goal needs [\d,]+ rows\/s .*, ours loaded [\d,]+ rows\/s/);
-    expect(printed.text()).toMatch(/\| keywords_legacy \(2 tasks\), while loading \| [\d.]+ \| \d+% \|/);
+    expect(printed.text()).toMatch(/\| keywords_legacy \(1 tasks\), while loading \| [\d.]+ \| \d+% \|/);
   });
 });
