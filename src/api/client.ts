@@ -48,6 +48,8 @@ export interface RawResponse {
   httpStatus: number;
   body: string;
   receivedAt: Date;
+  /** The body's JSON value when it parsed (the archive splices the body without parsing it again). */
+  parsed?: unknown;
 }
 
 export interface TaskError {
@@ -579,16 +581,17 @@ export class ApiClient {
       const codes = errorCodes(error);
       return { kind: 'network', error, timeout: isTimeout(error), notSent: codes.some((c) => NOT_SENT_CODES.has(c)) };
     }
-    if (received.httpStatus >= 200 && received.httpStatus < 300) {
-      await this.onResponse?.({ endpointId: def.id, method, path, requestBody: body, httpStatus: received.httpStatus, body: received.body, receivedAt: new Date() });
-    }
     const answer: Extract<Attempt, { kind: 'answer' }> = { kind: 'answer', httpStatus: received.httpStatus, body: received.body, retryAfterMs: retryAfterOf(received.retryAfter) };
+    let parsed: unknown;
     try {
-      const parsed: unknown = JSON.parse(received.body);
+      parsed = JSON.parse(received.body);
       if (isEnvelope(parsed)) answer.envelope = parsed;
       else answer.parseError = 'JSON without status_code and tasks';
     } catch (err) {
       answer.parseError = `invalid JSON: ${(err as Error).message}`;
+    }
+    if (received.httpStatus >= 200 && received.httpStatus < 300) {
+      await this.onResponse?.({ endpointId: def.id, method, path, requestBody: body, httpStatus: received.httpStatus, body: received.body, receivedAt: new Date(), parsed });
     }
     return answer;
   }

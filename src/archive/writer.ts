@@ -73,6 +73,11 @@ export function archiveLine(runId: string, seq: number, e: ArchiveEntry, receive
   return `${head},"response":${single ? body.trim() : jsonText(parsed)}}`;
 }
 
+/** zlib output buffer: a large body comes back in a few pieces (a round trip to the thread pool and a file write each), not in 16 KiB ones. */
+const GZIP_CHUNK = 256 * 1024;
+
+const joined = (parts: Buffer[]): Buffer => (parts.length === 1 ? parts[0] : Buffer.concat(parts));
+
 export class ArchiveWriter {
   private gzip: Gzip | null = null;
   private fd: number | null = null;
@@ -139,20 +144,23 @@ export class ArchiveWriter {
     // A file that could not be written is left as it is (.partial: its lines up to the failure are readable) and
     // the next group starts a new one.
     if (this.gzip && this.broken) this.abandonFile();
-    // Lines go out in runs that fit the current file; a full file is closed (ended, fsynced, renamed) first.
-    let run = '';
+    // Lines go out in runs that fit the current file; a full file is closed (ended, fsynced, renamed) first. Each
+    // line is encoded to UTF-8 once: its bytes are both what is counted and what zlib gets.
+    let run: Buffer[] = [];
     for (const w of group) {
       if (!this.gzip || this.bytes >= this.maxBytes) {
-        if (run) this.gzip!.write(run);
-        run = '';
+        if (run.length) this.gzip!.write(joined(run));
+        run = [];
         if (this.gzip) await this.closeFile();
         this.openFile(w.at);
       }
-      this.bytes += Buffer.byteLength(w.line);
-      run += w.line;
+      const bytes = Buffer.from(w.line);
+      this.bytes += bytes.length;
+      run.push(bytes);
     }
     // Every write is SYNC_FLUSHed (the stream's flush mode): its callback runs once its bytes are in the file.
-    await new Promise<void>((resolve, reject) => this.gzip!.write(run, (err) => (err ? reject(err) : resolve())));
+    const last = joined(run);
+    await new Promise<void>((resolve, reject) => this.gzip!.write(last, (err) => (err ? reject(err) : resolve())));
     if (this.broken) throw this.broken;
   }
 
@@ -177,7 +185,7 @@ export class ArchiveWriter {
     const fd = this.fd;
     // Z_SYNC_FLUSH as the flush mode of every write: one pass through zlib per group instead of a write and a
     // separate flush (two round trips to the thread pool).
-    const gz = createGzip({ level: 6, flush: zc.Z_SYNC_FLUSH });
+    const gz = createGzip({ level: 6, flush: zc.Z_SYNC_FLUSH, chunkSize: GZIP_CHUNK });
     this.gzip = gz;
     this.broken = null;
     // Written synchronously as gzip produces it: when a write's callback runs, its bytes are in the file. After a

@@ -44,7 +44,7 @@ interface Section {
 const SECTIONS: Section[] = [
   // First, on a quiet process: it is the figure most sensitive to timing.
   { name: 'limiter', run: async ({ quick }) => limiterFigures(await benchLimiter({ quick })) },
-  { name: 'load', run: async ({ quick, dir, root }) => (await benchLoad({ quick, dir, root })) as Figures },
+  { name: 'load', run: async ({ quick, dir, root, log }) => (await benchLoad({ quick, dir, root, log })) as Figures },
   { name: 'jobs', run: (ctx) => benchJobs(ctx) },
   { name: 'families', run: (ctx) => benchFamilies(ctx) },
   { name: 'sandbox', run: (ctx) => benchSandboxRps(ctx) },

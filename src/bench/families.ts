@@ -18,6 +18,7 @@ import path from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { FAST_WINDOW_MS, measureJobRun, type JobBenchOptions, type JobSizes } from './jobs.js';
 import { FAMILY_NAMES, round, type Figures } from './figures.js';
+import { breakdownTable, describeLimit, reportRows } from './profile.js';
 
 /** Calls a minute the live service allows an account now (docs/api-live.md). */
 const LIVE_CALLS_PER_MINUTE = 10_000;
@@ -84,24 +85,33 @@ const load1 = () => os.loadavg()[0].toFixed(1);
 export async function benchFamilies(o: JobBenchOptions, only?: readonly string[]): Promise<Figures> {
   const out: Figures = {};
   const sizes: JobSizes = { small: 0, large: 0, postback: 0, keywordsPerTask: 1 };
+  const profiles: Parameters<typeof breakdownTable>[0] = [];
   for (const f of FAMILIES) {
     if (only && !only.includes(f.name)) continue;
     const small = o.quick ? f.tasks.quick : f.tasks.full;
     const large = small * 4;
+    const run = (name: string, n: number, profile: boolean) => measureJobRun(o, name, n, 'tasks_ready', sizes, {
+      pipeline: familyPipeline(f, name, n, o.quick ? f.quickParams ?? f.params : f.params),
+      postId: f.postId,
+      sandbox: { ...(o.quick ? f.quickSandbox ?? f.sandbox : f.sandbox), result_variants: RESULT_VARIANTS },
+      loadBatch: f.loadBatch,
+      // The rate limits out of the way, tasks_ready's too: the figure is the job's pace, not the limit's.
+      windowMs: FAST_WINDOW_MS,
+      profile,
+    });
     const runs = [];
     for (const n of [small, large]) {
-      const name = `family-${f.name}-${n}`;
       const loadBefore = load1();
-      const m = await measureJobRun(o, name, n, 'tasks_ready', sizes, {
-        pipeline: familyPipeline(f, name, n, o.quick ? f.quickParams ?? f.params : f.params),
-        postId: f.postId,
-        sandbox: { ...(o.quick ? f.quickSandbox ?? f.sandbox : f.sandbox), result_variants: RESULT_VARIANTS },
-        loadBatch: f.loadBatch,
-        // The rate limits out of the way, tasks_ready's too: the figure is the job's pace, not the limit's.
-        windowMs: FAST_WINDOW_MS,
-      });
+      const m = await run(`family-${f.name}-${n}`, n, false);
       runs.push({ n, m, load: `${loadBefore}-${load1()}` });
     }
+    // The profile is a third run of half the smaller run's tasks: the profiler's cost stays out of the figures, and
+    // make bench within 10 minutes. Quick mode profiles its first family only: enough to keep the code running.
+    const profLoad = load1();
+    const half = Math.ceil(small / 2);
+    const prof = !o.quick || !profiles.length ? (await run(`profile-${f.name}-${half}`, half, true)).child : undefined;
+    const limit = prof ? `${describeLimit(prof.profile)} (a CPU profile of runJob in a separate ${half}-task run, load average ${profLoad}-${load1()})` : 'not profiled (quick mode profiles its first family only)';
+    profiles.push(...reportRows(`${f.name} (${half} tasks)`, prof?.profile));
     const [s, l] = runs;
     const secs = l.m.child.durationMs / 1000;
     const perS = l.n / secs;
@@ -109,11 +119,13 @@ export async function benchFamilies(o: JobBenchOptions, only?: readonly string[]
     const rowsPerTask = Math.round(l.m.child.rows / l.n);
     const served = l.m.resultCache ? `; the sandbox served ${l.m.calls.gets} task_gets (${l.m.resultCache.misses} results generated, ${l.m.resultCache.hits} served again) using ${(l.m.sandboxCpuMs / 1000).toFixed(1)} s of CPU in the bench process` : '';
     const marginal = l.m.child.durationMs > s.m.child.durationMs ? ` (between the two runs: ${((l.n - s.n) / ((l.m.child.durationMs - s.m.child.durationMs) / 1000)).toFixed(2)} tasks/s)` : '';
+    const needRowsS = rowsPerTask * LIVE_TASKS_PER_S;
+    const rowsS = l.m.child.rows / secs;
     out[`headroom_${f.name}`] = {
       value: round(perS / LIVE_TASKS_PER_S, 4),
       unit: 'ratio',
       goal: '>= 1',
-      how: `${f.what}: ${l.n} tasks, whole runJob (tasks_ready) in a child process in ${secs.toFixed(1)} s = ${perS.toFixed(2)} tasks/s${marginal}, ${rowsPerTask} rows per task (${l.m.child.rows} rows; the live rate would need ${Math.round(rowsPerTask * LIVE_TASKS_PER_S).toLocaleString('en-US')} rows/s), ${(cpuMs / 1000).toFixed(1)} s of job CPU (${(cpuMs / l.n).toFixed(0)} ms per task, ${Math.round(l.m.child.rows / (cpuMs / 1000)).toLocaleString('en-US')} rows per CPU second); over ${LIVE_TASKS_PER_S.toFixed(1)} tasks/s, what the live service delivers at ${LIVE_CALLS_PER_MINUTE} calls a minute and ${CALLS_PER_TASK} calls per task; ${l.m.calls.total} calls = ${l.m.calls.posts} POSTs + ${l.m.calls.polls} polls + ${l.m.calls.gets} task_gets + ${l.m.calls.other} other${served}; load average ${l.load}`,
+      how: `limit: ${limit}; the live rate would need ${Math.round(needRowsS).toLocaleString('en-US')} rows/s, the job loaded ${Math.round(rowsS).toLocaleString('en-US')} rows/s (${(needRowsS / rowsS).toFixed(0)}x short). ${f.what}: ${l.n} tasks, whole runJob (tasks_ready) in a child process in ${secs.toFixed(1)} s = ${perS.toFixed(2)} tasks/s${marginal}, ${rowsPerTask} rows per task (${l.m.child.rows} rows), ${(cpuMs / 1000).toFixed(1)} s of job CPU (${(cpuMs / l.n).toFixed(0)} ms per task, ${Math.round(l.m.child.rows / (cpuMs / 1000)).toLocaleString('en-US')} rows per CPU second); over ${LIVE_TASKS_PER_S.toFixed(1)} tasks/s, what the live service delivers at ${LIVE_CALLS_PER_MINUTE} calls a minute and ${CALLS_PER_TASK} calls per task; ${l.m.calls.total} calls = ${l.m.calls.posts} POSTs + ${l.m.calls.polls} polls + ${l.m.calls.gets} task_gets + ${l.m.calls.other} other${served}; load average ${l.load}`,
     };
     out[`peak_rss_mb_${f.name}`] = {
       value: round(l.m.child.maxRssMb, 1),
@@ -129,5 +141,6 @@ export async function benchFamilies(o: JobBenchOptions, only?: readonly string[]
     };
     o.log?.(`  ${f.name}: ${perS.toFixed(2)} tasks/s (headroom ${(perS / LIVE_TASKS_PER_S).toFixed(3)}), peak RSS ${s.m.child.maxRssMb} -> ${l.m.child.maxRssMb} MB`);
   }
+  if (profiles.length) o.log?.(`  where each family's job spends its main thread (docs/performance.md):\n${breakdownTable(profiles)}`);
   return out;
 }

@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { runJob } from '../run/job.js';
 import { tuneHeapForJob } from '../run/heap.js';
+import { profileReport, startProfiler, type ProfileReport } from './profile.js';
 
 export interface JobChildSpec {
   root: string;
@@ -14,6 +15,8 @@ export interface JobChildSpec {
   runDate: string;
   configOverrides: Record<string, unknown>;
   resultFile: string;
+  /** Take a CPU profile of runJob (this thread) and answer with its breakdown; a profiled run is not a measured one. */
+  profile?: boolean;
 }
 
 export interface JobChildResult {
@@ -39,6 +42,8 @@ export interface JobChildResult {
   callbacks: number;
   rows: number;
   publishedPath: string;
+  /** The CPU profile of runJob, attributed (spec.profile). */
+  profile?: ProfileReport;
 }
 
 async function main(): Promise<void> {
@@ -56,7 +61,11 @@ async function main(): Promise<void> {
   };
   const sampler = setInterval(sample, 100);
   tuneHeapForJob(); // as the CLI's run command does
+  const profiler = spec.profile ? await startProfiler() : undefined;
+  const cpu0 = process.cpuUsage();
   const r = await runJob({ root: spec.root, pipelineFile: spec.pipelineFile, runDate: spec.runDate, configOverrides: spec.configOverrides, progress: false, out: discard });
+  const cpu = process.cpuUsage(cpu0);
+  const profile = profiler ? profileReport(await profiler.stop(), Math.round((cpu.user + cpu.system) / 1000)) : undefined;
   clearInterval(sampler);
   sample();
   const usage = process.resourceUsage();
@@ -76,6 +85,7 @@ async function main(): Promise<void> {
     callbacks: r.callbacks.received,
     rows: Object.values(r.load.rows).reduce((a, b) => a + b, 0),
     publishedPath: r.publishedPath,
+    profile,
   };
   writeFileSync(spec.resultFile, JSON.stringify(result));
 }

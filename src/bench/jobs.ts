@@ -124,6 +124,8 @@ export interface RunShape {
    * way; a shorter window also paces the endpoints' own limits (tasks_ready's 20 a window) faster.
    */
   windowMs?: number;
+  /** A CPU profile of the run (src/bench/profile.ts): its figures are then not measures of the job. */
+  profile?: boolean;
 }
 
 /** Quick mode and the families: tasks_ready's 20 calls a window pace at 30 ms, not 3 s, so a run of a few tasks does not wait on its second list. */
@@ -158,6 +160,7 @@ export async function measureJobRun(o: JobBenchOptions, name: string, n: number,
       pipelineFile,
       runDate: RUN_DATE,
       resultFile: path.join(runDir, 'result.json'),
+      profile: shape.profile,
       configOverrides: {
         api: { base_url: sandbox.url, tasks_per_post: 100 },
         rate_limit: { calls: UNLIMITED, window_ms: shape.windowMs ?? 60_000 },

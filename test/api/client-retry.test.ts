@@ -81,6 +81,11 @@ describe('idempotent calls retry and then stop', () => {
     const unparsable = raws.filter((r) => { try { JSON.parse(r.body); return false; } catch { return true; } });
     expect(unparsable.length).toBeGreaterThan(0);
     expect(unparsable.every((r) => r.httpStatus === 200 && r.endpointId === 'keywords_for_site.task_get')).toBe(true);
+    // The body's parsed value goes along (the archive splices the body without a second parse); none for the malformed.
+    expect(unparsable.every((r) => r.parsed === undefined)).toBe(true);
+    const parsable = raws.filter((r) => !unparsable.includes(r));
+    expect(parsable.length).toBeGreaterThan(0);
+    for (const r of parsable) expect(r.parsed).toEqual(JSON.parse(r.body));
   });
 
   it('a task-level 50000 on a GET is retried; if it persists, the service answer stands', async () => {

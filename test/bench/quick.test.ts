@@ -60,4 +60,11 @@ describe('seo-etl bench, quick mode', () => {
     expect(r.figures.calls_per_task_postback.value).toBeGreaterThan(0);
     expect(r.figures.calls_per_task_polling.value).toBeGreaterThanOrEqual(1);
   });
+
+  test('the first family and the load say what a CPU profile measured as their limit, and the breakdown table is printed', () => {
+    const limit = /^limit: while results were loaded \([\d.]+ s of the profiled [\d.]+ s\) main thread busy \d+% of [\d.]+ s: .*; the live rate would need [\d,]+ rows\/s, the job loaded [\d,]+ rows\/s/;
+    expect(r.figures.headroom_keywords_legacy.how).toMatch(limit);
+    expect(r.figures.load_vs_duckdb.how).toMatch(/^limit: while results were loaded .* main thread busy \d+%.*; the goal needs [\d,]+ rows\/s .*, ours loaded [\d,]+ rows\/s/);
+    expect(printed.text()).toMatch(/\| keywords_legacy \(1 tasks\), while loading \| [\d.]+ \| \d+% \|/);
+  });
 });
