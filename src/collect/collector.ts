@@ -115,10 +115,10 @@ const EARLY_MAX = 10_000;
 /** A partial batch is loaded once no result arrived for this long (see flushWhenQuiet). */
 const FLUSH_QUIET_MS = 100;
 /**
- * Answer bytes held at most (parsed, an answer takes about three times its size in the heap): four load
- * transactions' worth, so fetching keeps ahead of loading without holding a night's largest results at once.
+ * Answer bytes held at most (parsed, an answer takes about three times its size in the heap): the batch being
+ * loaded and the next one, so fetching keeps ahead of loading without holding a night's largest results at once.
  */
-const HOLD_BYTES = 4 * LOAD_BYTES;
+const HOLD_BYTES = 2 * LOAD_BYTES;
 
 /** An answer that says nothing about the task itself: ask again later. */
 function isTransient(code: number, transport: unknown): boolean {
