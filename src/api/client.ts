@@ -10,7 +10,7 @@
  *   tasksReady(endpointId) -> ReadyItem[];  tasksFixed(endpointId) -> FixedItem[]
  *   live(endpointId, task) -> TaskOutcome;  list(endpointId, body?) -> TaskOutcome
  *   onResponse(raw: RawResponse) is awaited for every 2xx body received (malformed ones and retried attempts included)
- *   before it is parsed, so the raw archive keeps everything fetched.
+ *   before anything is made of it, so the raw archive keeps everything fetched.
  *   Refusals that are not about one task (HTTP 401/402/403/404, envelope 40100/40200/40201/40203/40204/40207, or an
  *   envelope error with no tasks) throw ApiError (exitCode 5).
  *
@@ -48,7 +48,7 @@ export interface RawResponse {
   httpStatus: number;
   body: string;
   receivedAt: Date;
-  /** The body's JSON value when it parsed (the archive splices the body without parsing it again). */
+  /** The body's JSON value, when it is JSON (the archive then need not parse it again). */
   parsed?: unknown;
 }
 
@@ -75,7 +75,11 @@ export interface TaskError {
 }
 
 /** `version` is the answering envelope's `version` (tasks do not carry one), for calls that return a result. */
-export type TaskOutcome = { ok: true; task: ApiTask; cost: number; version?: string } | { ok: false; error: TaskError };
+/**
+ * `bytes`: the length of the answer it came in (JSON characters, shared out among the answer's tasks): about what
+ * holding the parsed task costs, which bounds the results a collector holds and a load transaction takes.
+ */
+export type TaskOutcome = { ok: true; task: ApiTask; cost: number; version?: string; bytes?: number } | { ok: false; error: TaskError };
 
 /** An element of a tasks_ready result: the task id and the path(s) its result can be collected from. */
 export interface ReadyItem {
@@ -146,7 +150,7 @@ const BAD_PORT = 'FETCH_BAD_PORT';
 const NOT_SENT_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ERR_INVALID_URL', BAD_PORT]);
 
 type Attempt =
-  | { kind: 'answer'; httpStatus: number; body: string; envelope?: Envelope; parseError?: string; retryAfterMs?: number }
+  | { kind: 'answer'; httpStatus: number; bytes: number; envelope?: Envelope; parseError?: string; retryAfterMs?: number }
   | { kind: 'network'; error: unknown; timeout: boolean; notSent: boolean };
 
 /** What to do with one attempt's result. */
@@ -165,7 +169,7 @@ interface Failure {
   attempts: number;
 }
 
-type Final = { kind: 'envelope'; envelope: Envelope; attempts: number } | { kind: 'failed'; failure: Failure };
+type Final = { kind: 'envelope'; envelope: Envelope; attempts: number; bytes: number } | { kind: 'failed'; failure: Failure };
 
 function errorCodes(err: unknown, depth = 0): string[] {
   if (!err || typeof err !== 'object' || depth > 4) return [];
@@ -485,6 +489,7 @@ export class ApiClient {
     }
     const outcome = taskOutcome(def, final.envelope.tasks?.[0], sent, segments);
     if (outcome.ok && typeof final.envelope.version === 'string') outcome.version = final.envelope.version;
+    if (outcome.ok) outcome.bytes = final.bytes;
     this.logTaskErrors(def, path, [outcome]);
     return outcome;
   }
@@ -528,7 +533,7 @@ export class ApiClient {
       const a = await this.attempt(def, method, path, body);
       const verdict = judgeAttempt(a, idempotent);
       const context = { endpoint: def.id, method, path, attempt, of: retries + 1, httpStatus: a.kind === 'answer' ? a.httpStatus : undefined };
-      if (verdict.action === 'accept') return { kind: 'envelope', envelope: (a as Extract<Attempt, { kind: 'answer' }>).envelope!, attempts: attempt };
+      if (verdict.action === 'accept') return { kind: 'envelope', envelope: (a as Extract<Attempt, { kind: 'answer' }>).envelope!, attempts: attempt, bytes: (a as Extract<Attempt, { kind: 'answer' }>).bytes };
       if (verdict.action === 'refuse') {
         this.logFailure('error', { ...context, code: verdict.code, reason: verdict.reason }, 'the service refused the call; not retried');
         const advice = accountAdvice(verdict.code) ?? (a.kind === 'answer' ? accountAdvice(a.httpStatus) : undefined);
@@ -543,7 +548,7 @@ export class ApiClient {
       if (attempt > retries) {
         this.logFailure('error', { ...context, reason: verdict.reason }, 'giving up after the last retry');
         // A service answer (a task-level 50000, say) stands as the result; a transport failure becomes one.
-        if (a.kind === 'answer' && a.envelope && (a.httpStatus >= 200 && a.httpStatus < 300)) return { kind: 'envelope', envelope: a.envelope, attempts: attempt };
+        if (a.kind === 'answer' && a.envelope && (a.httpStatus >= 200 && a.httpStatus < 300)) return { kind: 'envelope', envelope: a.envelope, attempts: attempt, bytes: a.bytes };
         return { kind: 'failed', failure };
       }
       const delay = this.backoff(attempt);
@@ -581,17 +586,22 @@ export class ApiClient {
       const codes = errorCodes(error);
       return { kind: 'network', error, timeout: isTimeout(error), notSent: codes.some((c) => NOT_SENT_CODES.has(c)) };
     }
-    const answer: Extract<Attempt, { kind: 'answer' }> = { kind: 'answer', httpStatus: received.httpStatus, body: received.body, retryAfterMs: retryAfterOf(received.retryAfter) };
+    const receivedAt = new Date();
+    const answer: Extract<Attempt, { kind: 'answer' }> = { kind: 'answer', httpStatus: received.httpStatus, bytes: received.body.length, retryAfterMs: retryAfterOf(received.retryAfter) };
+    // Parsed once, here: the archive takes the parsed value too, so a large answer is not parsed twice.
     let parsed: unknown;
+    let json = false;
     try {
       parsed = JSON.parse(received.body);
+      json = true;
       if (isEnvelope(parsed)) answer.envelope = parsed;
       else answer.parseError = 'JSON without status_code and tasks';
     } catch (err) {
       answer.parseError = `invalid JSON: ${(err as Error).message}`;
     }
+    // Archived before anything is made of it; the body is not kept past this (the attempt holds the parsed value).
     if (received.httpStatus >= 200 && received.httpStatus < 300) {
-      await this.onResponse?.({ endpointId: def.id, method, path, requestBody: body, httpStatus: received.httpStatus, body: received.body, receivedAt: new Date(), parsed });
+      await this.onResponse?.({ endpointId: def.id, method, path, requestBody: body, httpStatus: received.httpStatus, body: received.body, receivedAt, ...(json ? { parsed } : {}) });
     }
     return answer;
   }

@@ -19,6 +19,7 @@ import { mkdirSync } from 'node:fs';
 import { FAST_WINDOW_MS, measureJobRun, type JobBenchOptions, type JobSizes } from './jobs.js';
 import { FAMILY_NAMES, round, type Figures } from './figures.js';
 import { breakdownTable, describeLimit, reportRows } from './profile.js';
+import { LOAD_BYTES } from '../normalize/batch.js';
 
 /** Calls a minute the live service allows an account now (docs/api-live.md). */
 const LIVE_CALLS_PER_MINUTE = 10_000;
@@ -42,19 +43,19 @@ interface Family {
   quickParams?: Record<string, unknown>;
   /** Tasks of the smaller run; the larger one runs four times as many. */
   tasks: { quick: number; full: number };
-  /** Results per load transaction: fewer for results of thousands of rows. */
+  /** Results per load transaction at most (collect.load_batch); LOAD_BYTES of answers bounds it first for large results. */
   loadBatch: number;
 }
 
 const LOCALE = { location_code: 2840, language_code: 'en' };
 
 export const FAMILIES: Family[] = [
-  { name: 'keywords_legacy', what: 'legacy keywords_for_site, 700 keywords per task (12 monthly_searches each)', postId: 'keywords_for_site.task_post', params: LOCALE, axis: 'target', value: (i) => `site-${i}.example.com`, sandbox: { keywords_per_site_task: 700 }, quickSandbox: { keywords_per_site_task: 70 }, tasks: { quick: 2, full: 30 }, loadBatch: 50 },
-  { name: 'keywords_ads', what: 'ads keywords_for_site, 2,000 keywords per task', postId: 'keywords_ads.keywords_for_site.task_post', params: LOCALE, axis: 'target', value: (i) => `site-${i}.example.com`, sandbox: { keywords_per_site_task: 2000 }, quickSandbox: { keywords_per_site_task: 200 }, tasks: { quick: 1, full: 10 }, loadBatch: 20 },
-  { name: 'keywords_for_keywords', what: 'ads keywords_for_keywords, 20,000 keywords per task (one seed each)', postId: 'keywords_ads.keywords_for_keywords.task_post', params: LOCALE, axis: 'keywords', chunk: 1, value: (i) => `seed keyword ${i}`, sandbox: { suggestions_per_keyword: 20_000 }, quickSandbox: { suggestions_per_keyword: 1000 }, tasks: { quick: 1, full: 2 }, loadBatch: 2 },
+  { name: 'keywords_legacy', what: 'legacy keywords_for_site, 700 keywords per task (12 monthly_searches each)', postId: 'keywords_for_site.task_post', params: LOCALE, axis: 'target', value: (i) => `site-${i}.example.com`, sandbox: { keywords_per_site_task: 700 }, quickSandbox: { keywords_per_site_task: 70 }, tasks: { quick: 2, full: 30 }, loadBatch: 200 },
+  { name: 'keywords_ads', what: 'ads keywords_for_site, 2,000 keywords per task', postId: 'keywords_ads.keywords_for_site.task_post', params: LOCALE, axis: 'target', value: (i) => `site-${i}.example.com`, sandbox: { keywords_per_site_task: 2000 }, quickSandbox: { keywords_per_site_task: 200 }, tasks: { quick: 1, full: 10 }, loadBatch: 200 },
+  { name: 'keywords_for_keywords', what: 'ads keywords_for_keywords, 20,000 keywords per task (one seed each)', postId: 'keywords_ads.keywords_for_keywords.task_post', params: LOCALE, axis: 'keywords', chunk: 1, value: (i) => `seed keyword ${i}`, sandbox: { suggestions_per_keyword: 20_000 }, quickSandbox: { suggestions_per_keyword: 1000 }, tasks: { quick: 1, full: 3 }, loadBatch: 200 },
   { name: 'merchant', what: 'merchant products, 120 items per task', postId: 'merchant.products.task_post', params: { ...LOCALE, depth: 120 }, axis: 'keyword', value: (i) => `product ${i}`, sandbox: { merchant_items: 120 }, tasks: { quick: 2, full: 100 }, loadBatch: 200 },
-  { name: 'serp_organic', what: 'SERP organic (advanced), depth 700 with nested items', postId: 'serp.google.organic.task_post', params: { ...LOCALE, depth: 700 }, axis: 'keyword', value: (i) => `running shoes ${i}`, sandbox: {}, quickParams: { ...LOCALE, depth: 50 }, tasks: { quick: 2, full: 50 }, loadBatch: 100 },
-  { name: 'events', what: 'SERP events, depth 700', postId: 'serp.events.task_post', params: { ...LOCALE, depth: 700 }, axis: 'keyword', value: (i) => `concerts ${i}`, sandbox: {}, quickParams: { ...LOCALE, depth: 50 }, tasks: { quick: 2, full: 50 }, loadBatch: 100 },
+  { name: 'serp_organic', what: 'SERP organic (advanced), depth 700 with nested items', postId: 'serp.google.organic.task_post', params: { ...LOCALE, depth: 700 }, axis: 'keyword', value: (i) => `running shoes ${i}`, sandbox: {}, quickParams: { ...LOCALE, depth: 50 }, tasks: { quick: 2, full: 50 }, loadBatch: 200 },
+  { name: 'events', what: 'SERP events, depth 700', postId: 'serp.events.task_post', params: { ...LOCALE, depth: 700 }, axis: 'keyword', value: (i) => `concerts ${i}`, sandbox: {}, quickParams: { ...LOCALE, depth: 50 }, tasks: { quick: 2, full: 50 }, loadBatch: 200 },
 ];
 
 function familyPipeline(f: Family, name: string, n: number, params: Record<string, unknown>): (dir: string) => string {
@@ -131,7 +132,7 @@ export async function benchFamilies(o: JobBenchOptions, only?: readonly string[]
       value: round(l.m.child.maxRssMb, 1),
       unit: 'MB',
       goal: '< 512',
-      how: `maxRSS of the child running only the ${l.n}-task run (${f.what}; ${f.loadBatch} results per load transaction); peak V8 heap used ${l.m.child.peakHeapMb} MB, outside the heap ${l.m.child.peakNativeMb} MB; the ${s.n}-task run: ${s.m.child.maxRssMb} MB; load average ${s.load} and ${l.load}`,
+      how: `maxRSS of the child running only the ${l.n}-task run (${f.what}; at most ${f.loadBatch} results and ${LOAD_BYTES / 2 ** 20} MB of answers per load transaction); peak V8 heap used ${l.m.child.peakHeapMb} MB, outside the heap ${l.m.child.peakNativeMb} MB; the ${s.n}-task run: ${s.m.child.maxRssMb} MB; load average ${s.load} and ${l.load}`,
     };
     out[`peak_rss_growth_${f.name}`] = {
       value: round(l.m.child.maxRssMb / s.m.child.maxRssMb, 2),

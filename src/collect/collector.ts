@@ -21,6 +21,7 @@
  */
 import { ENDPOINTS, endpoint, findEndpoint, matchPath } from '../api/catalog.js';
 import type { CollectedTask } from '../normalize/extract.js';
+import { batchFull, bytesOf, LOAD_BYTES, takeBatch } from '../normalize/batch.js';
 import { ApiError, type ApiClient, type ReadyItem, type TaskOutcome } from '../api/client.js';
 import { dispositionOf } from '../api/status.js';
 import type { ApiTask, Envelope } from '../api/envelope.js';
@@ -66,6 +67,10 @@ export interface CollectorOptions {
   stragglerAfterMs?: number;
   /** Results loaded per transaction at most. */
   batchSize?: number;
+  /** Answer bytes loaded per transaction at most (default LOAD_BYTES; a larger single answer goes alone). */
+  loadBytes?: number;
+  /** Answer bytes held at most: fetched and not loaded yet, or being fetched (default HOLD_BYTES; see admits). */
+  holdBytes?: number;
   /** A partial batch is loaded once no result arrived for this long (default 100 ms). */
   flushQuietMs?: number;
   /** Outstanding task_get calls at most (the limiter paces them; this bounds memory). */
@@ -109,6 +114,11 @@ const ERRORS_ID = ENDPOINTS.find((e) => e.result === 'domain_errors')!.id;
 const EARLY_MAX = 10_000;
 /** A partial batch is loaded once no result arrived for this long (see flushWhenQuiet). */
 const FLUSH_QUIET_MS = 100;
+/**
+ * Answer bytes held at most (parsed, an answer takes about three times its size in the heap): the batch being
+ * loaded and the next one, so fetching keeps ahead of loading without holding a night's largest results at once.
+ */
+const HOLD_BYTES = 2 * LOAD_BYTES;
 
 /** An answer that says nothing about the task itself: ask again later. */
 function isTransient(code: number, transport: unknown): boolean {
@@ -142,8 +152,13 @@ export class Collector {
   private loadsRunning = 0;
   private lastLoadEndAt = 0;
   private inFlight = 0;
-  /** Fetches waiting for one of the maxInFlight slots, first come first served. */
-  private readonly slotWaiters: (() => void)[] = [];
+  /** Answer bytes of results pushed and not loaded yet, and reserved by fetches in flight (see admits). */
+  private heldBytes = 0;
+  private inFlightBytes = 0;
+  /** By task_get endpoint: the largest answer seen, what a fetch of it reserves. */
+  private readonly largest = new Map<string, number>();
+  /** Fetches waiting for a slot, first come first served. */
+  private readonly slotWaiters: { getId: string; admit: (reserved: number) => void }[] = [];
   /** Resolves the drain loop once no fetch waits for a slot (see backlogCleared). */
   private backlogWaiter: (() => void) | null = null;
   private readonly gets = new Set<Promise<void>>();
@@ -293,8 +308,12 @@ export class Collector {
     return true;
   }
 
-  /** A postback carried results: load them without an API call. Returns false when none of its tasks is pending. */
-  async onPostback(envelope: Envelope): Promise<boolean> {
+  /**
+   * A postback carried results: load them without an API call. Returns false when none of its tasks is pending.
+   * `bytes`: the body's size, shared out among its tasks (see TaskOutcome.bytes).
+   */
+  async onPostback(envelope: Envelope, bytes = 0): Promise<boolean> {
+    const share = Math.ceil(bytes / Math.max(1, envelope.tasks?.length ?? 1));
     this.stats.callbacks++;
     let taken = false;
     for (const task of envelope.tasks ?? []) {
@@ -330,7 +349,7 @@ export class Collector {
         continue;
       }
       this.stats.postbacksLoaded++;
-      this.push(t, { endpointId: this.getIdFor(t, task), task, version: envelope.version });
+      this.push(t, { endpointId: this.getIdFor(t, task), task, version: envelope.version, bytes: share });
     }
     return taken;
   }
@@ -508,42 +527,71 @@ export class Collector {
     if (t.fetching) return;
     t.fetching = true;
     const run = (async () => {
-      await this.acquireSlot();
+      const getId = this.getIdFor(t);
+      const reserved = await this.acquireSlot(getId);
       try {
         this.stats.taskGets++;
-        const outcome: TaskOutcome = await this.o.client.taskGet(this.getIdFor(t), t.serviceId);
+        const outcome: TaskOutcome = await this.o.client.taskGet(getId, t.serviceId);
+        if (outcome.ok && outcome.bytes) this.largest.set(getId, Math.max(outcome.bytes, this.largest.get(getId) ?? 0));
         await this.settle(t, outcome);
         // A full batch waiting behind a running load holds this slot until that batch's load starts: results
         // arrive no faster than they load.
-        if (this.loadsRunning > 0 && this.buffer.length >= (this.o.batchSize ?? 200)) await new Promise<void>((r) => this.batchTaken.push(r));
+        if (this.loadsRunning > 0 && this.batchFull()) await new Promise<void>((r) => this.batchTaken.push(r));
       } catch (err) {
         this.lastError ??= err;
       } finally {
-        this.releaseSlot();
+        this.releaseSlot(reserved);
       }
     })();
     this.gets.add(run);
     void run.finally(() => this.gets.delete(run));
   }
 
-  private acquireSlot(): Promise<void> {
-    if (this.inFlight < (this.o.maxInFlight ?? 64)) {
-      this.inFlight++;
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve) => this.slotWaiters.push(resolve));
+  /** Resolves with the bytes the fetch reserved once it may start (see admits). */
+  private acquireSlot(getId: string): Promise<number> {
+    return new Promise<number>((admit) => {
+      this.slotWaiters.push({ getId, admit });
+      this.admitWaiting();
+    });
   }
 
-  /** Hands the slot to the next waiting fetch (it stays counted in flight), or frees it. */
-  private releaseSlot(): void {
-    const next = this.slotWaiters.shift();
-    if (next) next();
-    else this.inFlight--;
+  /**
+   * Whether a fetch of `getId` may start: a slot is free (maxInFlight), and the answers held, those in flight
+   * and this one (at the largest size its endpoint answered) fit in holdBytes. Until an endpoint has answered
+   * once its size is unknown and it is fetched alone; one fetch is always let through, so collection never stops.
+   */
+  private admits(getId: string): boolean {
+    if (this.inFlight >= (this.o.maxInFlight ?? 64)) return false;
+    if (this.inFlight === 0) return true;
+    const size = this.largest.get(getId);
+    return size !== undefined && this.heldBytes + this.inFlightBytes + size <= (this.o.holdBytes ?? HOLD_BYTES);
+  }
+
+  /** Starts waiting fetches, in order, while they are admitted. */
+  private admitWaiting(): void {
+    while (this.slotWaiters.length && this.admits(this.slotWaiters[0].getId)) {
+      const w = this.slotWaiters.shift()!;
+      const reserved = this.largest.get(w.getId) ?? 0;
+      this.inFlight++;
+      this.inFlightBytes += reserved;
+      w.admit(reserved);
+    }
     if (this.slotWaiters.length === 0 && this.backlogWaiter) {
       const w = this.backlogWaiter;
       this.backlogWaiter = null;
       w();
     }
+  }
+
+  /** Frees a fetch's slot and reservation, and lets waiting fetches in. */
+  private releaseSlot(reserved: number): void {
+    this.inFlight--;
+    this.inFlightBytes -= reserved;
+    this.admitWaiting();
+  }
+
+  private batchFull(): boolean {
+    return batchFull(this.buffer, this.o.batchSize ?? 200, this.o.loadBytes ?? LOAD_BYTES);
   }
 
   /** Waits until no fetch is queued for a slot: before that, a poll would list the queued tasks again. */
@@ -556,7 +604,7 @@ export class Collector {
 
   private async settle(t: Pending, outcome: TaskOutcome): Promise<void> {
     if (outcome.ok) {
-      this.push(t, { endpointId: this.getIdFor(t, outcome.task), task: outcome.task, version: outcome.version ?? '' });
+      this.push(t, { endpointId: this.getIdFor(t, outcome.task), task: outcome.task, version: outcome.version ?? '', bytes: outcome.bytes });
       return;
     }
     const { code, message } = outcome.error;
@@ -580,7 +628,8 @@ export class Collector {
     this.pending.delete(t.serviceId);
     this.settling.set(t.serviceId, (t as Pending).stored ? t.postId : undefined);
     this.buffer.push({ ...r, key: t.key });
-    if (this.buffer.length >= (this.o.batchSize ?? 200)) void this.flush();
+    this.heldBytes += r.bytes ?? 0;
+    if (this.batchFull()) void this.flush();
     else this.flushWhenQuiet();
   }
 
@@ -610,26 +659,33 @@ export class Collector {
   }
 
   /**
-   * Loads what is buffered, one transaction at a time. A flush asked for while another waits to start is that
-   * one: it takes everything buffered when it starts. (Queueing one per call made a flood of results, arriving
-   * while a load ran, into a train of tiny loads, each paying a transaction's fixed cost.)
+   * Loads what is buffered, one transaction at a time, each at most a batch (batchSize results, loadBytes of
+   * answers). A flush asked for while another waits to start is that one: it loads everything buffered, and what
+   * arrives meanwhile, batch after batch. (Queueing one per call made a flood of results, arriving while a load
+   * ran, into a train of tiny loads, each paying a transaction's fixed cost.)
    */
   flush(): Promise<void> {
     if (this.flushQueued) return this.flushing;
     this.flushQueued = true;
     this.flushing = this.flushing.then(async () => {
       this.flushQueued = false;
-      for (const taken of this.batchTaken.splice(0)) taken();
-      if (!this.buffer.length) return;
-      const batch = this.buffer.splice(0, this.buffer.length);
-      this.loadsRunning++;
-      try {
-        await this.o.sink(batch);
-      } catch (err) {
-        this.lastError ??= err;
-      } finally {
-        this.loadsRunning--;
-        this.lastLoadEndAt = performance.now();
+      for (;;) {
+        for (const taken of this.batchTaken.splice(0)) taken();
+        if (!this.buffer.length) return;
+        const batch = takeBatch(this.buffer, this.o.batchSize ?? 200, this.o.loadBytes ?? LOAD_BYTES);
+        this.loadsRunning++;
+        try {
+          await this.o.sink(batch);
+        } catch (err) {
+          this.lastError ??= err;
+          return;
+        } finally {
+          this.loadsRunning--;
+          this.lastLoadEndAt = performance.now();
+          // Loaded (or failed, and the run with it): its answers are no longer held.
+          this.heldBytes -= bytesOf(batch);
+          this.admitWaiting();
+        }
       }
     });
     return this.flushing;

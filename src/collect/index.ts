@@ -49,7 +49,7 @@ export class Collection {
         onPingback: (e) => collector.onPingback(e.id, e.tag),
         onPostback: async (e) => {
           await archive({ endpointId: null, method: 'POST', path: '(postback)', httpStatus: 200, body: e.body, parsed: e.envelope, receivedAt: e.receivedAt });
-          return collector.onPostback(e.envelope);
+          return collector.onPostback(e.envelope, e.body.length);
         },
         onRejected: (e) => ctx.logger.warn(e, 'webhook request rejected'),
       })

@@ -15,6 +15,12 @@ const CHUNK_ROWS = 2048;
  */
 export class RowAppender {
   private readonly buffers: unknown[][];
+  /**
+   * One DataChunk refilled for every CHUNK_ROWS rows (the appender copies it): a chunk's native memory is freed only
+   * when V8 collects its wrapper, after the load's synchronous run, so a chunk per 2,048 rows held all of a
+   * large load's rows outside the heap at once.
+   */
+  private chunk: DuckDBDataChunk | null = null;
   private count = 0;
   rows = 0;
 
@@ -46,7 +52,10 @@ export class RowAppender {
   private flushChunk(): void {
     const count = this.count;
     if (!count) return;
-    const chunk = DuckDBDataChunk.create(this.types, count);
+    if (this.chunk) this.chunk.reset();
+    else this.chunk = DuckDBDataChunk.create(this.types);
+    const chunk = this.chunk;
+    chunk.rowCount = count;
     for (let c = 0; c < this.columns.length; c++) {
       const values = this.buffers[c];
       if (!fillColumn(chunk, c, this.types[c], values, count)) chunk.setColumnValuesConverted(c, values.slice(0, count) as never, JSToDuckDBValueConverter);

@@ -8,12 +8,13 @@ import type { Engines } from '../config/index.js';
 import { readLines, type ReadReport } from '../archive/reader.js';
 import { isArchiveRecord, isEnvelope, tasksOfEnvelope, tasksOfRecord } from '../archive/records.js';
 import type { CollectedTask } from '../normalize/extract.js';
+import { batchFull } from '../normalize/batch.js';
 import { Warehouse, emptySummary, mergeSummary, type LoadSummary } from './warehouse.js';
 
 export interface ArchiveLoadOptions {
   loadedAt?: Date;
   engines?: Engines | null;
-  /** Tasks per batch (default 2000). */
+  /** Tasks per batch at most (default 2000); a batch also ends at LOAD_BYTES of archive lines. */
   batchTasks?: number;
   /** Run id for lines that carry none (bare envelopes). */
   runId?: string;
@@ -62,7 +63,7 @@ export async function loadArchiveFiles(wh: Warehouse, files: readonly string[], 
           continue;
         }
         for (const t of tasks) batch.push(t);
-        if (batch.length >= batchSize) await flush();
+        if (batchFull(batch, batchSize)) await flush();
       }
       result.files.push(report);
     }
@@ -81,6 +82,8 @@ function tasksOfLine(line: Buffer, engines: Engines | null, runId: string | unde
   } catch {
     return null;
   }
-  if (isArchiveRecord(parsed)) return tasksOfRecord(parsed, engines);
-  return isEnvelope(parsed) ? tasksOfEnvelope(parsed, { runId }, engines) : null;
+  const tasks = isArchiveRecord(parsed) ? tasksOfRecord(parsed, engines) : isEnvelope(parsed) ? tasksOfEnvelope(parsed, { runId }, engines) : null;
+  // The line's size, shared out among its tasks, as a fetched answer's (TaskOutcome.bytes).
+  if (tasks) for (const t of tasks) t.bytes = Math.ceil(line.length / tasks.length);
+  return tasks;
 }

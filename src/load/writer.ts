@@ -11,12 +11,15 @@ import { sizeInBytes } from '../config/index.js';
 import { Warehouse, type LoadSummary } from './warehouse.js';
 import { WAREHOUSE_STORAGE } from './database.js';
 
-/** Checkpoint once the log holds this much: a small log keeps each checkpoint (the peaks of a night) small. */
-const CHECKPOINT_WAL = 16e6;
+/**
+ * Checkpoint once the log holds this much: a small log keeps each checkpoint (the peaks of a night) small, and rows
+ * committed since the last checkpoint stay in DuckDB's memory (its log is not its storage) until one runs.
+ */
+const CHECKPOINT_WAL = 4e6;
 /** DuckDB's memory during a checkpoint: its cache takes all it may, and below 128MB a checkpoint ran out of memory. */
 const CHECKPOINT_MEMORY = 128e6;
 /** DuckDB's cache kept between turns: it otherwise holds every block it touched until memory_limit presses. */
-const CACHE_BETWEEN_LOADS = 64e6;
+const CACHE_BETWEEN_LOADS = 32e6;
 /** DuckDB's own checkpoint stays as a safety net, well past ours. */
 const DUCKDB_CHECKPOINT_THRESHOLD = `${Math.ceil((4 * CHECKPOINT_WAL) / 1024)}KiB`;
 

@@ -23,6 +23,8 @@ export interface CollectedTask {
   runId?: string;
   /** The ledger's key of the task, when the collector tracked it (the ledger finds a task faster by key than by id). */
   key?: string;
+  /** The size of the answer it came in, when known (see TaskOutcome.bytes): what bounds a load transaction. */
+  bytes?: number;
 }
 
 export interface NormalizeContext {

@@ -51,4 +51,23 @@ describe('appendRows (DataChunks filled in bulk)', () => {
     expect((await conn.runAndReadAll('SELECT b::VARCHAR, a FROM t ORDER BY rowid')).getRows()).toEqual([['5', 'x'], [String(2 ** 53 + 2), 'y']]);
     await expect(appendRows(conn, 't', ['b', 'a'], [{ b: 'not a number', a: 'z' }])).rejects.toThrow();
   });
+
+  it('refills one chunk for every 2,048 rows: nothing of a chunk (its nulls, strings, a generic column) is left in the next', async () => {
+    const conn = await memory();
+    await conn.run('CREATE TABLE t (a VARCHAR, b BIGINT, c VARCHAR)');
+    // Chunk 1: every value null, then long strings and a BigInt (a column converted the generic way); chunk 2: no
+    // null at all, short strings; chunk 3 (partial): nulls again where chunk 2 had values.
+    const rows = [
+      ...Array.from({ length: 2048 }, (_, k) => (k < 1024 ? { a: null, b: null, c: null } : { a: `a long string number ${k}`, b: BigInt(k), c: `another long one ${k}` })),
+      ...Array.from({ length: 2048 }, (_, k) => ({ a: `s${k % 100}`, b: k, c: 'short' })),
+      ...Array.from({ length: 700 }, (_, k) => ({ a: k % 2 ? null : `tail string, long ${k}`, b: k % 3 ? null : 1 - k, c: null })),
+    ];
+    await appendRows(conn, 't', ['a', 'b', 'c'], rows);
+    const back = (await conn.runAndReadAll('SELECT a, b::DOUBLE AS b, c FROM t ORDER BY rowid')).getRowObjectsJS();
+    expect(back).toHaveLength(rows.length);
+    back.forEach((x, k) => {
+      const e = rows[k];
+      expect({ ...x }).toEqual({ a: e.a, b: e.b === null ? null : Number(e.b), c: e.c });
+    });
+  });
 });
