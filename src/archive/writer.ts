@@ -43,6 +43,8 @@ export interface ArchiveWriterOptions {
   /** Uncompressed bytes per file before rotating (default 64 MiB). */
   maxBytes?: number;
   now?: () => Date;
+  /** Writes compressed bytes to the open file (default `fs.writeSync`); a test's full disk throws here. */
+  write?: (fd: number, chunk: Buffer) => void;
 }
 
 interface Waiting {
@@ -193,7 +195,7 @@ export class ArchiveWriter {
     gz.on('data', (chunk: Buffer) => {
       if (this.gzip !== gz || this.broken) return;
       try {
-        writeSync(fd, chunk);
+        (this.opts.write ?? writeSync)(fd, chunk);
       } catch (err) {
         this.broken = err as Error;
       }

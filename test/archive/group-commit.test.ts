@@ -1,20 +1,16 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ArchiveWriter, archiveLine } from '../../src/archive/writer.js';
 import { listArchiveFiles, readLines } from '../../src/archive/reader.js';
 
-// A disk that fills up on demand: the writer's writes fail with ENOSPC while `diskFull` is set.
-const disk = vi.hoisted(() => ({ full: false }));
-vi.mock('node:fs', async (importOriginal) => {
-  const fs = await importOriginal<typeof import('node:fs')>();
-  const writeSync = ((...args: Parameters<typeof fs.writeSync>) => {
-    if (disk.full) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
-    return (fs.writeSync as (...a: unknown[]) => number)(...args);
-  }) as typeof fs.writeSync;
-  return { ...fs, default: { ...fs, writeSync }, writeSync };
-});
+// A disk that fills up on demand: the writer's writes fail with ENOSPC while `disk.full` is set.
+const disk = { full: false };
+const write = (fd: number, chunk: Buffer) => {
+  if (disk.full) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+  writeSync(fd, chunk);
+};
 
 const dirs: string[] = [];
 afterEach(() => { while (dirs.length) rmSync(dirs.pop()!, { recursive: true, force: true }); });
@@ -92,7 +88,7 @@ describe('ArchiveWriter group commit', () => {
 
   it('never acknowledges a line it could not write, and goes on in a new file once it can', async () => {
     const dir = tmpDir();
-    const w = new ArchiveWriter({ dir, runId: 'r1', now: () => at });
+    const w = new ArchiveWriter({ dir, runId: 'r1', now: () => at, write });
     await Promise.all([0, 1, 2].map((i) => w.append(entry(i))));
     disk.full = true;
     const failed = await Promise.allSettled([3, 4].map((i) => w.append(entry(i))));
