@@ -37,10 +37,15 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Each worker process runs its files one after another in one module graph: loading the code, DuckDB's binding
+    // and vitest anew for every file took 100 s of the suite's CPU. Tests therefore inject their seams (no module
+    // mocks) and restore what they change in process.env.
+    poolOptions: { forks: { isolate: false } },
     // The long files mostly wait (on child processes, the sandbox's completion delays, timers): on 2 cores, three
     // files at a time keep both cores busy. Vitest's default there is one file at a time (cores - 1).
     maxWorkers: 3,
-    minWorkers: 1,
+    // As many as maxWorkers: with fewer, vitest 3.2 stops a shared worker between files ("Terminating worker thread").
+    minWorkers: 3,
     sequence: { sequencer: SlowFirst },
   },
 });

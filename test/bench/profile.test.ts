@@ -128,7 +128,8 @@ describe('startProfiler', () => {
       const b = attributeProfile(profile);
       expect(b.totalMs).toBeGreaterThan(100);
       expect(b.ms.idle).toBeLessThan(b.totalMs / 2);
-      expect(b.ms.json_parse).toBeGreaterThan(b.totalMs / 3);
+      // Of the time the script ran JavaScript: a collection of what earlier files left may land in the loop.
+      expect(b.ms.json_parse, JSON.stringify(b.ms)).toBeGreaterThan((b.totalMs - b.ms.idle - b.ms.gc) / 2);
       expect(b.top.json_parse[0].where).toMatch(/^busy .*busy\.mjs:4$/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
