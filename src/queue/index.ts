@@ -12,7 +12,8 @@
  *       gradually; with the endpoint that was answered so, only that endpoint's line slows (the live service limits
  *       some endpoints on their own, tasks_ready to 20 a minute), otherwise every call of the account.
  *   limiter.observe(endpointId, { limit, remaining })   the service's X-RateLimit-Limit / -Remaining headers: a
- *       ceiling below the account's becomes the endpoint's sub-limit, and none remaining holds its line back.
+ *       ceiling below the account's becomes the endpoint's sub-limit, and none remaining holds its line back
+ *       unless its own calls filled that window (then the pace already waits).
  *   limiter.stats()                   counts and the proof figures (maxInWindow never exceeds calls).
  *   limiter.onIdle()                  resolves when nothing is queued or running.
  *
@@ -191,7 +192,8 @@ export class RateLimiter {
   /**
    * The service's rate-limit headers for a call of `endpointId`. A ceiling below the account limit is that
    * endpoint's own limit (the live service sends 20 for tasks_ready): it replaces a looser sub-limit for the calls
-   * that follow. None remaining holds the endpoint's line back for a tenth of the window, without lowering its rate.
+   * that follow. None remaining, in a window this client's own calls did not fill, holds the line back for a tenth of
+   * the window, without lowering its rate.
    */
   observe(endpointId: string, headers: RateLimitHeaders): void {
     const { limit, remaining } = headers;
@@ -206,7 +208,9 @@ export class RateLimiter {
     }
     if (remaining !== undefined && remaining <= 0) {
       const line = limit !== undefined && limit >= this.calls ? this.account : this.subFor(endpointId, true)!;
-      line.pauseUntil(this.clock.now() + this.defaultSlowDownMs);
+      // At full pace every call that completes a window is answered "none remaining": only a window our own calls
+      // cannot fill says someone else is spending the allowance.
+      if (!line.accountsFor(limit ?? line.calls)) line.pauseUntil(this.clock.now() + this.defaultSlowDownMs);
     }
   }
 
