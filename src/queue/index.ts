@@ -74,6 +74,9 @@ export interface LimiterStats {
   maxInWindow: number;
   slowDowns: number;
   penalty: number;
+  /** X-RateLimit-Remaining 0 answers seen, and those that held a line back (a window our own calls did not fill). */
+  noneRemaining: number;
+  heldForOthers: number;
   /** How long calls took from start to end (the round trip the margin of pacer.ts rule 2 costs per window). */
   meanCallMs: number;
   maxCallMs: number;
@@ -96,6 +99,8 @@ export class RateLimiter {
   private ended = 0;
   private totalCallMs = 0;
   private maxCallMs = 0;
+  private noneRemaining = 0;
+  private heldForOthers = 0;
   private idleWaiters: Array<() => void> = [];
 
   constructor(opts: RateLimiterOptions) {
@@ -210,7 +215,11 @@ export class RateLimiter {
       const line = limit !== undefined && limit >= this.calls ? this.account : this.subFor(endpointId, true)!;
       // At full pace every call that completes a window is answered "none remaining": only a window our own calls
       // cannot fill says someone else is spending the allowance.
-      if (!line.accountsFor(limit ?? line.calls)) line.pauseUntil(this.clock.now() + this.defaultSlowDownMs);
+      this.noneRemaining++;
+      if (!line.accountsFor(limit ?? line.calls)) {
+        this.heldForOthers++;
+        line.pauseUntil(this.clock.now() + this.defaultSlowDownMs);
+      }
     }
   }
 
@@ -241,6 +250,8 @@ export class RateLimiter {
       // Every slow-down, the account's and the endpoints' (byEndpoint says which).
       slowDowns: a.slowDowns + [...this.subs.values()].reduce((n, p) => n + p.stats().slowDowns, 0),
       penalty: a.penalty,
+      noneRemaining: this.noneRemaining,
+      heldForOthers: this.heldForOthers,
       meanCallMs: this.ended ? this.totalCallMs / this.ended : 0,
       maxCallMs: this.maxCallMs,
       byEndpoint,

@@ -33,7 +33,7 @@ async function saturate(opts: { calls: number; windowMs: number; windows: number
   const first = clock.now();
   expect(await clock.runUntil(() => running === 0)).toBe(true);
   const inSpan = starts.filter((t) => t < first + opts.windows * opts.windowMs).length;
-  return { utilisation: inSpan / (opts.windows * opts.calls), refused, zeros };
+  return { utilisation: inSpan / (opts.windows * opts.calls), refused, zeros, stats: limiter.stats() };
 }
 
 describe('X-RateLimit-Remaining at full pace', () => {
@@ -45,6 +45,7 @@ describe('X-RateLimit-Remaining at full pace', () => {
     expect(r.refused).toBe(0);
     // The service did say 0 remaining, many times, and rightly so.
     expect(r.zeros).toBeGreaterThan(100);
+    expect([r.stats.noneRemaining, r.stats.heldForOthers]).toEqual([r.zeros, 0]);
   });
 
   it('"none remaining" in a window our own calls did not fill holds the line back a tenth of a window (another client spends the allowance)', async () => {
@@ -63,5 +64,6 @@ describe('X-RateLimit-Remaining at full pace', () => {
     limiter.observe('e', { limit: 100, remaining: 0 });
     const [next] = await run(1);
     expect(next).toBeGreaterThanOrEqual(at + 100);
+    expect([limiter.stats().noneRemaining, limiter.stats().heldForOthers]).toEqual([1, 1]);
   });
 });
