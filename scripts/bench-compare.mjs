@@ -151,7 +151,7 @@ function loadRounds(rounds) {
   return `load: ${side.new[0].rows} rows (new) / ${side.old[0].rows} (old, ${oldMode} path) from generateArchive(100000, 1000, 200), ${rounds} rounds alternating, DuckDB best ${bestBase} ms`;
 }
 
-const notes = [sizesNote];
+const notes = sections.includes('jobs') ? [sizesNote] : [];
 try {
   for (const section of sections) {
     sectionLoad.push(`${section} ${os.loadavg()[0].toFixed(1)}`);
