@@ -3,8 +3,9 @@
 //
 // Usage:  make build && node scripts/bench-compare.mjs [old-commit=528cc50] [--keep] [--sections=limiter,load,jobs,sandbox]
 //   The old commit is checked out in a temporary git worktree, installed (npm install) and built, then removed
-//   (--keep leaves it, and a later run reuses it). About 12 minutes on a quiet 2-core machine, far more on a busy
-//   one; say the load average with the table. The `how` of every figure that came out worse is printed below it.
+//   (--keep leaves it, and a later run reuses it). About 20 minutes at a load average of 20 (measured), less on a
+//   quiet machine; say the load average with the table. The `how` of every figure that came out worse is printed
+//   below it. --sections runs some sections only (a figure to take again).
 //
 // Sections: limiter and sandbox (each commit's own bench code), jobs (each commit's own code, the old one run at
 // this checkout's job sizes so the peak RSS figures compare), load (the nightly's own path on both sides:
