@@ -87,7 +87,7 @@ export async function benchLimiter(opts: { quick: boolean }): Promise<LimiterBen
       `most arrivals in any ${WINDOW_MS} ms: ${maxInWindow(arrivals, WINDOW_MS)}; client-side proof maxInWindow ${s.maxInWindow}`,
       `derived margin ${s.marginMs.toFixed(1)} ms per window (p90 round trip + 1 ms tick; mean call ${s.meanCallMs.toFixed(2)} ms, max ${s.maxCallMs} ms), spacing ${s.spacingMs.toFixed(3)} ms -> expected utilisation ${expected.toFixed(4)}`,
       `event-loop delay p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms, max ${(loopDelay.max / 1e6).toFixed(1)} ms; lateness forgiven (stalls too long to catch up) ${Math.round(s.forgivenMs)} ms`,
-      `rate-limit answers ${answers}, slow-downs ${s.slowDowns}`,
+      `rate-limit answers ${answers}, slow-downs ${s.slowDowns}; X-RateLimit-Remaining 0 answers ${s.noneRemaining} (a window the client filled itself; held back for another client: ${s.heldForOthers})`,
     ].join('; ');
     return { limiter_utilization: Number(utilization.toFixed(4)), rate_limit_answers: answers, windows, calls: inSpan, details };
   } finally {

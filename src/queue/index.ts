@@ -12,7 +12,8 @@
  *       gradually; with the endpoint that was answered so, only that endpoint's line slows (the live service limits
  *       some endpoints on their own, tasks_ready to 20 a minute), otherwise every call of the account.
  *   limiter.observe(endpointId, { limit, remaining })   the service's X-RateLimit-Limit / -Remaining headers: a
- *       ceiling below the account's becomes the endpoint's sub-limit, and none remaining holds its line back.
+ *       ceiling below the account's becomes the endpoint's sub-limit, and none remaining holds its line back
+ *       unless its own calls filled that window (then the pace already waits).
  *   limiter.stats()                   counts and the proof figures (maxInWindow never exceeds calls).
  *   limiter.onIdle()                  resolves when nothing is queued or running.
  *
@@ -73,6 +74,9 @@ export interface LimiterStats {
   maxInWindow: number;
   slowDowns: number;
   penalty: number;
+  /** X-RateLimit-Remaining 0 answers seen, and those that held a line back (a window our own calls did not fill). */
+  noneRemaining: number;
+  heldForOthers: number;
   /** How long calls took from start to end (the round trip the margin of pacer.ts rule 2 costs per window). */
   meanCallMs: number;
   maxCallMs: number;
@@ -95,6 +99,8 @@ export class RateLimiter {
   private ended = 0;
   private totalCallMs = 0;
   private maxCallMs = 0;
+  private noneRemaining = 0;
+  private heldForOthers = 0;
   private idleWaiters: Array<() => void> = [];
 
   constructor(opts: RateLimiterOptions) {
@@ -191,7 +197,8 @@ export class RateLimiter {
   /**
    * The service's rate-limit headers for a call of `endpointId`. A ceiling below the account limit is that
    * endpoint's own limit (the live service sends 20 for tasks_ready): it replaces a looser sub-limit for the calls
-   * that follow. None remaining holds the endpoint's line back for a tenth of the window, without lowering its rate.
+   * that follow. None remaining, in a window this client's own calls did not fill, holds the line back for a tenth of
+   * the window, without lowering its rate.
    */
   observe(endpointId: string, headers: RateLimitHeaders): void {
     const { limit, remaining } = headers;
@@ -206,7 +213,13 @@ export class RateLimiter {
     }
     if (remaining !== undefined && remaining <= 0) {
       const line = limit !== undefined && limit >= this.calls ? this.account : this.subFor(endpointId, true)!;
-      line.pauseUntil(this.clock.now() + this.defaultSlowDownMs);
+      // At full pace every call that completes a window is answered "none remaining": only a window our own calls
+      // cannot fill says someone else is spending the allowance.
+      this.noneRemaining++;
+      if (!line.accountsFor(limit ?? line.calls)) {
+        this.heldForOthers++;
+        line.pauseUntil(this.clock.now() + this.defaultSlowDownMs);
+      }
     }
   }
 
@@ -237,6 +250,8 @@ export class RateLimiter {
       // Every slow-down, the account's and the endpoints' (byEndpoint says which).
       slowDowns: a.slowDowns + [...this.subs.values()].reduce((n, p) => n + p.stats().slowDowns, 0),
       penalty: a.penalty,
+      noneRemaining: this.noneRemaining,
+      heldForOthers: this.heldForOthers,
       meanCallMs: this.ended ? this.totalCallMs / this.ended : 0,
       maxCallMs: this.maxCallMs,
       byEndpoint,

@@ -235,6 +235,23 @@ export class SlidingPacer {
     this.penaltyAt = this.pausedUntil;
   }
 
+  /**
+   * Whether this line's own calls can be all `used` calls the service counted in its window, as a call that has
+   * just come back reported it. A window this line filled itself is the pace working (rule 2 already holds the next
+   * start until the oldest of them has left it); fewer means another client spends the same allowance.
+   */
+  accountsFor(used: number, now = this.clock.now()): boolean {
+    // That call arrived no earlier than the slowest recent round trip before now; a call of ours is in the window
+    // ending at that arrival only if it ended (so arrived) after the window's start, or is still in flight.
+    const since = now - Math.max(0, ...this.durations) - this.windowMs - this.tick;
+    let own = 0;
+    for (let i = this.entries.length - 1; i >= 0 && own < used; i--) {
+      const end = this.entries[i].end;
+      if (end === undefined || end > since) own++;
+    }
+    return own >= used;
+  }
+
   /** Holds starts back until `until` without lowering the rate (the service said the window's allowance is spent). */
   pauseUntil(until: number): void {
     this.pausedUntil = Math.max(this.pausedUntil, until);
