@@ -128,8 +128,9 @@ describe('startProfiler', () => {
       const b = attributeProfile(profile);
       expect(b.totalMs).toBeGreaterThan(100);
       expect(b.ms.idle).toBeLessThan(b.totalMs / 2);
-      // Of the time the script ran JavaScript: a collection of what earlier files left may land in the loop.
-      expect(b.ms.json_parse, JSON.stringify(b.ms)).toBeGreaterThan((b.totalMs - b.ms.idle - b.ms.gc) / 2);
+      // At least half of the 150 ms loop: the rest of the span is the profiler starting and stopping, longer in a
+      // worker that has run other files.
+      expect(b.ms.json_parse, JSON.stringify(b.ms)).toBeGreaterThan(75);
       expect(b.top.json_parse[0].where).toMatch(/^busy .*busy\.mjs:4$/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
