@@ -138,7 +138,8 @@ export async function benchFamilies(o: JobBenchOptions, only?: readonly string[]
       value: round(l.m.child.maxRssMb / s.m.child.maxRssMb, 2),
       unit: 'ratio',
       goal: '< 1.2',
-      how: `peak_rss_mb_${f.name} (${l.n} tasks) / the same run of ${s.n} tasks (${s.m.child.maxRssMb} MB): 4x the tasks`,
+      // Where the growth is: V8's heap (what the job holds) or outside it (DuckDB, buffers, native chunks).
+      how: `peak_rss_mb_${f.name} (${l.n} tasks) / the same run of ${s.n} tasks (${s.m.child.maxRssMb} MB): 4x the tasks; peak V8 heap used ${s.m.child.peakHeapMb} -> ${l.m.child.peakHeapMb} MB, outside the heap ${s.m.child.peakNativeMb} -> ${l.m.child.peakNativeMb} MB`,
     };
     o.log?.(`  ${f.name}: ${perS.toFixed(2)} tasks/s (headroom ${(perS / LIVE_TASKS_PER_S).toFixed(3)}), peak RSS ${s.m.child.maxRssMb} -> ${l.m.child.maxRssMb} MB`);
   }
