@@ -5,7 +5,8 @@
 //   The old commit is checked out in a temporary git worktree, installed (npm install) and built, then removed
 //   (--keep leaves it, and a later run reuses it). About 20 minutes at a load average of 20 (measured), less on a
 //   quiet machine; say the load average with the table. The `how` of every figure that came out worse is printed
-//   below it. --sections runs some sections only (a figure to take again).
+//   below it. --sections runs some sections only (a figure to take again); --sections=families compares the
+//   full-size families of two commits that both have them (SEO_ETL_COMPARE_FAMILIES=merchant,serp_organic: some).
 //
 // Sections: limiter and sandbox (each commit's own bench code), jobs (each commit's own code, the old one run at
 // this checkout's job sizes so the peak RSS figures compare), load (the nightly's own path on both sides:
@@ -33,6 +34,10 @@ if (process.argv[2] === '--section') {
     };
   } else if (section === 'jobs') {
     figures = await (await imp(root, 'bench/jobs.js')).benchJobs({ root, quick: false, dir, log: () => {} });
+  } else if (section === 'families') {
+    // Only the families named in SEO_ETL_COMPARE_FAMILIES (all when unset): each takes 20-90 s at full size.
+    const only = process.env.SEO_ETL_COMPARE_FAMILIES?.split(',');
+    figures = await (await imp(root, 'bench/families.js')).benchFamilies({ root, quick: false, dir, log: () => {} }, only);
   } else if (section === 'sandbox') {
     figures = await (await imp(root, 'bench/sandbox-rps.js')).benchSandboxRps({ root, quick: false, dir });
   } else throw new Error(`bench-compare: no section ${section}`);
@@ -85,17 +90,16 @@ const sizesNote = (() => {
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-bench-compare-run-'));
 const results = { old: {}, new: {} };
 const sectionLoad = [];
+/** A figure whose goal is `>=` or that is a rate is better higher; any other, lower. */
+const higherIsBetter = (f) => (f.goal ?? '').startsWith('>') || /\/s$/.test(f.unit);
 const better = (name, o, n) => {
   if (o === n) return 'same';
-  const f = results.new[name] ?? results.old[name];
-  const goal = f.goal ?? '';
-  const higher = goal.startsWith('>') || /\/s$/.test(f.unit);
-  return (n > o) === higher ? 'better' : 'worse';
+  return (n > o) === higherIsBetter(results.new[name] ?? results.old[name]) ? 'better' : 'worse';
 };
 const keepBest = (side, figures) => {
   for (const [k, f] of Object.entries(figures)) {
     const prev = results[side][k];
-    const higher = (f.goal ?? '').startsWith('>') || /\/s$/.test(f.unit);
+    const higher = higherIsBetter(f);
     if (!prev || (higher ? f.value > prev.value : f.value < prev.value)) results[side][k] = { ...f, rounds: [...(prev?.rounds ?? []), f.value] };
     else prev.rounds.push(f.value);
   }
@@ -160,7 +164,7 @@ try {
       try { notes.push(loadRounds(2)); } catch (err) { log(`load FAILED: ${String(err.message).split('\n')[0]}`); }
       continue;
     }
-    const file = { limiter: 'bench/limiter.js', jobs: 'bench/jobs.js', sandbox: 'bench/sandbox-rps.js' }[section];
+    const file = { limiter: 'bench/limiter.js', jobs: 'bench/jobs.js', families: 'bench/families.js', sandbox: 'bench/sandbox-rps.js' }[section];
     if (!has(oldRoot, file) || !has(newRoot, file)) { notes.push(`${section}: not in both commits`); continue; }
     // The limiter is the figure most sensitive to a busy machine: two rounds each, alternating, best kept.
     const order = section === 'limiter' ? ['old', 'new', 'new', 'old'] : ['old', 'new'];
