@@ -22,7 +22,8 @@ const CORE_KINDS = new Set(['task_created', 'ready_list']);
 describe('the registry', () => {
   it('lists one family per folder, one line each, and every folder is registered', () => {
     const lines = readFileSync(REGISTRY, 'utf8').split('\n').filter((l) => l.startsWith('export '));
-    const folders = readdirSync(path.dirname(REGISTRY)).filter((d) => statSync(path.join(path.dirname(REGISTRY), d)).isDirectory()).sort();
+    // generated/ holds the declarations the generator writes for every family, registered or not.
+    const folders = readdirSync(path.dirname(REGISTRY)).filter((d) => d !== 'generated' && statSync(path.join(path.dirname(REGISTRY), d)).isDirectory()).sort();
     expect(lines.map((l) => /'\.\/([^/]+)\/index\.js'/.exec(l)?.[1]).sort()).toEqual(folders);
     expect(FAMILIES.map((f) => f.name).sort()).toEqual(folders);
   });
