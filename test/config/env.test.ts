@@ -60,7 +60,7 @@ test('a rule between two settings blames the one the user set: the variable, not
 
 /** A valid value of a setting that differs from its default (the first candidate its own schema accepts). */
 function anotherValue(section: string, key: string, current: unknown): string {
-  const schema = (configSchema.shape as Record<string, { shape: Record<string, { safeParse(v: unknown): { success: boolean } }> }>)[section].shape[key];
+  const schema = (configSchema.shape as unknown as Record<string, { shape: Record<string, { safeParse(v: unknown): { success: boolean } }> }>)[section].shape[key];
   const candidates: unknown[] = typeof current === 'number'
     ? [current + 2048, current + 1, current - 1, current / 2, 8192, 1, 0]
     : ['zz_other', 'http://127.0.0.1:9/x', 'postgres://u:p@127.0.0.1:5432/db', '512MB', '', 'x'];
