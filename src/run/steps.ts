@@ -71,8 +71,8 @@ export async function postLeftovers(ctx: StepsContext): Promise<void> {
   }
 }
 
-/** The kinds of step whose planned tasks a later pass (or `resume`) sends: tasks_fixed runs after collection. */
-const CALLED_AGAIN: ReadonlySet<string> = new Set(['task_post', 'live', 'list']);
+/** The kinds of step whose planned tasks a later pass or `resume` sends (tasks_fixed: when collection finishes). */
+const CALLED_AGAIN: ReadonlySet<string> = new Set(['task_post', 'live', 'list', 'tasks_fixed']);
 
 export interface Refusal { code: number | null; message: string | null; step: string; count: number }
 

@@ -3,7 +3,7 @@
  * recorded `failed` with error_code 0, `resume` said there was nothing to resume and the night's rows were gone.
  * Answers of a service that did nothing keep the task `planned` with the code; the run makes its passes, ends
  * `aborted` (exit 1) naming them, and `resume` calls them once the storm is over: rows loaded once, nothing billed
- * twice. The free list calls and the paid live calls are both in the storm.
+ * twice. The free list calls, the paid live calls and the tasks_fixed list are all in the storm.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import path from 'node:path';
@@ -42,7 +42,7 @@ describe('a rate-limit storm over live and list calls', () => {
     expect(r.status).toBe('aborted');
     const published = path.join(q.dataDir, 'warehouse.duckdb');
     const left = await queryFile(published, `SELECT step, state, error_code FROM _tasks ORDER BY step`);
-    expect(left.map((t) => t.step)).toEqual(['events_locations', 'paraphrases', 'paraphrases', 'paraphrases', 'serp_endpoints']);
+    expect(left.map((t) => t.step)).toEqual(['events_locations', 'fixed', 'paraphrases', 'paraphrases', 'paraphrases', 'serp_endpoints']);
     for (const t of left) expect([t.step, t.state, t.error_code]).toEqual([t.step, 'planned', 40202]);
     expect(r.out).toMatch(/not posted: 3 x 40202 .*\(step paraphrases\)/);
     expect(r.out).toMatch(/run storm-\S+ aborted/);
@@ -50,6 +50,8 @@ describe('a rate-limit storm over live and list calls', () => {
     const calls = q.sandbox.controls.calls();
     expect(calls.filter((c) => c.path === '/v3/serp/endpoints')).toHaveLength((RETRIES + 1) * (RETRIES + 1));
     expect(calls.filter((c) => c.path.startsWith(LIVE))).toHaveLength(3 * (RETRIES + 1) * (RETRIES + 1));
+    // The tasks_fixed list is asked once collection is over, not in the passes.
+    expect(calls.filter((c) => c.path.endsWith('/tasks_fixed'))).toHaveLength(RETRIES + 1);
     expect(q.sandbox.controls.billed()).toBe(0);
 
     // The storm is over: resume calls what is planned, once.
@@ -62,6 +64,7 @@ describe('a rate-limit storm over live and list calls', () => {
     const resumed = q.sandbox.controls.calls().slice(before);
     expect(resumed.filter((c) => c.path.startsWith(LIVE))).toHaveLength(3);
     expect(resumed.filter((c) => c.path === '/v3/serp/endpoints')).toHaveLength(1);
+    expect(resumed.filter((c) => c.path.endsWith('/tasks_fixed'))).toHaveLength(1);
     const charges = q.sandbox.controls.charges();
     expect(new Set(charges.map((c) => c.taskId)).size).toBe(charges.length);
     expect(q.sandbox.controls.billed()).toBeCloseTo(referenceBilled, 6);
