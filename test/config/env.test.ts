@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError, configSchema, configWarnings, loadConfig, settingKind, settingKinds } from '../../src/config/index.js';
 import { ROOT } from '../helpers/project.js';
-import { runCli } from '../reliability/helpers.js';
+import { spawn } from 'node:child_process';
+import { CLI, runCli } from '../reliability/helpers.js';
 
 test('a SEO_ETL_* variable that sets nothing is a warning, with the setting it was probably meant for', () => {
   expect(configWarnings({ SEO_ETL_API_BASEURL: 'x', SEO_ETL_RATE_LIMIT_CALLS: '3', SEO_ETL_LOGIN: 'a', SEO_ETL_HOME: '/x', PATH: '/bin' })).toEqual([
@@ -93,11 +94,24 @@ test('every setting of the schema can be set by its variable, the sandbox option
   }
 });
 
-test('SEO_ETL_SANDBOX_COMPLETION_DELAY_MS=1500 is read as `seo-etl sandbox` loads its configuration (it ran with 200 ms)', async () => {
-  const config = loadConfig({ root: ROOT, env: { SEO_ETL_SANDBOX_COMPLETION_DELAY_MS: '1500', SEO_ETL_SANDBOX_MERCHANT_ITEMS: '5' } });
-  expect(config.sandbox.completion_delay_ms).toBe(1500);
-  expect(config.sandbox.merchant_items).toBe(5);
+test('SEO_ETL_SANDBOX_COMPLETION_DELAY_MS=1500 seo-etl sandbox serves with 1500 ms (it ran with 200)', async () => {
+  const child = spawn(process.execPath, [CLI, 'sandbox', '--port', '0'], { cwd: ROOT, env: { ...process.env, SEO_ETL_SANDBOX_COMPLETION_DELAY_MS: '1500' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => {
+        out += String(c);
+        const m = /sandbox listening on (\S+)/.exec(out);
+        if (m) resolve(m[1]);
+      });
+      child.once('exit', (code) => reject(new Error(`the sandbox exited ${code}: ${out}`)));
+    });
+    const res = await fetch(`${url}/_sandbox/completion-delay`);
+    expect(await res.json()).toEqual({ ms: 1500 });
+  } finally {
+    child.kill('SIGTERM');
+  }
   expect(settingKind(configSchema.shape.sandbox.shape.completion_delay_ms)).toBe('number');
   expect(settingKind(configSchema.shape.api.shape.base_url)).toBe('string');
   expect(settingKind(configSchema.shape.prices)).toBe('nested');
-});
+}, 30_000);
