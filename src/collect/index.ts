@@ -135,7 +135,7 @@ function makeCollector(ctx: CollectContext): Collector {
     onReady: () => ctx.progress.add('ready'),
     vouch: async (t, task) => {
       const posted = t.posted ?? (await ctx.ledger.byKey(ctx.runId, t.key));
-      return posted ? postbackMismatch(posted, task) : 'not a task of this run';
+      return posted ? postbackMismatch(posted, task, ctx.config.paths) : 'not a task of this run';
     },
     onAdopt: async (a, serviceId) => {
       const t = await ctx.ledger.byKey(ctx.runId, a.key);

@@ -3,7 +3,7 @@
  * call's id and cost, so its rows and its posted state commit in one transaction.
  */
 import { endpoint, type EndpointDef } from '../api/catalog.js';
-import type { ApiClient, TaskOutcome } from '../api/client.js';
+import { nothingDone, type ApiClient, type TaskError, type TaskOutcome } from '../api/client.js';
 import { pageHtmlTerms, pageResources } from '../api/paging.js';
 import { isTaskError } from '../api/status.js';
 import type { LedgerTask } from '../ledger/index.js';
@@ -34,15 +34,18 @@ export async function callStep(ctx: CollectContext, step: PipelineStep): Promise
       if (t.state === 'planned') await ledger.beginPost(runId, [t.key]);
       const results: CollectedTask[] = [];
       let cost = 0;
-      let error: { code: number; message: string } | undefined;
+      let error: TaskError | undefined;
       for await (const o of callPages(ctx.client, step, t)) {
-        if (!o.ok) { error = { code: o.error.code, message: o.error.message }; break; }
+        if (!o.ok) { error = o.error; break; }
         cost += o.cost;
         results.push({ endpointId: step.endpointId, task: o.task, version: o.version ?? '' });
       }
       if (!results.length) {
-        await ledger.recordPostFailed(runId, [{ ref: t.key, code: error?.code ?? 0, message: error?.message ?? 'no answer' }]);
-        ctx.progress.add('failed');
+        // An answer of a service that did nothing (rate limit, 50000 range) leaves the task planned with its code:
+        // a later pass of the run or `resume` calls it again.
+        const retry = error !== undefined && nothingDone(error);
+        await ledger.recordPostFailed(runId, [{ ref: t.key, code: error?.code ?? 0, message: error?.message ?? 'no answer', retry }]);
+        if (!retry) ctx.progress.add('failed');
         inFlightUsd -= price;
         continue;
       }

@@ -4,7 +4,7 @@
  * at worst one ambiguous batch, looked up by its tags before anything of it is posted again. What was posted is
  * handed to the collect stage.
  */
-import { ApiError, type TaskOutcome } from '../api/client.js';
+import { ApiError, nothingDone, type TaskOutcome } from '../api/client.js';
 import { seqSpan, type LedgerTask } from '../ledger/index.js';
 import { budgetAllows, batchCost, formatUsd, tasksPerPost, type PipelineStep } from '../pipeline/index.js';
 import { accountStop, refusalKind, retiredStop, type Stops } from './stop.js';
@@ -124,14 +124,9 @@ async function postBatch(ctx: PostContext, step: PipelineStep, chunk: LedgerTask
   return cost;
 }
 
-/**
- * A refusal the client already retried that a later pass may post again: rate limit, the 5xx range at no cost, or
- * a connection that never reached the service (refused, unknown host: nothing was created).
- */
+/** A refusal the client already retried that a later pass may post again: the service did nothing (nothingDone). */
 function isRetryablePostFailure(o: TaskOutcome): boolean {
-  if (o.ok) return false;
-  const c = o.error.code;
-  return !o.error.local && (c === 40202 || c >= 50000 || (o.error.transport === 'network' && !o.error.ambiguous));
+  return !o.ok && nothingDone(o.error);
 }
 
 /**

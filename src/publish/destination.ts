@@ -4,7 +4,7 @@
  * files, never the job's own connections; collection and loading know nothing of destinations.
  */
 import type { Config } from '../config/index.js';
-import type { PauseHook } from '../pause.js';
+import { noPause, type PauseHook } from '../pause.js';
 import { curatedViews } from './views.js';
 import { publishWarehouse, type WarehousePaths } from './index.js';
 import { WAREHOUSE_STORAGE } from '../load/database.js';
@@ -50,19 +50,19 @@ export function duckdbDestination(paths: WarehousePaths, pause: PauseHook): Dest
 }
 
 /** The PostgreSQL schema BI tools read (src/publish/postgres): what changed since its last publish, in one transaction. */
-export function postgresDestination(pg: Config['postgres'], logger?: DestinationLogger): Destination {
+export function postgresDestination(pg: Config['postgres'], logger?: DestinationLogger, pause: PauseHook = noPause): Destination {
   return {
     name: 'postgres',
     publish: async (run, changes) => ({
       name: 'postgres',
-      outcome: await publishToPostgres({ url: pg.url, schema: pg.schema, warehouse: changes.warehouse, runId: run.runId, logger }),
+      outcome: await publishToPostgres({ url: pg.url, schema: pg.schema, warehouse: changes.warehouse, runId: run.runId, logger, beforeCommit: () => pause('postgres') }),
     }),
   };
 }
 
 /** Every destination a run publishes to, the DuckDB file first (what `seo-etl tables` and notebooks read). */
 export function destinationsFor(config: Config, paths: WarehousePaths, pause: PauseHook, logger?: DestinationLogger): Destination[] {
-  return [duckdbDestination(paths, pause), ...(config.postgres.url ? [postgresDestination(config.postgres, logger)] : [])];
+  return [duckdbDestination(paths, pause), ...(config.postgres.url ? [postgresDestination(config.postgres, logger, pause)] : [])];
 }
 
 /** Publishes to each destination in turn. */
@@ -81,6 +81,11 @@ export function describeDestinations(outcomes: readonly DestinationOutcome[]): s
 export function exitWithDestinations(otherwise: number, outcomes: readonly DestinationOutcome[]): number {
   const failed = outcomes.some((o) => o.name === 'postgres' && o.outcome.status === 'failed');
   return failed && otherwise === EXIT.ok ? EXIT.postgres : otherwise;
+}
+
+/** The destinations whose publish failed (the DuckDB file's failure throws instead). Pure. */
+export function failedDestinations(outcomes: readonly DestinationOutcome[]): string[] {
+  return outcomes.flatMap((o) => (o.name === 'postgres' && o.outcome.status === 'failed' ? [o.name] : []));
 }
 
 export const postgresOutcomeOf = (outcomes: readonly DestinationOutcome[]): PostgresOutcome | undefined =>

@@ -13,7 +13,7 @@ import { Collection } from '../collect/index.js';
 import { emptySummary, type LoadSummary } from '../load/index.js';
 import type { RunSummary } from '../ledger/index.js';
 import type { Pipeline } from '../pipeline/index.js';
-import { describeDestinations, destinationsFor, exitWithDestinations, postgresOutcomeOf, publishAll } from '../publish/destination.js';
+import { describeDestinations, destinationsFor, exitWithDestinations, failedDestinations, postgresOutcomeOf, publishAll } from '../publish/destination.js';
 import type { PostgresOutcome } from '../publish/postgres/index.js';
 import { sendNotice, type RunNotice } from './notify.js';
 import { formatSummary, outcomeLine } from './summary.js';
@@ -29,6 +29,8 @@ import { postLeftovers, postableLeft, refusals, runSteps, type Refusal, type Ste
 import { accountStopOf, newStops, stopExitCode, stopLines, type Stops } from '../post/stop.js';
 import { preflight, type PreflightResult } from './preflight.js';
 import { reexportMovedRuns } from '../archive/parquet-sync.js';
+import { removeStaleStages } from '../publish/postgres/index.js';
+import { pidAlive } from '../ledger/lock.js';
 
 export interface RunJobOptions {
   root: string;
@@ -131,7 +133,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     const tableRows = await writer.warehouse.tableCounts();
     await writer.close();
     const published = await publishAll(destinationsFor(config, paths, pause, logger), { runId, runDate, status }, { warehouse: paths.work, parquet, rows: load.rows });
-    publishDone(paths.dir);
+    publishDone(paths.dir, failedDestinations(published)); // a destination that failed is left for `resume`
 
     progress.stop(summary);
     const failed = summary?.byState.failed ?? 0;
@@ -181,4 +183,6 @@ function removeStaleFiles({ paths, logger }: OpenedRun): void {
     rmSync(path.join(dir, f), { force: true });
     logger.info({ file: path.relative(paths.dir, path.join(dir, f)) }, 'removed the unfinished copy of a killed run');
   }
+  const work = path.dirname(paths.work);
+  for (const f of removeStaleStages(work, pidAlive)) logger.info({ dir: path.relative(paths.dir, path.join(work, f)) }, 'removed the PostgreSQL staging folder of a killed publish');
 }
