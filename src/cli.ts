@@ -40,14 +40,17 @@ const day = (v: string) => {
 
 /** What `run` and `resume` show while they work and when they end. */
 const outputOf = (opts: { progress?: boolean; quiet?: boolean; logFormat?: string }) => ({
-  progress: opts.progress, quiet: Boolean(opts.quiet), logFormat: opts.logFormat, sandbox: Boolean(program.opts().sandbox),
+  progress: opts.progress, quiet: Boolean(opts.quiet), logFormat: opts.logFormat, sandbox: Boolean(program.opts().sandbox), takeOverDestinations: takeOver(),
 });
+/** --take-over-destinations (src/publish/holder.ts). */
+const takeOver = () => Boolean(program.opts().takeOverDestinations);
 
 const program = new Command()
   .name('seo-etl')
   .description('Pulls Search-Data and Site-Analysis Task API data into a typed DuckDB + Parquet warehouse.')
   .option('-C, --root <dir>', 'project folder holding config/ and data/ (default: SEO_ETL_HOME, else the project holding the pipeline file, else the one at or above the working directory)')
   .option('--sandbox', 'use a sandbox and its own data folder (data/sandbox/) on purpose, whatever the configuration names: the one SEO_ETL_API_BASE_URL names (seo-etl sandbox), else the embedded one')
+  .option('--take-over-destinations', 'publish to a destination (PostgreSQL schema) that holds another data folder\'s or the other service kind\'s data, replacing it on purpose')
   .showHelpAfterError('(seo-etl help <command> lists its arguments and options)')
   // Usage mistakes are bad input (exit 2), answered by commander's one-line message, not a stack or exit 1.
   .exitOverride()
@@ -132,7 +135,7 @@ program
   .option('--allow-fewer', 'publish even when a table ends with fewer rows than it had (the archive is missing or cut)')
   .action(async (opts) => {
     const { reprocessCommand } = await import('./archive/command.js');
-    process.exitCode = await reprocessCommand({ root: rootFor(), allowFewer: Boolean(opts.allowFewer) });
+    process.exitCode = await reprocessCommand({ root: rootFor(), allowFewer: Boolean(opts.allowFewer), takeOver: takeOver() });
   });
 
 program
@@ -141,7 +144,7 @@ program
   .argument('<files...>', 'response files')
   .action(async (files) => {
     const { ingestCommand } = await import('./archive/command.js');
-    process.exitCode = await ingestCommand({ root: rootFor(), files: files.map(abs) });
+    process.exitCode = await ingestCommand({ root: rootFor(), files: files.map(abs), takeOver: takeOver() });
   });
 
 program

@@ -13,7 +13,7 @@ import { Collection } from '../collect/index.js';
 import { emptySummary, type LoadSummary } from '../load/index.js';
 import type { RunSummary } from '../ledger/index.js';
 import type { Pipeline } from '../pipeline/index.js';
-import { describeDestinations, destinationsFor, exitWithDestinations, postgresOutcomeOf, publishAll } from '../publish/destination.js';
+import { describeDestinations, destinationsFor, exitWithDestinations, postgresOutcomeOf, publishAll, verifyDestinations } from '../publish/destination.js';
 import type { PostgresOutcome } from '../publish/postgres/index.js';
 import { sendNotice, type RunNotice } from './notify.js';
 import { formatSummary, outcomeLine } from './summary.js';
@@ -57,6 +57,8 @@ export interface RunJobOptions {
   pause?: PauseHook;
   /** Test seam: checkpoint the warehouse once its log holds this many bytes (src/load/writer.ts). */
   checkpointWalBytes?: number;
+  /** --take-over-destinations: publish over another data folder's data in a destination (src/publish/holder.ts). */
+  takeOverDestinations?: boolean;
 }
 
 export interface RunJobResult {
@@ -94,7 +96,9 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
   const sink = makeSink({ writer, ledger, runId, engines: Object.values(config.paths), progress, logger, pause, load });
   const base = { config, pipeline, runId, ledger, client: run.client, logger, progress, budget: { stopped: false }, pause, stops: newStops() };
   let collection: Collection | undefined;
+  const destinations = destinationsFor(config, paths, pause, logger, { takeOver: opts.takeOverDestinations });
   try {
+    await verifyDestinations(destinations); // before anything is posted: a destination holding another folder's data refuses
     collection = await Collection.open({ ...base, sink, settled, rawDir: paths.raw, attemptStartedAt: run.attemptStartedAt }, (e) => run.archive.append(e));
     const steps: StepsContext = { ...base, runDate, collection, settled, rest: () => writer.rest(), warehouse: writer.warehouse.connection };
     // The account check before anything is posted; a publish-only resume posts nothing.
@@ -130,7 +134,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     const summary = await ledger.summary(runId);
     const tableRows = await writer.warehouse.tableCounts();
     await writer.close();
-    const published = await publishAll(destinationsFor(config, paths, pause, logger), { runId, runDate, status }, { warehouse: paths.work, parquet, rows: load.rows });
+    const published = await publishAll(destinations, { runId, runDate, status }, { warehouse: paths.work, parquet, rows: load.rows });
     publishDone(paths.dir);
 
     progress.stop(summary);
