@@ -117,7 +117,7 @@ program
   .argument('[pipeline]', 'pipeline YAML file whose plan cost to compare with the balance')
   .action(async (pipeline) => {
     const { checkCommand } = await import('./check/index.js');
-    process.exitCode = await checkCommand({ root: program.opts().root, pipeline });
+    process.exitCode = await checkCommand({ root: rootFor(pipeline), pipeline: pipeline && abs(pipeline) });
   });
 
 program
