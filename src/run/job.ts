@@ -29,6 +29,7 @@ import { postLeftovers, postableLeft, refusals, runSteps, type Refusal, type Ste
 import { accountStopOf, newStops, stopExitCode, stopLines, type Stops } from '../post/stop.js';
 import { preflight, type PreflightResult } from './preflight.js';
 import { reexportMovedRuns } from '../archive/parquet-sync.js';
+import { onInterrupt } from './interrupt.js';
 
 export interface RunJobOptions {
   root: string;
@@ -97,6 +98,8 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
   const base = { config, pipeline, runId, ledger, client: run.client, logger, progress, budget: { stopped: false }, pause, stops: newStops() };
   let collection: Collection | undefined;
   const destinations = destinationsFor(config, paths, pause, logger, { takeOver: opts.takeOverDestinations });
+  // Ctrl-C says what it interrupted and what resume will do (src/run/interrupt.ts).
+  const offInterrupt = onInterrupt({ counts: () => progress.counts, stopProgress: () => progress.stop(), ambiguousGraceMs: config.collect.ambiguous_grace_ms, out: process.stderr });
   try {
     await verifyDestinations(destinations); // before anything is posted: a destination holding another folder's data refuses
     collection = await Collection.open({ ...base, sink, settled, rawDir: paths.raw, attemptStartedAt: run.attemptStartedAt }, (e) => run.archive.append(e));
@@ -152,6 +155,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     }
     return result;
   } finally {
+    offInterrupt();
     await collection?.close();
     await run.close();
   }

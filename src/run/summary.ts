@@ -22,7 +22,9 @@ export function outcomeLine(r: RunJobResult, pipeline: Pipeline, service: Servic
   const tasks = s ? `, tasks ${s.tasks} (${statesOf(s)})` : '';
   const cost = s ? `, ${money(s.costUsd)} of $${pipeline.budgetUsd}${costNote(service)}` : '';
   const next = r.exitCode === 0 ? '' : r.notCollected || r.notPosted ? ': seo-etl resume finishes it' : ': seo-etl status lists what failed';
-  return `run ${r.runId} ${r.status}${r.resumed ? ' (resumed)' : ''} via ${service.label}${tasks}${cost}, exit ${r.exitCode}, ${(r.durationMs / 1000).toFixed(1)} s${next}`;
+  // The reason for a stop, as the full summary says it: cron's one line must not need `status` to be understood.
+  const why = r.stops ? stopLines(r.stops)[0] : undefined;
+  return `run ${r.runId} ${r.status}${r.resumed ? ' (resumed)' : ''} via ${service.label}${tasks}${cost}, exit ${r.exitCode}, ${(r.durationMs / 1000).toFixed(1)} s${why ? `; ${why}` : next}`;
 }
 
 export function formatSummary(r: RunJobResult, pipeline: Pipeline, service: Service): string {
