@@ -8,6 +8,7 @@ import { Ledger, readRunLock, type RunSummary } from '../ledger/index.js';
 import { pidAlive } from '../ledger/lock.js';
 import { estimatePlan, formatPlan, formatPlanJson, loadPipeline, planPipeline, runIdFor, utcDate } from '../pipeline/index.js';
 import { warehousePaths } from '../publish/index.js';
+import { callbackWarning } from '../pipeline/callbacks.js';
 import { EXIT } from '../exit.js';
 import { runJob, type RunJobOptions } from './job.js';
 import { NothingToResume, pendingPublish } from './resume.js';
@@ -68,6 +69,8 @@ export async function planCommand(o: { root: string; pipeline: string; json: boo
     });
     const estimate = estimatePlan(plan, config);
     process.stdout.write(o.json ? `${formatPlanJson(estimate)}\n` : `${formatPlan(estimate)}\n${serviceLine(config.api.base_url, dataDir)}\n`);
+    const unreachable = callbackWarning(pipeline.steps, config);
+    if (unreachable) (o.json ? process.stderr : process.stdout).write(`${o.json ? 'seo-etl: ' : ''}warning: ${unreachable}\n`);
     // The account's balance beside the estimate, when a real service answers (never fails the plan).
     if (!o.json) for (const line of await accountLines(config, estimate.totals.costUsd)) process.stdout.write(`${line}\n`);
     // A plan over its budget would stop posting part-way: a scheduler's check before `run` must see that.

@@ -30,6 +30,7 @@ import { accountStopOf, newStops, stopExitCode, stopLines, type Stops } from '..
 import { preflight, type PreflightResult } from './preflight.js';
 import { reexportMovedRuns } from '../archive/parquet-sync.js';
 import { onInterrupt } from './interrupt.js';
+import { callbackWarning } from '../pipeline/callbacks.js';
 
 export interface RunJobOptions {
   root: string;
@@ -78,7 +79,7 @@ export interface RunJobResult {
   budgetStopped: boolean;
   durationMs: number;
   publishedPath: string;
-  callbacks: { received: number; rejected: number };
+  callbacks: { received: number; rejected: number; recovered: number };
   /** The PostgreSQL destination's outcome, when one is configured. */
   postgres?: PostgresOutcome;
   /** What stopped posting: an account answer, endpoints gone, the budget (src/post/stop.ts). */
@@ -102,6 +103,8 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
   const offInterrupt = onInterrupt({ counts: () => progress.counts, stopProgress: () => progress.stop(), ambiguousGraceMs: config.collect.ambiguous_grace_ms, out: process.stderr });
   try {
     await verifyDestinations(destinations); // before anything is posted: a destination holding another folder's data refuses
+    const unreachable = run.publishOnly ? undefined : callbackWarning(pipeline.steps, config);
+    if (unreachable) logger.warn({}, unreachable);
     collection = await Collection.open({ ...base, sink, settled, rawDir: paths.raw, attemptStartedAt: run.attemptStartedAt }, (e) => run.archive.append(e));
     const steps: StepsContext = { ...base, runDate, collection, settled, rest: () => writer.rest(), warehouse: writer.warehouse.connection };
     // The account check before anything is posted; a publish-only resume posts nothing.
