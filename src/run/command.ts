@@ -9,6 +9,7 @@ import { pidAlive } from '../ledger/lock.js';
 import { estimatePlan, formatPlan, formatPlanJson, loadPipeline, planPipeline, runIdFor, utcDate } from '../pipeline/index.js';
 import { warehousePaths } from '../publish/index.js';
 import { callbackWarning } from '../pipeline/callbacks.js';
+import { checkLocations, locationCacheDir, serviceLocationFetch } from '../check/locations.js';
 import { EXIT } from '../exit.js';
 import { runJob, type RunJobOptions } from './job.js';
 import { NothingToResume, pendingPublish } from './resume.js';
@@ -59,6 +60,7 @@ export async function planCommand(o: { root: string; pipeline: string; json: boo
   const config = loadConfig({ root: o.root });
   const pipeline = loadPipeline(path.resolve(o.root, o.pipeline), config);
   const dataDir = path.resolve(o.root, config.warehouse.dir);
+  await checkLocations(pipeline, { cacheDir: locationCacheDir(dataDir), fetch: serviceLocationFetch(config), warn: (m) => process.stderr.write(`seo-etl: warning: ${m}\n`) });
   // SQL-fed steps are counted from the published warehouse as it is now (the plan never touches the job's files).
   const db = await openReadOnly(warehousePaths(dataDir).published);
   try {

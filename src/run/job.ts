@@ -31,6 +31,7 @@ import { preflight, type PreflightResult } from './preflight.js';
 import { reexportMovedRuns } from '../archive/parquet-sync.js';
 import { onInterrupt } from './interrupt.js';
 import { callbackWarning } from '../pipeline/callbacks.js';
+import { checkLocations, locationCacheDir, serviceLocationFetch } from '../check/locations.js';
 
 export interface RunJobOptions {
   root: string;
@@ -110,6 +111,8 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     // The account check before anything is posted; a publish-only resume posts nothing.
     const pre: PreflightResult = run.publishOnly ? { ok: true } : await preflight(config, opts.env ?? process.env, logger);
     if (!pre.ok) base.stops.account = { ...pre.stop, exitCode: pre.exitCode };
+    // Location codes against the service's free lists (cached), once it answers: a bad code stops the run before money is spent.
+    if (pre.ok && !run.publishOnly) await checkLocations(pipeline, { cacheDir: locationCacheDir(paths.dir), fetch: serviceLocationFetch(config, opts.env), warn: (m) => logger.warn({}, m) });
     if (pre.ok || pre.collects) {
       try {
         await collection.resume();
