@@ -10,6 +10,15 @@ import { exitWhenDone } from './exit-when-done.js';
 import { findProject } from './config/project.js';
 import { configWarnings } from './config/index.js';
 import { isSandboxAddress } from './config/service.js';
+import { DEFAULT_WAIT_MS, parseWait } from './ledger/lock.js';
+
+/** `--wait=<duration>`: 90s, 30m, 2h, 1d. */
+const duration = (v: string) => {
+  const ms = parseWait(v);
+  if (ms === undefined) throw new InvalidArgumentError('must be a duration such as 90s, 30m, 2h or 1d');
+  return ms;
+};
+const WAIT_HELP = 'when another run holds the warehouse, wait for it to finish (at most <duration>: 90s, 30m, 2h; default 12h) instead of exiting 3';
 
 /** Set by the one command that serves until stopped (the sandbox); every other command ends its process. */
 let serving = false;
@@ -39,7 +48,8 @@ const day = (v: string) => {
 };
 
 /** What `run` and `resume` show while they work and when they end. */
-const outputOf = (opts: { progress?: boolean; quiet?: boolean; logFormat?: string }) => ({
+const outputOf = (opts: { progress?: boolean; quiet?: boolean; logFormat?: string; wait?: number | true }) => ({
+  waitMs: opts.wait === true ? DEFAULT_WAIT_MS : opts.wait,
   progress: opts.progress, quiet: Boolean(opts.quiet), logFormat: opts.logFormat, sandbox: Boolean(program.opts().sandbox), takeOverDestinations: takeOver(),
 });
 /** --take-over-destinations (src/publish/holder.ts). */
@@ -81,6 +91,7 @@ program
   .description('run a pipeline: plan, post, collect, normalize, load and publish')
   .argument('<pipeline>', 'pipeline YAML file')
   .option('--run-date <yyyy-mm-dd>', 'the day this run is for (a run of the same pipeline and day resumes)', day)
+  .option('--wait [duration]', WAIT_HELP, duration)
   .option('--no-progress', 'no progress bar, even on a terminal: log lines on stderr instead')
   .option('-q, --quiet', 'for cron: only warnings and errors on stderr, and the outcome on one line')
   .option('--log-format <format>', 'stderr log lines: human (default) or json (the log file is JSON either way)')
@@ -93,6 +104,7 @@ program
   .command('resume')
   .description('resume the last unfinished run of a pipeline: collect what was posted, never post it again')
   .argument('[pipeline]', 'pipeline YAML file (default: the last unfinished run)')
+  .option('--wait [duration]', WAIT_HELP, duration)
   .option('--no-progress', 'no progress bar, even on a terminal: log lines on stderr instead')
   .option('-q, --quiet', 'for cron: only warnings and errors on stderr, and the outcome on one line')
   .option('--log-format <format>', 'stderr log lines: human (default) or json (the log file is JSON either way)')

@@ -17,7 +17,7 @@ import type { CollectMode, Paging, PlannedTask } from '../pipeline/types.js';
 import { LEDGER_DDL, TASK_STATES, type RunStatus, type TaskState } from './schema.js';
 
 export { TASK_STATES, RUN_STATUSES, type TaskState, type RunStatus } from './schema.js';
-export { acquireRunLock, readRunLock, LockedError, type LockInfo, type RunLock, type AcquireOptions } from './lock.js';
+export { acquireRunLock, acquireRunLockWaiting, parseWait, DEFAULT_WAIT_MS, readRunLock, LockedError, type LockInfo, type RunLock, type AcquireOptions } from './lock.js';
 
 export interface LedgerTask {
   runId: string;

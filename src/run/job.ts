@@ -60,6 +60,8 @@ export interface RunJobOptions {
   pause?: PauseHook;
   /** Test seam: checkpoint the warehouse once its log holds this many bytes (src/load/writer.ts). */
   checkpointWalBytes?: number;
+  /** --wait: how long to wait for another run's lock (ms); 0 or absent: exit 3 at once. */
+  waitMs?: number;
   /** --take-over-destinations: publish over another data folder's data in a destination (src/publish/holder.ts). */
   takeOverDestinations?: boolean;
 }
