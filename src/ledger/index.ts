@@ -754,8 +754,10 @@ export class Ledger {
   }
 
   /** USD the service reported for the run so far: what the budget is checked against. */
-  async spentUsd(runId: string): Promise<number> {
-    const [r] = await rows(this.conn, `SELECT coalesce(sum(round(cost * 1000000)), 0)::BIGINT AS m FROM _tasks WHERE run_id = ?`, [runId]);
+  async spentUsd(runId: string, step?: string): Promise<number> {
+    const [r] = step === undefined
+      ? await rows(this.conn, `SELECT coalesce(sum(round(cost * 1000000)), 0)::BIGINT AS m FROM _tasks WHERE run_id = ?`, [runId])
+      : await rows(this.conn, `SELECT coalesce(sum(round(cost * 1000000)), 0)::BIGINT AS m FROM _tasks WHERE run_id = ? AND step = ?`, [runId, step]);
     return Number(r.m) / 1e6;
   }
 
