@@ -9,8 +9,7 @@
 import { TABLES, allColumns } from '../normalize/catalog.js';
 import { LEDGER_DDL } from '../ledger/schema.js';
 import { createTableSql, q } from '../load/ddl.js';
-import { KEYWORD_VIEWS } from './views/keywords.js';
-import { SERP_VIEWS } from './views/serp.js';
+import { FAMILIES } from '../families/index.js';
 
 export interface ViewColumn { name: string; description: string }
 
@@ -40,7 +39,6 @@ const siteOf = (expr: string) => `nullif(regexp_replace(lower(regexp_extract(${e
 const usd = (expr: string) => `coalesce(sum(round(${expr} * 1000000)), 0) / 1000000.0`;
 
 export const VIEWS: readonly ViewDef[] = [
-  ...KEYWORD_VIEWS,
   {
     name: 'v_keyword_trends',
     question: 'How does the search volume of a keyword move month by month?',
@@ -376,7 +374,7 @@ SELECT t._task_id, t.endpoint_id, t.keyword, t.target, t.location_code, t.langua
        l.cost AS billed_cost_usd, t.cost AS answer_cost_usd, l.step, l.task_key, t._run_id AS run_id, t._loaded_at AS collected_at
 FROM tasks t LEFT JOIN _tasks l ON l.service_id = t._task_id`,
   },
-  ...SERP_VIEWS,
+  ...FAMILIES.flatMap((f) => f.views ?? []),
 ];
 
 /** A product rating on one scale, out of 5: the service rates on 5, 10 or 100 (rating_max, or the rating type's own maximum). */
