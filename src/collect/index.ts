@@ -100,8 +100,9 @@ export class Collection {
     return this.collector.outstanding();
   }
 
-  get callbacks(): { received: number; rejected: number } {
-    return { received: this.collector.stats.callbacks, rejected: this.receiver?.stats().rejected ?? 0 };
+  /** `recovered`: callback tasks whose callback never came, fetched by id instead. */
+  get callbacks(): { received: number; rejected: number; recovered: number } {
+    return { received: this.collector.stats.callbacks, rejected: this.receiver?.stats().rejected ?? 0, recovered: this.collector.stats.recovered };
   }
 
   async close(): Promise<void> {

@@ -18,8 +18,10 @@ export async function callStep(ctx: CollectContext, step: PipelineStep): Promise
   const todo = eachTask(ledger.pages(runId, { step: step.name, states: ['planned', 'posting'] }));
   // What the calls in flight may cost: the ledger knows a call's cost only once it is answered.
   let inFlightUsd = 0;
+  // The step's own budget (budget_usd on the step) stops this step's calls only.
+  let stepStopped = false;
   const worker = async () => {
-    while (!ctx.budget.stopped) {
+    while (!ctx.budget.stopped && !stepStopped) {
       const next = await todo.next();
       if (next.done) return;
       const t = next.value;
@@ -28,6 +30,11 @@ export async function callStep(ctx: CollectContext, step: PipelineStep): Promise
       if (!budgetAllows(spent + inFlightUsd, price, ctx.pipeline.budgetUsd)) {
         ctx.budget.stopped = true;
         logger.warn({ step: step.name, spent_usd: spent, budget_usd: ctx.pipeline.budgetUsd }, 'budget reached: no more live calls');
+        return;
+      }
+      if (step.budgetUsd !== undefined && !budgetAllows((await ledger.spentUsd(runId, step.name)) + inFlightUsd, price, step.budgetUsd)) {
+        if (!stepStopped) logger.warn({ step: step.name, step_budget_usd: step.budgetUsd }, "the step's budget is reached: no more live calls of this step");
+        stepStopped = true;
         return;
       }
       inFlightUsd += price;
