@@ -5,7 +5,8 @@
  */
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { EXIT, exitCodeOf, describeError } from './exit.js';
+import { EXIT, EXIT_MEANINGS, exitCodeOf, describeError } from './exit.js';
+import { readFileSync } from 'node:fs';
 import { exitWhenDone } from './exit-when-done.js';
 import { findProject } from './config/project.js';
 import { configWarnings } from './config/index.js';
@@ -55,9 +56,15 @@ const outputOf = (opts: { progress?: boolean; quiet?: boolean; logFormat?: strin
 /** --take-over-destinations (src/publish/holder.ts). */
 const takeOver = () => Boolean(program.opts().takeOverDestinations);
 
+const VERSION = (JSON.parse(readFileSync(path.resolve(import.meta.dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
+const EXIT_HELP = `\nExit codes:\n${Object.entries(EXIT_MEANINGS).map(([code, what]) => `  ${code.padStart(3)}  ${what}`).join('\n')}\n`;
+
 const program = new Command()
   .name('seo-etl')
-  .description('Pulls Search-Data and Site-Analysis Task API data into a typed DuckDB + Parquet warehouse.')
+  .description('ETL for DataForSEO API users: pulls DataForSEO v3 API data (SERPs, keyword data, merchant, on-page) into a typed DuckDB + Parquet warehouse and PostgreSQL.')
+  .version(VERSION, '-V, --version', 'print the version of seo-etl')
+  // run --help shows --sandbox and the other global options beside the command's own.
+  .configureHelp({ showGlobalOptions: true })
   .option('-C, --root <dir>', 'project folder holding config/ and data/ (default: SEO_ETL_HOME, else the project holding the pipeline file, else the one at or above the working directory)')
   .option('--sandbox', 'use a sandbox and its own data folder (data/sandbox/) on purpose, whatever the configuration names: the one SEO_ETL_API_BASE_URL names (seo-etl sandbox), else the embedded one')
   .option('--take-over-destinations', 'publish to a destination (PostgreSQL schema) that holds another data folder\'s or the other service kind\'s data, replacing it on purpose')
@@ -92,6 +99,7 @@ program
   .argument('<pipeline>', 'pipeline YAML file')
   .option('--run-date <yyyy-mm-dd>', 'the day this run is for (a run of the same pipeline and day resumes)', day)
   .option('--wait [duration]', WAIT_HELP, duration)
+  .addHelpText('after', EXIT_HELP)
   .option('--no-progress', 'no progress bar, even on a terminal: log lines on stderr instead')
   .option('-q, --quiet', 'for cron: only warnings and errors on stderr, and the outcome on one line')
   .option('--log-format <format>', 'stderr log lines: human (default) or json (the log file is JSON either way)')
@@ -105,6 +113,7 @@ program
   .description('resume the last unfinished run of a pipeline: collect what was posted, never post it again')
   .argument('[pipeline]', 'pipeline YAML file (default: the last unfinished run)')
   .option('--wait [duration]', WAIT_HELP, duration)
+  .addHelpText('after', EXIT_HELP)
   .option('--no-progress', 'no progress bar, even on a terminal: log lines on stderr instead')
   .option('-q, --quiet', 'for cron: only warnings and errors on stderr, and the outcome on one line')
   .option('--log-format <format>', 'stderr log lines: human (default) or json (the log file is JSON either way)')
