@@ -98,4 +98,6 @@ export interface PlannedTask {
   paging?: Paging;
   /** Price of one call of this task by the configured price table (per page for paged live endpoints). */
   price: number;
+  /** The least the task can be billed, where it differs from `price` (SERP crawl control, refundable options). */
+  priceMin?: number;
 }

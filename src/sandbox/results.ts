@@ -4,7 +4,7 @@ import type { SandboxContext } from './context.js';
 import type { StoredTask } from './store.js';
 import { generateKeywordData, type KeywordParams } from './data/keywords.js';
 import { generateEventsHtml, generateEventsSerp, type EventsParams } from './data/events.js';
-import { serpResult } from './handlers/serp.js';
+import { serpResult, settleSerpTask } from './handlers/serp.js';
 import type { SerpParams } from './data/serp.js';
 import { generateMerchant, generateMerchantHtml, type MerchantParams } from './data/merchant.js';
 import { adsResult } from './handlers/keywords-ads.js';
@@ -27,6 +27,18 @@ export function taskResult(def: EndpointDef, task: StoredTask, ctx: SandboxConte
     cache.results.set(key, (result = generate(def, task, ctx, variant)));
   }
   return result;
+}
+
+/**
+ * The cost a task_get (or postback) answer reports: what the task was billed. SERP tasks are settled on their result;
+ * the other families bill at posting only, and their task_get answers report no cost, as before.
+ */
+export function taskBilled(def: EndpointDef, task: StoredTask, ctx: SandboxContext): number {
+  if (def.result === 'serp_advanced' || def.result === 'serp_regular' || def.result === 'serp_html') {
+    const at = task.reparsedAt !== null && ctx.clock.now() >= task.reparsedAt ? task.reparsedAt : task.completeAt;
+    return settleSerpTask(def, task, ctx, withLocale<SerpParams>(task), at);
+  }
+  return 0;
 }
 
 function generate(def: EndpointDef, task: StoredTask, ctx: SandboxContext, variant?: string): unknown[] {

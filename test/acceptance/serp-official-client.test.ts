@@ -69,11 +69,13 @@ describe('the official client against the sandbox: every SERP engine and type', 
 
       for (const v of t.get) {
         const got = await call(`TaskGet${v}`, id);
+        expectModel(`${t.model}TaskGet${v}ResponseInfo`, got);
         expect(got.tasks[0].status_code, `${v}: ${got.tasks[0].status_message}`).toBe(20000);
         expect(got.tasks[0].result[0].items.length).toBeGreaterThan(0);
       }
       for (const v of t.live) {
         const live = await call(`Live${v}`, [new m[`${t.model}Live${v}RequestInfo`]({ ...t.task, depth: 10 })]);
+        expectModel(`${t.model}Live${v}ResponseInfo`, live);
         expect(live.tasks[0].status_code, `live ${v}: ${live.tasks[0].status_message}`).toBe(20000);
       }
     });

@@ -9,7 +9,7 @@ import { envelope, messageWith, pathSegments, taskObject } from '../envelope.js'
 import { acceptedEcho, baseEcho, rejectedEcho } from '../echo.js';
 import { referenceDataIssues } from '../semantic.js';
 import { seedOf } from '../data/prng.js';
-import { taskResult } from '../results.js';
+import { taskBilled, taskResult } from '../results.js';
 import type { StoredTask } from '../store.js';
 
 export const ZERO_ID = '00000000-0000-0000-0000-000000000000';
@@ -157,7 +157,9 @@ export function handleTaskGet(req: ApiRequest, ctx: SandboxContext, special?: Sp
       return one(taskObject({ id, code: 40403, message: messageWith(40403, `results are kept 30 days after completion; task ${id} completed ${formatTimestamp(new Date(outcome.task.completeAt))}`), startedNs, path, data: { ...outcome.task.data, api: def.api, function: def.fn }, result: null }));
     case 'ok': {
       const result = taskResult(def, outcome.task, ctx);
-      return one(taskObject({ id, code: 20000, startedNs, path, data: { ...outcome.task.data, api: def.api, function: def.fn }, result }));
+      // The answer's cost is what the task was billed (SERP: after the refunds of pages and options not used).
+      const cost = taskBilled(def, outcome.task, ctx);
+      return one(taskObject({ id, code: 20000, startedNs, path, cost, data: { ...outcome.task.data, api: def.api, function: def.fn }, result }));
     }
   }
 }
