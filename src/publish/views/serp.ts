@@ -11,18 +11,19 @@ const SERP_ITEMS = `
   WITH task_info AS (
     SELECT _task_id, any_value(se) AS se, coalesce(any_value(device), 'desktop') AS device FROM tasks GROUP BY _task_id
   ), items AS (
-    SELECT s.keyword, s.se_type, s.location_code, s.language_code, s.datetime, s._task_id, i.item_type, i.rank_group, i.rank_absolute,
+    SELECT s.keyword, s.se_type, s.location_code, s.language_code, s.datetime, s._task_id, s._run_id, s._loaded_at, i.item_type, i.rank_group, i.rank_absolute,
            i.url, i.domain, i._parent_id AS result_id
     FROM serp_results__items i JOIN serp_results s ON s._id = i._parent_id
     UNION ALL
-    SELECT s.keyword, s.se_type, s.location_code, s.language_code, s.datetime, s._task_id, i.item_type, i.rank_group, i.rank_absolute,
+    SELECT s.keyword, s.se_type, s.location_code, s.language_code, s.datetime, s._task_id, s._run_id, s._loaded_at, i.item_type, i.rank_group, i.rank_absolute,
            i.url, i.domain, i._parent_id
     FROM serp_regular__items i JOIN serp_regular s ON s._id = i._parent_id
   ), serp_items AS (
     SELECT x.keyword, ti.se, x.se_type, x.location_code, x.language_code, ti.device,
            CAST(timezone('UTC', x.datetime) AS DATE) AS date, x.datetime, x.item_type, x.rank_group, x.rank_absolute,
-           x.url, nullif(regexp_replace(lower(x.domain), '^www\\.', ''), '') AS domain, x.result_id
-    FROM items x LEFT JOIN task_info ti ON ti._task_id = x._task_id
+           x.url, nullif(regexp_replace(lower(x.domain), '^www\\.', ''), '') AS domain, x.result_id,
+           coalesce(try_cast(r.run_date AS DATE), CAST(timezone('UTC', x._loaded_at) AS DATE)) AS snapshot_date
+    FROM items x LEFT JOIN task_info ti ON ti._task_id = x._task_id LEFT JOIN _runs r ON r.run_id = x._run_id
   )`;
 
 const SERIES = ['keyword', 'se', 'se_type', 'location_code', 'language_code', 'device'];
@@ -49,10 +50,12 @@ export const SERP_VIEWS: readonly ViewDef[] = [
       col('best_position', 'Best organic position (`rank_group` among organic results) that day.'),
       col('best_rank_absolute', 'Best position among all items of the page (features included) that day.'),
       col('observations', 'Result pages of that day the URL was found on.'),
+      col('snapshot_date', 'Latest run date (`--run-date`, the Parquet partition) among the runs that collected those pages; the same day as `date` unless a run collected pages the service took on another day.'),
     ],
     select: `${SERP_ITEMS}
 SELECT ${SERIES.join(', ')}, date, url, any_value(domain) AS domain,
-       min(rank_group) AS best_position, min(rank_absolute) AS best_rank_absolute, count(DISTINCT result_id) AS observations
+       min(rank_group) AS best_position, min(rank_absolute) AS best_rank_absolute, count(DISTINCT result_id) AS observations,
+       max(snapshot_date) AS snapshot_date
 FROM serp_items
 WHERE item_type = 'organic' AND url IS NOT NULL
 GROUP BY ${SERIES.join(', ')}, date, url`,
