@@ -396,6 +396,8 @@ export interface OpenRunInput {
   runDate: string;
   pipelineFile?: string;
   budgetUsd?: number;
+  /** Tracked domains of the steps tied to a target (pipeline `targets:`); replaced on each attempt. */
+  targets?: readonly { step: string; target: string; domain: string }[];
 }
 
 /** Runs writes one at a time: the warehouse's one writer (src/load/writer.ts) in the job, a chain of its own otherwise. */
@@ -450,6 +452,10 @@ export class Ledger {
          VALUES (?, ?, ?, ?, ?, 'running', 1, ?::TIMESTAMP, ?::TIMESTAMP)`,
         [input.runId, input.pipeline, input.runDate, input.pipelineFile ?? null, input.budgetUsd ?? null, now, now],
       );
+    }
+    if (input.targets) {
+      await this.conn.run(`DELETE FROM _targets WHERE run_id = ?`, [input.runId]);
+      for (const t of input.targets) await this.conn.run(`INSERT OR REPLACE INTO _targets (run_id, step, target, domain) VALUES (?, ?, ?, ?)`, [input.runId, t.step, t.target, t.domain]);
     }
     const run = (await this.run(input.runId))!;
     await this.conn.run(

@@ -84,6 +84,7 @@ export function loadPipeline(file: string, config: Config, opts: LoadOptions = {
       axes,
       ...(d.paging ? { paging: d.paging } : {}),
       deferred: axes.some((a) => a.source.type === 'sql'),
+      ...(d.target ? { target: d.target } : {}),
       at: d.at,
     });
   }
@@ -93,6 +94,7 @@ export function loadPipeline(file: string, config: Config, opts: LoadOptions = {
     name: draft.name,
     ...(draft.description !== undefined ? { description: draft.description } : {}),
     budgetUsd: draft.budgetUsd,
+    targets: draft.targets,
     steps,
     config,
   };

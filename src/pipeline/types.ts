@@ -68,7 +68,15 @@ export interface PipelineStep {
   paging?: { maxPages?: number; maxItems?: number };
   /** True when an axis reads SQL: the step is expanded (and its tasks validated) at run time. */
   deferred: boolean;
+  /** The tracked target (`targets:` entry) the step's SERP pages are read for, by name. */
+  target?: string;
   at: Place;
+}
+
+/** A client or project an agency tracks: its domains, registrable (`client.com`) or not (`blog.client.com`). */
+export interface Target {
+  name: string;
+  domains: string[];
 }
 
 export interface Pipeline {
@@ -78,6 +86,8 @@ export interface Pipeline {
   name: string;
   description?: string;
   budgetUsd: number;
+  /** Tracked targets (`targets:`); a step names one with `target:`. */
+  targets: Target[];
   steps: PipelineStep[];
   config: Config;
 }
