@@ -34,7 +34,7 @@ export type ResultKind =
   | 'keyword_ads_locations'
   | 'keyword_ads_languages'
   // SERP result pages (src/api/endpoints/serp.ts).
-  | 'serp_advanced' | 'serp_regular' | 'serp_html'
+  | 'serp_advanced' | 'serp_regular' | 'serp_html' | 'serp_locations' | 'serp_languages'
   // The account (src/api/endpoints/appendix.ts).
   | 'user_data';
 

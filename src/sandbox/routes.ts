@@ -10,7 +10,7 @@ import { computeParaphrase } from './handlers/paraphrase.js';
 import { computeResources } from './handlers/onpage.js';
 import { computeDomains } from './handlers/domains.js';
 import { computeErrors } from './handlers/errors.js';
-import { SERP_LIVE } from './handlers/serp.js';
+import { SERP_LISTS, SERP_LIVE } from './handlers/serp.js';
 import { envelope, messageWith, pathSegments, taskObject } from './envelope.js';
 import { computeAdsLive, handleAdsLanguages, handleAdsLocations, handleAdsStatus } from './handlers/keywords-ads.js';
 import { handleUserData, handleWebhookResend } from './handlers/appendix.js';
@@ -23,6 +23,7 @@ const BY_ID: Record<string, Handler> = {
   'keywords_ads.status': handleAdsStatus, 'keywords_ads.locations': handleAdsLocations, 'keywords_ads.locations.country': handleAdsLocations, 'keywords_ads.languages': handleAdsLanguages,
   'appendix.user_data': handleUserData,
   'appendix.webhook_resend': handleWebhookResend,
+  ...SERP_LISTS,
 };
 
 const LIVE: Record<string, LiveCompute> = {

@@ -81,6 +81,27 @@ describe('the official client against the sandbox: every SERP engine and type', 
     });
   }
 
+  it('locations, locations of a country, languages of every engine, and tasks_fixed of every type match their models', async () => {
+    for (const e of ['google', 'bing', 'yahoo', 'baidu']) {
+      const cap = e[0].toUpperCase() + e.slice(1);
+      const all: any = await (api as any)[`${e}Locations`]();
+      expectModel(`Serp${cap}LocationsResponseInfo`, all);
+      expect(all.tasks[0].result.length).toBeGreaterThan(10);
+      const us: any = await (api as any)[`${e}LocationsCountry`]('us');
+      expectModel(`Serp${cap}LocationsCountryResponseInfo`, us);
+      expect(us.tasks[0].result.length).toBeGreaterThan(0);
+      expect(us.tasks[0].result.every((l: any) => l.country_iso_code === 'US')).toBe(true);
+      const langs: any = await (api as any)[`${e}Languages`]();
+      expectModel(`Serp${cap}LanguagesResponseInfo`, langs);
+      expect(langs.tasks[0].result.some((l: any) => l.language_code === 'en')).toBe(true);
+    }
+    for (const t of TYPES) {
+      const fixed: any = await (api as any)[`${t.stem}TasksFixed`]();
+      expectModel(`${t.model}TasksFixedResponseInfo`, fixed);
+      expect(fixed.tasks[0].status_code).toBe(20000);
+    }
+  });
+
   it('crawl control: stop_crawl_on_match with a target on live organic is taken, and a broken target named', async () => {
     const target = new (m.SerpApiStopCrawlOnMatchInfo as any)({ match_value: 'example.com', match_type: 'with_subdomains' });
     const ok: any = await api.googleOrganicLiveAdvanced([new m.SerpGoogleOrganicLiveAdvancedRequestInfo({

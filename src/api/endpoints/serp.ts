@@ -156,6 +156,11 @@ function endpointsOf(spec: SerpTypeSpec): EndpointDef[] {
       fn: 'task_get', result: RESULT[variant], description: `The ${variant} result of a ${spec.engine} ${spec.seType} task.`,
       billing: 'free', postId: `${base}.task_post`,
     })),
+    {
+      ...common, id: `${base}.tasks_fixed`, ref: 'live', method: 'GET', kind: 'tasks_fixed', path: `${prefix}/tasks_fixed`, fn: 'tasks_fixed',
+      result: 'fixed_tasks', description: `Re-parsed ${spec.engine} ${spec.seType} tasks not collected again yet (client \`${spec.engine}${spec.seType[0].toUpperCase()}${spec.seType.slice(1)}TasksFixed\`).`,
+      billing: 'free', perMinute: 20, maxResultsPerCall: 1000, postId: `${base}.task_post`, getId: firstGet,
+    },
     ...spec.live.map((variant): EndpointDef => ({
       ...common, id: `${base}.live.${variant}`, ref: 'E5', method: 'POST', kind: 'live', path: `${prefix}/live/${variant}`,
       fn: 'live', result: RESULT[variant], description: `The ${variant} ${spec.engine} ${spec.seType} result in the response (one task per call).`,
@@ -166,4 +171,15 @@ function endpointsOf(spec: SerpTypeSpec): EndpointDef[] {
   return out;
 }
 
-export const SERP_ENDPOINTS: readonly EndpointDef[] = SERP_TYPES.flatMap(endpointsOf);
+/** The free lists of each engine: its locations (all, or one country's by ISO code) and its languages (client `SerpApi`). */
+function engineLists(token: EngineToken, engine: string): EndpointDef[] {
+  const common = { api: 'serp', engine: token, version: VERSION, ref: 'live', method: 'GET', kind: 'list', billing: 'free' } as const;
+  return [
+    { ...common, id: `serp.${engine}.locations`, path: `/v3/serp/{${token}}/locations`, fn: 'locations', result: 'serp_locations', description: `Locations the ${engine} SERP API supports.` },
+    { ...common, id: `serp.${engine}.locations.country`, path: `/v3/serp/{${token}}/locations/{id}`, fn: 'locations', result: 'serp_locations', description: `Locations of one country for ${engine}; the path takes its ISO code where other paths take a task id.` },
+    { ...common, id: `serp.${engine}.languages`, path: `/v3/serp/{${token}}/languages`, fn: 'languages', result: 'serp_languages', description: `Languages the ${engine} SERP API supports.` },
+  ];
+}
+const ENGINES = [...new Map(SERP_TYPES.map((t) => [t.token, t.engine])).entries()];
+
+export const SERP_ENDPOINTS: readonly EndpointDef[] = [...SERP_TYPES.flatMap(endpointsOf), ...ENGINES.flatMap(([token, engine]) => engineLists(token, engine))];

@@ -327,6 +327,20 @@ export const SERP_TABLES: readonly TableDef[] = [
   ...itemFamily('serp_results', 'serp_advanced', 'Advanced'),
   ...itemFamily('serp_regular', 'serp_regular', 'Regular'),
   {
+    name: 'serp_locations', parent: null, resultKind: 'serp_locations', extra: true,
+    description: 'Locations of a SERP engine (`serp.<engine>.locations`); the engine is the task\'s (`tasks.endpoint_id`).',
+    columns: [
+      c('location_code', 'BIGINT', 'Location code.'), c('location_name', 'VARCHAR', 'Full location name, narrowest first.'),
+      c('location_code_parent', 'BIGINT', 'Code of the superordinate location; null for a country.'), c('country_iso_code', 'VARCHAR', 'ISO country code.'),
+      c('location_type', 'VARCHAR', 'Location type (Country, State, ...).'),
+    ],
+  },
+  {
+    name: 'serp_languages', parent: null, resultKind: 'serp_languages', extra: true,
+    description: 'Languages of a SERP engine (`serp.<engine>.languages`).',
+    columns: [c('language_name', 'VARCHAR', 'Language name.'), c('language_code', 'VARCHAR', 'Language code.')],
+  },
+  {
     name: 'serp_html', parent: null, resultKind: 'serp_html', extra: true,
     description: 'HTML SERP results (task_get/html, live/html) of every engine and type, one row per result; the pages are in `serp_html__items`.',
     columns: [...HEAD, c('items_count', 'BIGINT', 'Number of pages.')],

@@ -2,7 +2,11 @@
 import { SERP_ENDPOINTS } from '../../api/endpoints/serp.js';
 import { findEndpoint, type EndpointDef } from '../../api/catalog.js';
 import { billedPrice } from '../../api/pricing.js';
-import type { SandboxContext } from '../context.js';
+import type { ApiRequest, SandboxContext } from '../context.js';
+import type { Envelope } from '../../api/envelope.js';
+import { envelope, pathSegments, taskObject } from '../envelope.js';
+import { baseEcho } from '../echo.js';
+import { EVENTS_LOCATIONS, LANGUAGES } from '../data/locations.js';
 import type { StoredTask } from '../store.js';
 import { generateSerpPage, type SerpPage, type SerpParams, type SerpVariant } from '../data/serp.js';
 import { resolveLocale } from '../echo.js';
@@ -46,5 +50,20 @@ const liveCompute: LiveCompute = (task, req, ctx) => {
   const page = serpPage(req.def, params, ctx, taskSeed(req.def.id, task), ctx.clock.now());
   return { result: [page.result], cost: billedPrice(req.def, task, ctx.config.prices, page.billed) };
 };
+
+/** The engines' free lists: locations (one country's by its ISO code in the path) and languages. */
+export function handleSerpLocations(req: ApiRequest, ctx: SandboxContext): Envelope {
+  const country = req.id?.toUpperCase();
+  return listAnswer(req, ctx, EVENTS_LOCATIONS.filter((l) => !country || l.country_iso_code === country).map((l) => ({ ...l })));
+}
+export function handleSerpLanguages(req: ApiRequest, ctx: SandboxContext): Envelope {
+  return listAnswer(req, ctx, LANGUAGES.map(([code, name]) => ({ language_name: name, language_code: code })));
+}
+function listAnswer(req: ApiRequest, ctx: SandboxContext, result: unknown[]): Envelope {
+  const task = taskObject({ code: 20000, startedNs: req.startedNs, path: pathSegments(req.path), data: { ...baseEcho(req.def, ctx.engines), ...Object.fromEntries(req.query) }, result });
+  return envelope(req.def.version, [task], req.startedNs);
+}
+export const SERP_LISTS: Record<string, (req: ApiRequest, ctx: SandboxContext) => Envelope> = Object.fromEntries(SERP_ENDPOINTS.filter((e) => e.kind === 'list')
+  .map((e) => [e.id, e.result === 'serp_languages' ? handleSerpLanguages : handleSerpLocations]));
 
 export const SERP_LIVE: Record<string, LiveCompute> = Object.fromEntries(SERP_ENDPOINTS.filter((e) => e.kind === 'live').map((e) => [e.id, liveCompute]));

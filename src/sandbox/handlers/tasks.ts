@@ -118,7 +118,9 @@ export function handleTasksFixed(req: ApiRequest, ctx: SandboxContext): Envelope
   const result = fixed.map((t) => {
     const paths = getterPaths(postDef, ctx, t.id);
     return {
-      id: t.id, se: t.data.se ?? null, se_type: postDef.seType ?? null, date_fixed: formatTimestamp(new Date(t.reparsedAt!)), tag: t.tag,
+      id: t.id, se: t.data.se ?? null, se_type: postDef.seType ?? null,
+      // The SERP types' lists carry the posting time (client Serp*TasksFixedResultInfo); events keep the reference's date_fixed.
+      ...(postDef.seType === 'events' ? { date_fixed: formatTimestamp(new Date(t.reparsedAt!)) } : { date_posted: formatTimestamp(new Date(t.postedAt)) }), tag: t.tag,
       endpoint_regular: paths.regular, endpoint_advanced: paths.advanced, endpoint_html: paths.html,
     };
   });
