@@ -2,7 +2,7 @@
 /**
  * Derives the SERP declarations the catalog and the tables build on from the official client's models
  * (node_modules/dataforseo-client/dist/esm/models/*.d.ts): each request model's fields with their depth caps, and
- * each result item type's fields. Writes src/api/endpoints/serp-models.generated.ts; `--check` exits 1 when the
+ * each result item type's fields. Writes src/families/serp/models.generated.ts; `--check` exits 1 when the
  * file is not what the models give (test/serp/models-generated.test.ts runs it).
  */
 import { readFileSync, writeFileSync, readdirSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 const require = createRequire(import.meta.url);
 const MODELS = path.join(path.dirname(require.resolve('dataforseo-client')), '..', 'esm', 'models');
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
-const OUT = path.join(ROOT, 'src/api/endpoints/serp-models.generated.ts');
+const OUT = path.join(ROOT, 'src/families/serp/models.generated.ts');
 
 /** Where each interface is declared: most in their own file, some beside the base class that maps them. */
 let declaredIn;

@@ -9,10 +9,9 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { TABLES, allColumns, type DuckType, type TableDef } from '../normalize/catalog.js';
+import { q } from './quote.js';
 
-export const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
-/** A string as an SQL literal (view texts built from the catalog, where no parameter can be bound). */
-export const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
+export { q, lit } from './quote.js';
 
 export function createTableSql(t: TableDef, name = t.name, temp = false): string {
   const cols = allColumns(t).map((c) => `${q(c.name)} ${c.type}`).join(', ');

@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { SERP_ITEM_CLASSES } from '../../src/api/endpoints/serp-models.generated.js';
+import { SERP_ITEM_CLASSES } from '../../src/families/serp/models.generated.js';
 
 const require = createRequire(import.meta.url);
 const MODELS = path.join(path.dirname(require.resolve('dataforseo-client')), 'models');

@@ -12,8 +12,8 @@ import { ingestCommand } from '../../src/archive/command.js';
 import { warehousePaths } from '../../src/publish/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { TABLES } from '../../src/normalize/catalog.js';
-import { SERP_CLASS_FIELDS, SERP_ITEM_CLASSES } from '../../src/api/endpoints/serp-models.generated.js';
-import { typeNameOf } from '../../src/sandbox/data/serp-shape.js';
+import { SERP_CLASS_FIELDS, SERP_ITEM_CLASSES } from '../../src/families/serp/models.generated.js';
+import { typeNameOf } from '../../src/families/serp/shape.js';
 import { queryFile } from '../helpers/project.js';
 
 const dirs: string[] = [];

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { endpoint } from '../../src/api/catalog.js';
 import { validateTask } from '../../src/api/validate.js';
-import { SERP_ENDPOINTS } from '../../src/api/endpoints/serp.js';
-import { SERP_REQUEST_MODELS } from '../../src/api/endpoints/serp-models.generated.js';
+import { SERP_ENDPOINTS } from '../../src/families/serp/endpoints.js';
+import { SERP_REQUEST_MODELS } from '../../src/families/serp/models.generated.js';
 import { ROOT } from '../helpers/project.js';
 
 const base = { keyword: 'running shoes', location_code: 2840, language_code: 'en' };
