@@ -52,6 +52,12 @@ const priceSchema = z.strictObject({
   // Each page of results past the first, for endpoints the catalog bills per page (`billedPage`: merchant, SERP).
   per_extra_page: z.number().nonnegative().optional(),
   priority_2_multiplier: z.number().positive().optional(),
+  // SERP options (docs/api-live.md, SERP prices): added to the base, flat, per click, or a multiplier.
+  calculate_rectangles: z.number().nonnegative().optional(),
+  load_async_ai_overview: z.number().nonnegative().optional(),
+  people_also_ask_click: z.number().nonnegative().optional(),
+  search_operators_multiplier: z.number().positive().optional(),
+  get_website_url_multiplier: z.number().positive().optional(),
 });
 
 export const configSchema = z.strictObject({

@@ -305,6 +305,24 @@ export function markLoaded(conn: DuckDBConnection, runId: string, refs: readonly
   return move(conn, runId, refs, ['posted', 'ready', 'collected', 'loaded'], 'loaded', opts.now ?? new Date(), collected + pages);
 }
 
+/**
+ * The cost the service reported in a task's result (SERP: after the refunds of pages not crawled and options not
+ * used), replacing what posting reserved; the run's spend and the budget follow it. In-transaction safe.
+ */
+export async function recordBilled(conn: DuckDBConnection, runId: string, billed: readonly { ref: TaskRef; cost: number }[]): Promise<void> {
+  if (billed.length === 0) return;
+  const match = matchRefs(billed.map((b) => b.ref), undefined, 3);
+  // One statement: each row takes its cost from the list by the position of its key (or service id).
+  await conn.run(
+    `UPDATE _tasks SET cost = list_extract($2::DOUBLE[], coalesce(nullif(list_position($3::VARCHAR[], task_key), 0), list_position($3::VARCHAR[], service_id)))
+     WHERE run_id = $1 AND ${match.sql}`,
+    [runId, listValue(billed.map((b) => b.cost)), ...match.values],
+    COSTS_AT_2,
+  );
+}
+const COSTS_AT_2: DuckDBType[] = [];
+COSTS_AT_2[1] = LIST(DOUBLE);
+
 /** A task the service answered with an error (status >= 40000, or no result). In-transaction safe. */
 export async function markFailed(conn: DuckDBConnection, runId: string, failures: readonly Failure[], opts: { now?: Date } = {}): Promise<string[]> {
   const now = opts.now ?? new Date();
@@ -378,6 +396,8 @@ export interface OpenRunInput {
   runDate: string;
   pipelineFile?: string;
   budgetUsd?: number;
+  /** Tracked domains of the steps tied to a target (pipeline `targets:`); replaced on each attempt. */
+  targets?: readonly { step: string; target: string; domain: string }[];
 }
 
 /** Runs writes one at a time: the warehouse's one writer (src/load/writer.ts) in the job, a chain of its own otherwise. */
@@ -432,6 +452,10 @@ export class Ledger {
          VALUES (?, ?, ?, ?, ?, 'running', 1, ?::TIMESTAMP, ?::TIMESTAMP)`,
         [input.runId, input.pipeline, input.runDate, input.pipelineFile ?? null, input.budgetUsd ?? null, now, now],
       );
+    }
+    if (input.targets) {
+      await this.conn.run(`DELETE FROM _targets WHERE run_id = ?`, [input.runId]);
+      for (const t of input.targets) await this.conn.run(`INSERT OR REPLACE INTO _targets (run_id, step, target, domain) VALUES (?, ?, ?, ?)`, [input.runId, t.step, t.target, t.domain]);
     }
     const run = (await this.run(input.runId))!;
     await this.conn.run(

@@ -85,6 +85,7 @@ export function loadPipeline(file: string, config: Config, opts: LoadOptions = {
       ...(d.paging ? { paging: d.paging } : {}),
       ...(d.budgetUsd !== undefined ? { budgetUsd: d.budgetUsd } : {}),
       deferred: axes.some((a) => a.source.type === 'sql'),
+      ...(d.target ? { target: d.target } : {}),
       at: d.at,
     });
   }
@@ -94,6 +95,7 @@ export function loadPipeline(file: string, config: Config, opts: LoadOptions = {
     name: draft.name,
     ...(draft.description !== undefined ? { description: draft.description } : {}),
     budgetUsd: draft.budgetUsd,
+    targets: draft.targets,
     steps,
     config,
   };

@@ -88,7 +88,9 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
     const runId = runIdFor(pipeline.name, runDate);
     const attemptStartedAt = new Date();
     noteRunService(paths.dir, runId, service);
-    const { resumed } = await ledger.openRun({ runId, pipeline: pipeline.name, runDate, pipelineFile: pipeline.path, budgetUsd: pipeline.budgetUsd });
+    const tracked = pipeline.targets;
+    const targets = pipeline.steps.flatMap((st) => tracked.filter((t) => t.name === st.target).flatMap((t) => t.domains.map((domain) => ({ step: st.name, target: t.name, domain }))));
+    const { resumed } = await ledger.openRun({ runId, pipeline: pipeline.name, runDate, pipelineFile: pipeline.path, budgetUsd: pipeline.budgetUsd, targets });
 
     const logDir = path.join(paths.dir, 'logs');
     mkdirSync(logDir, { recursive: true });

@@ -5,7 +5,7 @@
 import type { Logger } from '../api/logger.js';
 import { isTaskError } from '../api/status.js';
 import type { Outcome, Sink } from '../collect/index.js';
-import { markFailed, markLoaded, markPosted, type Ledger } from '../ledger/index.js';
+import { markFailed, markLoaded, markPosted, recordBilled, type Ledger } from '../ledger/index.js';
 import { mergeSummary, type LoadSummary } from '../load/index.js';
 import type { Writer } from '../load/writer.js';
 import type { CollectedTask } from '../normalize/extract.js';
@@ -46,6 +46,8 @@ export function makeSink(d: SinkDeps): Sink {
           else await markLoaded(conn, d.runId, o.keys, { collected: true, pages: o.pages });
         } else {
           await markLoaded(conn, d.runId, ok.map((r) => r.key ?? r.task.id), { collected: true });
+          // A result that reports its cost (SERP, after refunds) replaces what posting reserved.
+          await recordBilled(conn, d.runId, ok.filter((r) => typeof r.task.cost === 'number' && r.task.cost > 0).map((r) => ({ ref: r.key ?? r.task.id, cost: r.task.cost as number })));
           if (bad.length) await markFailed(conn, d.runId, bad.map((r) => ({ ref: r.key ?? r.task.id, code: r.task.status_code, message: r.task.status_message })));
         }
         await d.pause('load');

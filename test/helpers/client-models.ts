@@ -3,12 +3,25 @@
  * checks a value against one: every field of the model present, no field it does not declare, each value null
  * or of the declared type (nested models and arrays of them checked the same way).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { SERP_ITEM_CLASSES } from '../../src/families/serp/models.generated.js';
 
 const require = createRequire(import.meta.url);
 const MODELS = path.join(path.dirname(require.resolve('dataforseo-client')), 'models');
+/** Interfaces declared beside the base class that maps them rather than in a file of their own. */
+let declaredIn: Map<string, string> | undefined;
+function fileOf(name: string): string {
+  if (existsSync(path.join(MODELS, `${name}.d.ts`))) return `${name}.d.ts`;
+  if (!declaredIn) {
+    declaredIn = new Map();
+    for (const f of readdirSync(MODELS).filter((x) => x.endsWith('.d.ts'))) {
+      for (const m of readFileSync(path.join(MODELS, f), 'utf8').matchAll(/export interface I(\w+)/g)) if (!declaredIn.has(m[1])) declaredIn.set(m[1], f);
+    }
+  }
+  return declaredIn.get(name) ?? `${name}.d.ts`;
+}
 
 interface Model { fields: Map<string, string> }
 const cache = new Map<string, Model>();
@@ -17,7 +30,7 @@ const cache = new Map<string, Model>();
 export function model(name: string): Model {
   const hit = cache.get(name);
   if (hit) return hit;
-  const text = readFileSync(path.join(MODELS, `${name}.d.ts`), 'utf8');
+  const text = readFileSync(path.join(MODELS, fileOf(name)), 'utf8');
   const head = new RegExp(`export interface I${name}(?: extends I(\\w+))? \\{`).exec(text);
   if (!head) throw new Error(`${name}: no interface I${name}`);
   const fields = new Map<string, string>(head[1] ? model(head[1]).fields : []);
@@ -62,5 +75,11 @@ function typeProblems(type: string, v: unknown, at: string): string[] {
   }
   if (type === 'string' || type === 'number' || type === 'boolean') return typeof v === type ? [] : [`${at}: expected ${type}, got ${JSON.stringify(v)}`];
   if (type === 'Date') return v instanceof Date ? [] : [`${at}: expected a Date`];
-  return modelProblems(type, v, at);
+  return modelProblems(subclassOf(type, v), v, at);
+}
+
+/** The class a polymorphic base maps a value to by its `type`, as the client's `fromJS` does; the base otherwise. */
+function subclassOf(base: string, v: unknown): string {
+  const t = (v as { type?: unknown } | null)?.type;
+  return (typeof t === 'string' && SERP_ITEM_CLASSES[base]?.[t]) || base;
 }
