@@ -56,7 +56,6 @@ export const registrable = (d: string) =>
   `CASE WHEN regexp_matches(${d}, '\\.(co|com|org|net|ac|gov|edu|ne|or|go)\\.[a-z]{2}$') THEN regexp_extract(${d}, '([^.]+\\.[^.]+\\.[^.]+)$', 1) ELSE regexp_extract(${d}, '([^.]+\\.[^.]+)$', 1) END`;
 /** A domain that counts for a tracked one: itself or one of its subdomains. */
 const countsFor = (d: string, tracked: string) => `(${d} = ${tracked} OR ends_with(${d}, '.' || ${tracked}))`;
-const sameSeries = (a: string, b: string) => SERIES.map((x) => `${a}.${x} IS NOT DISTINCT FROM ${b}.${x}`).join(' AND ');
 const series = (a: string) => SERIES.map((x) => `${a}.${x}`).join(', ');
 
 /** Pages (one row per result page), AI Overview citations, and the tracked domains of each task, over SERP_ITEMS. */
