@@ -100,6 +100,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     // The account check before anything is posted; a publish-only resume posts nothing.
     const pre: PreflightResult = run.publishOnly ? { ok: true } : await preflight(config, opts.env ?? process.env, logger);
     if (!pre.ok) base.stops.account = { ...pre.stop, exitCode: pre.exitCode };
+    else useAccountRate(run, pre.account?.callsPerMinute ?? null);
     if (pre.ok || pre.collects) {
       try {
         await collection.resume();
@@ -151,6 +152,12 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     await collection?.close();
     await run.close();
   }
+}
+
+/** The account's own calls a minute (user_data), when it states one, paces the run instead of the configured number. */
+function useAccountRate({ client, config, logger }: OpenedRun, callsPerMinute: number | null): void {
+  if (callsPerMinute === null || callsPerMinute === config.rate_limit.calls) return;
+  if (client.limiter.useAccountLimit(callsPerMinute)) logger.info({ calls: callsPerMinute, window_ms: config.rate_limit.window_ms, configured: config.rate_limit.calls }, "rate limit: the account's own, as user_data states it");
 }
 
 /** What the end-of-run notice says (src/run/notify.ts). */
