@@ -19,7 +19,7 @@ import { mkdirSync } from 'node:fs';
 import { FAST_WINDOW_MS, measureJobRun, type JobBenchOptions, type JobSizes } from './jobs.js';
 import { FAMILY_NAMES, round, type Figures } from './figures.js';
 import { breakdownTable, describeLimit, reportRows } from './profile.js';
-import { LOAD_BYTES } from '../normalize/batch.js';
+import { CHANNEL_LIMITS } from '../load/channel.js';
 
 /** Calls a minute the live service allows an account now (docs/api-live.md). */
 const LIVE_CALLS_PER_MINUTE = 10_000;
@@ -43,7 +43,7 @@ interface Family {
   quickParams?: Record<string, unknown>;
   /** Tasks of the smaller run; the larger one runs four times as many. */
   tasks: { quick: number; full: number };
-  /** Results per load transaction at most (collect.load_batch); LOAD_BYTES of answers bounds it first for large results. */
+  /** Results per load transaction at most (collect.load_batch); the load channel's bytes per transaction bound it first for large results. */
   loadBatch: number;
 }
 
@@ -132,7 +132,7 @@ export async function benchFamilies(o: JobBenchOptions, only?: readonly string[]
       value: round(l.m.child.maxRssMb, 1),
       unit: 'MB',
       goal: '< 512',
-      how: `maxRSS of the child running only the ${l.n}-task run (${f.what}; at most ${f.loadBatch} results and ${LOAD_BYTES / 2 ** 20} MB of answers per load transaction); peak V8 heap used ${l.m.child.peakHeapMb} MB, outside the heap ${l.m.child.peakNativeMb} MB; the ${s.n}-task run: ${s.m.child.maxRssMb} MB; load average ${s.load} and ${l.load}`,
+      how: `maxRSS of the child running only the ${l.n}-task run (${f.what}; at most ${f.loadBatch} results and ${CHANNEL_LIMITS.loadBytes / 2 ** 20} MB of answers per load transaction); peak V8 heap used ${l.m.child.peakHeapMb} MB, outside the heap ${l.m.child.peakNativeMb} MB; the ${s.n}-task run: ${s.m.child.maxRssMb} MB; load average ${s.load} and ${l.load}`,
     };
     out[`peak_rss_growth_${f.name}`] = {
       value: round(l.m.child.maxRssMb / s.m.child.maxRssMb, 2),

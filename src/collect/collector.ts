@@ -15,13 +15,15 @@
  * - A callback for a task not known yet (its POST answer is still being recorded) is declined, so the service
  *   lists the task instead of forgetting it, and remembered, so the task is fetched as soon as it is tracked.
  *
- * Every result goes through `sink` (normalize + load + ledger state in one transaction) in small batches, so a
- * crash loses no more than the batch in flight, which the ledger still shows as posted and a resume collects.
- * The collect stage (index.ts) turns both `sink` and `onFailed` into its Outcomes.
+ * Every result (or failure) is handed to the load channel (src/load/channel.ts) as one Outcome: it decides the
+ * transactions and commits each result's rows with its ledger move, so a crash loses no more than what it held,
+ * which the ledger still shows as posted and a resume collects. Before a task_get is sent, the channel reserves
+ * room for its answer (the largest its endpoint gave so far): fetching waits while the answers held are at the
+ * channel's budget, so results arrive no faster than they load.
  */
 import { ENDPOINTS, endpoint, findEndpoint, matchPath } from '../api/catalog.js';
 import type { CollectedTask } from '../normalize/extract.js';
-import { batchFull, bytesOf, LOAD_BYTES, takeBatch } from '../normalize/batch.js';
+import type { Hold, LoadPort, Outcome } from './outcome.js';
 import { ApiError, type ApiClient, type ReadyItem, type TaskOutcome } from '../api/client.js';
 import { dispositionOf } from '../api/status.js';
 import type { ApiTask, Envelope } from '../api/envelope.js';
@@ -45,10 +47,8 @@ export interface CollectorOptions {
   client: ApiClient;
   engines: Engines;
   logger: Logger;
-  /** Loads results and moves their ledger state, in one transaction. Failures are loaded as failed tasks. */
-  sink: (results: CollectedTask[]) => Promise<void>;
-  /** A task the service answered with an error on task_get (status >= 40000 other than not-ready). */
-  onFailed: (t: TrackedTask, code: number, message: string) => Promise<void>;
+  /** The load channel: each result or failure goes there as an Outcome (rows and ledger state in one transaction). */
+  load: LoadPort;
   /**
    * A task whose POST may or may not have reached the service turned up (listed by tasks_ready or announced by a
    * callback, matched by its tag): record its service id before it is fetched.
@@ -65,14 +65,6 @@ export interface CollectorOptions {
   pollMaxMs?: number;
   /** After this long without a callback or a listing, look the task up by id. */
   stragglerAfterMs?: number;
-  /** Results loaded per transaction at most. */
-  batchSize?: number;
-  /** Answer bytes loaded per transaction at most (default LOAD_BYTES; a larger single answer goes alone). */
-  loadBytes?: number;
-  /** Answer bytes held at most: fetched and not loaded yet, or being fetched (default HOLD_BYTES; see admits). */
-  holdBytes?: number;
-  /** A partial batch is loaded once no result arrived for this long (default 100 ms). */
-  flushQuietMs?: number;
   /** Outstanding task_get calls at most (the limiter paces them; this bounds memory). */
   maxInFlight?: number;
   /**
@@ -112,14 +104,6 @@ const NOT_READY = new Set([40601, 40602]);
 const ERRORS_ID = ENDPOINTS.find((e) => e.result === 'domain_errors')!.id;
 /** Callbacks remembered for tasks not tracked yet, at most. */
 const EARLY_MAX = 10_000;
-/** A partial batch is loaded once no result arrived for this long (see flushWhenQuiet). */
-const FLUSH_QUIET_MS = 100;
-/**
- * Answer bytes held at most (parsed, an answer takes about three times its size in the heap): the batch being
- * loaded and the next one, so fetching keeps ahead of loading without holding a night's largest results at once.
- */
-const HOLD_BYTES = 2 * LOAD_BYTES;
-
 /** An answer that says nothing about the task itself: ask again later. */
 function isTransient(code: number, transport: unknown): boolean {
   if (transport || code === 0 || NOT_READY.has(code)) return true;
@@ -140,49 +124,25 @@ export class Collector {
   private readonly early = new Map<string, string | null>();
   /** By tasks_ready endpoint: when the last poll that listed everything ready (less than a full page) started. */
   private readonly lookedAt = new Map<string, number>();
-  private readonly buffer: CollectedTask[] = [];
-  private flushing: Promise<void> = Promise.resolve();
-  /** A flush is queued behind the running one and has not started: later calls join it. */
-  private flushQueued = false;
-  /** Fetches waiting for the buffered batch to be taken by a load. */
-  private batchTaken: (() => void)[] = [];
-  /** When the last result was buffered (performance.now()), and the timer that loads a partial batch after it. */
-  private lastPushAt = 0;
-  private quietTimer: NodeJS.Timeout | null = null;
-  private loadsRunning = 0;
-  private lastLoadEndAt = 0;
   private inFlight = 0;
-  /** Answer bytes of results pushed and not loaded yet, and reserved by fetches in flight (see admits). */
-  private heldBytes = 0;
-  private inFlightBytes = 0;
-  /** By task_get endpoint: the largest answer seen, what a fetch of it reserves. */
-  private readonly largest = new Map<string, number>();
-  /** Fetches waiting for a slot, first come first served. */
-  private readonly slotWaiters: { getId: string; admit: (reserved: number) => void }[] = [];
-  /** Resolves the drain loop once no fetch waits for a slot (see backlogCleared). */
+  /** Fetches not calling yet: waiting for room in the load channel or for a slot (see backlogCleared). */
+  private queued = 0;
+  private readonly slotWaiters: (() => void)[] = [];
+  /** Resolves the drain loop once no fetch is queued (see backlogCleared). */
   private backlogWaiter: (() => void) | null = null;
   private readonly gets = new Set<Promise<void>>();
+  /** Outcomes handed to the load channel and not committed yet. */
+  private readonly commits = new Set<Promise<void>>();
   private readonly now: () => number;
   private wake: (() => void) | null = null;
   private lastError: unknown;
   readonly stats = { polls: 0, taskGets: 0, callbacks: 0, postbacksLoaded: 0, postbacksRefused: 0, resent: 0, duplicates: 0, foreign: 0, errorsLookups: 0 };
 
-  /** Service ids whose result (or failure) is being recorded: still waiting in the store until it commits. */
+  /** Service ids whose result (or failure) is being committed: still waiting in the store until it commits. */
   private readonly settling = new Map<string, string | undefined>();
-  private readonly o: CollectorOptions;
 
-  constructor(o: CollectorOptions) {
+  constructor(private readonly o: CollectorOptions) {
     this.now = o.now ?? Date.now;
-    this.o = {
-      ...o,
-      sink: async (results) => {
-        try {
-          await o.sink(results);
-        } finally {
-          for (const r of results) this.settling.delete(r.task.id);
-        }
-      },
-    };
   }
 
   /** Tasks to collect; a service id already tracked is ignored. */
@@ -374,14 +334,13 @@ export class Collector {
         if (listed >= 1000) continue; // a full page: more are waiting
       }
       progressed = (await this.fetchStragglers()) || progressed;
-      // Results still arriving are loaded by flushWhenQuiet or in full batches.
-      if (!this.quietTimer) await this.flush();
       if ((await this.outstanding()) === 0) break;
       delay = progressed ? (this.o.pollMinMs ?? 250) : Math.min(maxDelay, Math.round(delay * 1.6));
       await this.idle(Math.min(delay, Math.max(0, deadline - this.now())));
     }
     await Promise.all([...this.gets]);
-    await this.flush();
+    await this.o.load.flush();
+    await Promise.all([...this.commits]);
     if (this.lastError) throw this.lastError;
     return this.outstanding();
   }
@@ -528,167 +487,102 @@ export class Collector {
     t.fetching = true;
     const run = (async () => {
       const getId = this.getIdFor(t);
-      const reserved = await this.acquireSlot(getId);
+      let hold: Hold | undefined;
+      this.queued++;
+      try {
+        // Room for its answer in the load channel first (it waits while the answers held are at its budget), then
+        // one of maxInFlight calls.
+        hold = await this.o.load.reserve(getId);
+        await this.acquireSlot();
+      } finally {
+        this.queued--;
+        this.backlogMoved();
+      }
       try {
         this.stats.taskGets++;
         const outcome: TaskOutcome = await this.o.client.taskGet(getId, t.serviceId);
-        if (outcome.ok && outcome.bytes) this.largest.set(getId, Math.max(outcome.bytes, this.largest.get(getId) ?? 0));
-        await this.settle(t, outcome);
-        // A full batch waiting behind a running load holds this slot until that batch's load starts: results
-        // arrive no faster than they load.
-        if (this.loadsRunning > 0 && this.batchFull()) await new Promise<void>((r) => this.batchTaken.push(r));
+        this.settle(t, outcome, hold);
+        hold = undefined;
       } catch (err) {
         this.lastError ??= err;
       } finally {
-        this.releaseSlot(reserved);
+        hold?.cancel();
+        this.releaseSlot();
       }
     })();
     this.gets.add(run);
     void run.finally(() => this.gets.delete(run));
   }
 
-  /** Resolves with the bytes the fetch reserved once it may start (see admits). */
-  private acquireSlot(getId: string): Promise<number> {
-    return new Promise<number>((admit) => {
-      this.slotWaiters.push({ getId, admit });
-      this.admitWaiting();
-    });
-  }
-
-  /**
-   * Whether a fetch of `getId` may start: a slot is free (maxInFlight), and the answers held, those in flight
-   * and this one (at the largest size its endpoint answered) fit in holdBytes. Until an endpoint has answered
-   * once its size is unknown and it is fetched alone; one fetch is always let through, so collection never stops.
-   */
-  private admits(getId: string): boolean {
-    if (this.inFlight >= (this.o.maxInFlight ?? 64)) return false;
-    if (this.inFlight === 0) return true;
-    const size = this.largest.get(getId);
-    return size !== undefined && this.heldBytes + this.inFlightBytes + size <= (this.o.holdBytes ?? HOLD_BYTES);
-  }
-
-  /** Starts waiting fetches, in order, while they are admitted. */
-  private admitWaiting(): void {
-    while (this.slotWaiters.length && this.admits(this.slotWaiters[0].getId)) {
-      const w = this.slotWaiters.shift()!;
-      const reserved = this.largest.get(w.getId) ?? 0;
+  /** Resolves once one of maxInFlight calls is free. */
+  private acquireSlot(): Promise<void> {
+    if (this.inFlight < (this.o.maxInFlight ?? 64)) {
       this.inFlight++;
-      this.inFlightBytes += reserved;
-      w.admit(reserved);
+      return Promise.resolve();
     }
-    if (this.slotWaiters.length === 0 && this.backlogWaiter) {
-      const w = this.backlogWaiter;
-      this.backlogWaiter = null;
-      w();
-    }
+    return new Promise<void>((resolve) => this.slotWaiters.push(() => { this.inFlight++; resolve(); }));
   }
 
-  /** Frees a fetch's slot and reservation, and lets waiting fetches in. */
-  private releaseSlot(reserved: number): void {
+  private releaseSlot(): void {
     this.inFlight--;
-    this.inFlightBytes -= reserved;
-    this.admitWaiting();
+    this.slotWaiters.shift()?.();
   }
 
-  private batchFull(): boolean {
-    return batchFull(this.buffer, this.o.batchSize ?? 200, this.o.loadBytes ?? LOAD_BYTES);
-  }
-
-  /** Waits until no fetch is queued for a slot: before that, a poll would list the queued tasks again. */
+  /** Waits until no fetch is queued (for room or a slot): before that, a poll would list the queued tasks again. */
   private backlogCleared(): Promise<void> {
-    if (this.slotWaiters.length === 0) return Promise.resolve();
+    if (this.queued === 0) return Promise.resolve();
     return new Promise<void>((resolve) => {
       this.backlogWaiter = resolve;
     });
   }
 
-  private async settle(t: Pending, outcome: TaskOutcome): Promise<void> {
+  private backlogMoved(): void {
+    if (this.queued > 0 || !this.backlogWaiter) return;
+    const w = this.backlogWaiter;
+    this.backlogWaiter = null;
+    w();
+  }
+
+  /** A task_get's answer: the result handed to the load channel, a failure recorded, or the task left pending. */
+  private settle(t: Pending, outcome: TaskOutcome, hold: Hold): void {
     if (outcome.ok) {
-      this.push(t, { endpointId: this.getIdFor(t, outcome.task), task: outcome.task, version: outcome.version ?? '', bytes: outcome.bytes });
+      this.push(t, { endpointId: this.getIdFor(t, outcome.task), task: outcome.task, version: outcome.version ?? '', bytes: outcome.bytes }, hold);
       return;
     }
     const { code, message } = outcome.error;
     if (isTransient(code, outcome.error.transport)) {
       // Not finished yet, or no answer about it after the client's retries: keep it pending for a later look.
+      hold.cancel();
       t.fetching = false;
       t.since = this.now();
       return;
     }
-    this.pending.delete(t.serviceId);
-    this.settling.set(t.serviceId, t.stored ? t.postId : undefined);
-    try {
-      await this.o.onFailed(t, code, message);
-    } finally {
-      this.settling.delete(t.serviceId);
-    }
+    this.hand(t, { kind: 'failed', ref: t.serviceId, code, message }, hold);
   }
 
-  private push(t: TrackedTask, r: CollectedTask): void {
-    // Leaving `pending` here is what makes a second postback or pingback of the same task a no-op.
+  /** A result in hand: leaving `pending` here is what makes a second postback or pingback of the same task a no-op. */
+  private push(t: TrackedTask, r: CollectedTask, hold?: Hold): void {
+    this.hand(t, { kind: 'collected', results: [{ ...r, key: t.key }] }, hold);
+  }
+
+  /**
+   * Hands a task's outcome to the load channel: through the room reserved for its fetch, or (a postback, whose
+   * body is here already) once the channel admits it. The task stays `settling` until the outcome commits.
+   */
+  private hand(t: TrackedTask, o: Outcome, hold?: Hold): void {
     this.pending.delete(t.serviceId);
     this.settling.set(t.serviceId, (t as Pending).stored ? t.postId : undefined);
-    this.buffer.push({ ...r, key: t.key });
-    this.heldBytes += r.bytes ?? 0;
-    if (this.batchFull()) void this.flush();
-    else this.flushWhenQuiet();
-  }
-
-  /**
-   * Loads a partial batch once no result arrived for flushQuietMs: the end of a burst of postbacks is loaded
-   * right away instead of at the drain loop's next turn (up to poll_max_ms later), and a burst still arriving is
-   * loaded in full batches rather than a partial one per turn (each load has a fixed cost).
-   */
-  private flushWhenQuiet(): void {
-    this.lastPushAt = performance.now();
-    if (this.quietTimer) return;
-    const wait = this.o.flushQuietMs ?? FLUSH_QUIET_MS;
-    const check = () => {
-      // Quiet counts from the last result or the end of the last load, whichever is later: a load holds the
-      // event loop for a while, and the results that came in meanwhile are not pushed yet when it ends.
-      const quiet = performance.now() - Math.max(this.lastPushAt, this.lastLoadEndAt);
-      if (this.loadsRunning > 0 || quiet < wait) {
-        this.quietTimer = setTimeout(check, this.loadsRunning > 0 ? wait : wait - quiet);
-        this.quietTimer.unref();
-        return;
+    const committed = (async () => {
+      try {
+        await (hold ? hold.admit(o) : await this.o.load.admit(o)).done;
+      } catch (err) {
+        this.lastError ??= err;
+      } finally {
+        this.settling.delete(t.serviceId);
       }
-      this.quietTimer = null;
-      void this.flush();
-    };
-    this.quietTimer = setTimeout(check, wait);
-    this.quietTimer.unref();
-  }
-
-  /**
-   * Loads what is buffered, one transaction at a time, each at most a batch (batchSize results, loadBytes of
-   * answers). A flush asked for while another waits to start is that one: it loads everything buffered, and what
-   * arrives meanwhile, batch after batch. (Queueing one per call made a flood of results, arriving while a load
-   * ran, into a train of tiny loads, each paying a transaction's fixed cost.)
-   */
-  flush(): Promise<void> {
-    if (this.flushQueued) return this.flushing;
-    this.flushQueued = true;
-    this.flushing = this.flushing.then(async () => {
-      this.flushQueued = false;
-      for (;;) {
-        for (const taken of this.batchTaken.splice(0)) taken();
-        if (!this.buffer.length) return;
-        const batch = takeBatch(this.buffer, this.o.batchSize ?? 200, this.o.loadBytes ?? LOAD_BYTES);
-        this.loadsRunning++;
-        try {
-          await this.o.sink(batch);
-        } catch (err) {
-          this.lastError ??= err;
-          return;
-        } finally {
-          this.loadsRunning--;
-          this.lastLoadEndAt = performance.now();
-          // Loaded (or failed, and the run with it): its answers are no longer held.
-          this.heldBytes -= bytesOf(batch);
-          this.admitWaiting();
-        }
-      }
-    });
-    return this.flushing;
+    })();
+    this.commits.add(committed);
+    void committed.finally(() => this.commits.delete(committed));
   }
 
   private poke(): void {

@@ -31,7 +31,7 @@ export async function callStep(ctx: CollectContext, step: PipelineStep): Promise
         return;
       }
       inFlightUsd += price;
-      if (t.state === 'planned') await ledger.beginPost(runId, [t.key]);
+      if (t.state === 'planned') await ctx.sink({ kind: 'calling', keys: [t.key] });
       const results: CollectedTask[] = [];
       let cost = 0;
       let error: { code: number; message: string } | undefined;
@@ -41,7 +41,7 @@ export async function callStep(ctx: CollectContext, step: PipelineStep): Promise
         results.push({ endpointId: step.endpointId, task: o.task, version: o.version ?? '' });
       }
       if (!results.length) {
-        await ledger.recordPostFailed(runId, [{ ref: t.key, code: error?.code ?? 0, message: error?.message ?? 'no answer' }]);
+        await ctx.sink({ kind: 'call_failed', failures: [{ ref: t.key, code: error?.code ?? 0, message: error?.message ?? 'no answer' }] });
         ctx.progress.add('failed');
         inFlightUsd -= price;
         continue;

@@ -265,6 +265,19 @@ export class Warehouse {
     }
   }
 
+  /** Runs `work` in one transaction on the writing connection (ledger moves with no rows to load). */
+  async transact(work: (conn: DuckDBConnection) => Promise<void>): Promise<void> {
+    const conn = this.connection;
+    await conn.run('BEGIN TRANSACTION');
+    try {
+      await work(conn);
+      await conn.run('COMMIT');
+    } catch (err) {
+      await conn.run('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+  }
+
   /** A table's columns in the order the file has them (a column added by schema evolution is last). */
   private async columnsOf(name: string, conn: DuckDBConnection): Promise<string[]> {
     let cols = this.columnOrder.get(name);

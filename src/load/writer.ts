@@ -5,10 +5,10 @@
  * Between two turns it rests the warehouse: a checkpoint once the write-ahead log has grown, under a lowered
  * memory limit, then DuckDB's cache trimmed. The memory policy is these constants; users set memory_limit only.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import type { CollectedTask } from '../normalize/extract.js';
 import { sizeInBytes } from '../config/index.js';
-import { Warehouse, type LoadSummary } from './warehouse.js';
+import { Warehouse, emptySummary, type LoadSummary } from './warehouse.js';
 import { WAREHOUSE_STORAGE } from './database.js';
 
 /**
@@ -71,11 +71,28 @@ export class Writer {
 
   /** Normalizes and loads `tasks`, with `inTransaction` (the ledger's moves) in the same transaction; then rests. */
   load(tasks: readonly CollectedTask[], opts: { runId: string; engines: readonly string[]; inTransaction: (conn: DuckDBConnection) => Promise<void> }): Promise<LoadSummary> {
+    // Ledger moves alone (a call about to be sent, an adoption): one small transaction, nothing to rest after.
+    if (!tasks.length) return this.queue(async () => { await this.warehouse.transact(opts.inTransaction); return emptySummary(); });
     return this.queue(async () => {
       const summary = await this.warehouse.loadTasks(tasks, opts);
       await this.restNow('load');
       return summary;
     });
+  }
+
+  /** A read of the working warehouse, in turn with the writes: its rows as arrays. */
+  query(sql: string, params?: DuckDBValue[]): Promise<unknown[][]> {
+    return this.queue(async () => (await this.warehouse.connection.runAndReadAll(sql, params)).getRows() as unknown[][]);
+  }
+
+  /** A read of the working warehouse, in turn with the writes: its rows as objects. */
+  queryObjects(sql: string): Promise<Record<string, unknown>[]> {
+    return this.queue(async () => (await this.warehouse.connection.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[]);
+  }
+
+  /** Row counts of every catalog table. */
+  tableCounts(): Promise<Record<string, number>> {
+    return this.queue(() => this.warehouse.tableCounts());
   }
 
   /** A rest queued behind the writes before it (after the ledger's own writes: planning, posting). */

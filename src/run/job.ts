@@ -23,7 +23,7 @@ import { groupFailures, runCondition } from './status-view.js';
 import { noPause, type PauseHook } from '../pause.js';
 import { EXIT } from '../exit.js';
 import { openRun, type OpenedRun } from './open.js';
-import { makeSink } from './sink.js';
+import { openLoadChannel } from './sink.js';
 import { markPublishing, published as publishDone } from './resume.js';
 import { postLeftovers, postableLeft, refusals, runSteps, type Refusal, type StepsContext } from './steps.js';
 import { accountStopOf, newStops, stopExitCode, stopLines, type Stops } from '../post/stop.js';
@@ -89,13 +89,13 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
   const run = await openRun(opts);
   const { config, pipeline, runId, runDate, ledger, writer, logger, progress, paths } = run;
   const load = emptySummary();
-  const settled = () => writer.idle();
   if (run.resumed) progress.seed(await ledger.summary(runId)); // what earlier attempts did counts on the bar too
-  const sink = makeSink({ writer, ledger, runId, engines: Object.values(config.paths), progress, logger, pause, load });
+  const channel = openLoadChannel({ writer, ledger, runId, engines: Object.values(config.paths), progress, logger, pause, load, maxCount: config.collect.load_batch });
+  const settled = async () => { await channel.idle(); await writer.idle(); };
   const base = { config, pipeline, runId, ledger, client: run.client, logger, progress, budget: { stopped: false }, pause, stops: newStops() };
   let collection: Collection | undefined;
   try {
-    collection = await Collection.open({ ...base, sink, settled, rawDir: paths.raw, attemptStartedAt: run.attemptStartedAt }, (e) => run.archive.append(e));
+    collection = await Collection.open({ ...base, load: channel, sink: (o) => channel.put(o), settled, rawDir: paths.raw, attemptStartedAt: run.attemptStartedAt }, (e) => run.archive.append(e));
     const steps: StepsContext = { ...base, runDate, collection, settled, rest: () => writer.rest(), warehouse: writer.warehouse.connection };
     // The account check before anything is posted; a publish-only resume posts nothing.
     const pre: PreflightResult = run.publishOnly ? { ok: true } : await preflight(config, opts.env ?? process.env, logger);
