@@ -21,100 +21,18 @@
  * room for its answer (the largest its endpoint gave so far): fetching waits while the answers held are at the
  * channel's budget, so results arrive no faster than they load.
  */
-import { ENDPOINTS, endpoint, findEndpoint, matchPath } from '../api/catalog.js';
-import type { CollectedTask } from '../normalize/extract.js';
-import type { Hold, LoadPort, Outcome } from './outcome.js';
-import { ApiError, type ApiClient, type ReadyItem, type TaskOutcome } from '../api/client.js';
-import { dispositionOf } from '../api/status.js';
-import type { ApiTask, Envelope } from '../api/envelope.js';
-import type { Engines } from '../config/index.js';
-import type { Logger } from '../api/logger.js';
-import type { PostedEcho } from './vouch.js';
+import { ENDPOINTS, endpoint } from '../api/catalog.js';
+import { ApiError, type ReadyItem } from '../api/client.js';
+import type { Envelope } from '../api/envelope.js';
+import { Fetcher, isTransient } from './fetcher.js';
+import type { AmbiguousTask, CollectorOptions, Pending, TrackedTask } from './types.js';
 
-export interface TrackedTask {
-  key: string;
-  serviceId: string;
-  /** The task_post endpoint it was posted to. */
-  postId: string;
-  mode: 'tasks_ready' | 'pingback' | 'postback';
-  /** For events: which task_get variant to fetch (postback_data), default advanced. */
-  variant?: string;
-  /** What was posted (postback tasks): a postback is checked against it without a ledger read (vouch.ts). */
-  posted?: PostedEcho;
-}
+export type { AmbiguousTask, CollectorOptions, TrackedTask, WaitingStore } from './types.js';
 
-export interface CollectorOptions {
-  client: ApiClient;
-  engines: Engines;
-  logger: Logger;
-  /** The load channel: each result or failure goes there as an Outcome (rows and ledger state in one transaction). */
-  load: LoadPort;
-  /**
-   * A task whose POST may or may not have reached the service turned up (listed by tasks_ready or announced by a
-   * callback, matched by its tag): record its service id before it is fetched.
-   */
-  onAdopt?: (t: AmbiguousTask, serviceId: string) => Promise<void>;
-  /** Ambiguous tasks not seen within `ambiguousGraceMs`: the service never created them; they may be posted again. */
-  onGiveUp?: (ts: AmbiguousTask[]) => Promise<void>;
-  ambiguousGraceMs?: number;
-  /** Called for each task listed ready or announced by a callback. */
-  onReady?: (t: TrackedTask) => void;
-  /** Why a postback's task does not match what was posted (see vouch.ts), or undefined: only matching ones load. */
-  vouch?: (t: TrackedTask, task: ApiTask) => Promise<string | undefined>;
-  pollMinMs?: number;
-  pollMaxMs?: number;
-  /** After this long without a callback or a listing, look the task up by id. */
-  stragglerAfterMs?: number;
-  /** Outstanding task_get calls at most (the limiter paces them; this bounds memory). */
-  maxInFlight?: number;
-  /**
-   * Where polled (tasks_ready) tasks wait: with a store, tracking one keeps nothing in memory, and the collector
-   * holds only the tasks it fetches (and those it must look at again), so its memory does not grow with the night.
-   */
-  store?: WaitingStore;
-  now?: () => number;
-}
-
-/**
- * Polled tasks waiting to be collected, kept outside the collector (the job's is the ledger: posted tasks not
- * loaded yet). A task stays waiting until its result (or failure) is recorded, so fetched tasks whose load is
- * still on its way are listed too: the collector skips those it holds.
- */
-export interface WaitingStore {
-  /** Waiting tasks, counted by the task_post endpoint they were posted to. */
-  waiting(): Promise<{ postId: string; count: number }[]>;
-  /** Of these service ids, the waiting tasks (the others are another run's, or collected already). */
-  lookup(serviceIds: readonly string[]): Promise<TrackedTask[]>;
-  /** Waiting tasks posted before `before` (epoch ms), oldest first, at most `limit`: stragglers never listed. */
-  overdue(before: number, limit: number): Promise<TrackedTask[]>;
-}
-
-/** A task whose POST got no clear answer: known by its tag until the service shows its id. */
-export interface AmbiguousTask {
-  key: string;
-  tag: string;
-  postId: string;
-  mode: TrackedTask['mode'];
-  variant?: string;
-  posted?: PostedEcho;
-}
-
-const NOT_READY = new Set([40601, 40602]);
 /** The list of failed callback deliveries (E13). */
 const ERRORS_ID = ENDPOINTS.find((e) => e.result === 'domain_errors')!.id;
 /** Callbacks remembered for tasks not tracked yet, at most. */
 const EARLY_MAX = 10_000;
-/** An answer that says nothing about the task itself: ask again later. */
-function isTransient(code: number, transport: unknown): boolean {
-  if (transport || code === 0 || NOT_READY.has(code)) return true;
-  const d = dispositionOf(code);
-  return d === 'retry' || d === 'slow_down';
-}
-/**
- * `stored`: the task also waits in the store (so it is counted there, not here). `resent`: its failed callback was
- * re-sent (webhook_resend) once; if it still does not come, the task is fetched by id.
- */
-type Pending = TrackedTask & { since: number; fetching: boolean; stored?: boolean; resent?: boolean };
 
 export class Collector {
   private readonly pending = new Map<string, Pending>();
@@ -124,15 +42,7 @@ export class Collector {
   private readonly early = new Map<string, string | null>();
   /** By tasks_ready endpoint: when the last poll that listed everything ready (less than a full page) started. */
   private readonly lookedAt = new Map<string, number>();
-  private inFlight = 0;
-  /** Fetches not calling yet: waiting for room in the load channel or for a slot (see backlogCleared). */
-  private queued = 0;
-  private readonly slotWaiters: (() => void)[] = [];
-  /** Resolves the drain loop once no fetch is queued (see backlogCleared). */
-  private backlogWaiter: (() => void) | null = null;
-  private readonly gets = new Set<Promise<void>>();
-  /** Outcomes handed to the load channel and not committed yet. */
-  private readonly commits = new Set<Promise<void>>();
+  private readonly fetcher: Fetcher;
   private readonly now: () => number;
   private wake: (() => void) | null = null;
   private lastError: unknown;
@@ -143,6 +53,8 @@ export class Collector {
 
   constructor(private readonly o: CollectorOptions) {
     this.now = o.now ?? Date.now;
+    const books = { pending: this.pending, settling: this.settling, stats: this.stats, now: this.now, fail: (err: unknown) => { this.lastError ??= err; } };
+    this.fetcher = new Fetcher(o, books);
   }
 
   /** Tasks to collect; a service id already tracked is ignored. */
@@ -155,7 +67,7 @@ export class Collector {
       const p: Pending = { ...t, since: this.now(), fetching: false, ...(stored ? { stored } : {}) };
       this.pending.set(t.serviceId, p);
       // Its callback came while the POST answer was being recorded: it is complete, fetch it now.
-      if (this.early.delete(t.serviceId)) this.fetch(p);
+      if (this.early.delete(t.serviceId)) this.fetcher.fetch(p);
     }
     this.poke();
   }
@@ -169,7 +81,7 @@ export class Collector {
       if (this.pending.has(t.serviceId) || this.settling.has(t.serviceId)) continue;
       const p: Pending = { ...t, since: this.now(), fetching: false };
       this.pending.set(t.serviceId, p);
-      this.fetch(p);
+      this.fetcher.fetch(p);
     }
     this.poke();
   }
@@ -182,7 +94,7 @@ export class Collector {
     for (const [id, tag] of this.early) {
       if (!tag || !this.awaiting.has(tag)) continue;
       this.early.delete(id);
-      void this.adopt(tag, id).then((t) => t && this.fetch(t), (err) => { this.lastError ??= err; });
+      void this.adopt(tag, id).then((t) => t && this.fetcher.fetch(t), (err) => { this.lastError ??= err; });
     }
     this.poke();
   }
@@ -264,7 +176,7 @@ export class Collector {
       return false;
     }
     this.o.onReady?.(t);
-    this.fetch(t);
+    this.fetcher.fetch(t);
     return true;
   }
 
@@ -305,11 +217,11 @@ export class Collector {
       this.o.onReady?.(t);
       if (task.status_code >= 40000 || !Array.isArray(task.result)) {
         // A postback of a failed task, or a truncated one: fetch it by id for the authoritative answer.
-        this.fetch(t);
+        this.fetcher.fetch(t);
         continue;
       }
       this.stats.postbacksLoaded++;
-      this.push(t, { endpointId: this.getIdFor(t, task), task, version: envelope.version, bytes: share });
+      this.fetcher.push(t, { endpointId: this.fetcher.getIdFor(t, task), task, version: envelope.version, bytes: share });
     }
     return taken;
   }
@@ -326,7 +238,7 @@ export class Collector {
     while ((await this.outstanding()) > 0 && this.now() < deadline) {
       if (this.lastError) throw this.lastError;
       let progressed = await this.expireAmbiguous();
-      await this.backlogCleared();
+      await this.fetcher.backlogCleared();
       const { families } = await this.census();
       if (families.size) {
         const listed = await this.pollReady(families);
@@ -338,9 +250,7 @@ export class Collector {
       delay = progressed ? (this.o.pollMinMs ?? 250) : Math.min(maxDelay, Math.round(delay * 1.6));
       await this.idle(Math.min(delay, Math.max(0, deadline - this.now())));
     }
-    await Promise.all([...this.gets]);
-    await this.o.load.flush();
-    await Promise.all([...this.commits]);
+    await this.fetcher.settled();
     if (this.lastError) throw this.lastError;
     return this.outstanding();
   }
@@ -392,7 +302,7 @@ export class Collector {
         if (t.fetching) continue;
         listed++;
         this.o.onReady?.(t);
-        this.fetch(t);
+        this.fetcher.fetch(t);
       }
       // Not held here: waiting in the store, or another run's (or another client's) task.
       const found = unknown.length && this.o.store ? await this.o.store.lookup(unknown) : [];
@@ -402,7 +312,7 @@ export class Collector {
         if (!t || t.fetching) continue;
         listed++;
         this.o.onReady?.(t);
-        this.fetch(t);
+        this.fetcher.fetch(t);
       }
       listed = Math.max(listed, items.length >= 1000 ? 1000 : 0);
     }
@@ -430,7 +340,7 @@ export class Collector {
     const resent = due.some((t) => t.mode !== 'tasks_ready' && !t.resent) ? await this.resendFailed(due) : new Set<Pending>();
     for (const t of due) {
       t.since = this.now(); // wait another period before asking again if it is still queued
-      if (!resent.has(t)) this.fetch(t);
+      if (!resent.has(t)) this.fetcher.fetch(t);
     }
     return true;
   }
@@ -468,122 +378,6 @@ export class Collector {
   }
 
   // ---- fetching and loading ------------------------------------------------------------------------------------
-
-  private getIdFor(t: TrackedTask, task?: ApiTask): string {
-    if (task?.path?.length) {
-      const m = matchPath('GET', `/${task.path.join('/')}`, this.o.engines, { anyEngine: true });
-      if (m && m.def.kind === 'task_get') return m.def.id;
-    }
-    const def = endpoint(t.postId);
-    if (t.variant) {
-      const variantId = `${def.getId?.replace(/\.[a-z]+$/, '')}.${t.variant}`;
-      if (findEndpoint(variantId)?.kind === 'task_get') return variantId;
-    }
-    return def.getId!;
-  }
-
-  private fetch(t: Pending): void {
-    if (t.fetching) return;
-    t.fetching = true;
-    const run = (async () => {
-      const getId = this.getIdFor(t);
-      let hold: Hold | undefined;
-      this.queued++;
-      try {
-        // Room for its answer in the load channel first (it waits while the answers held are at its budget), then
-        // one of maxInFlight calls.
-        hold = await this.o.load.reserve(getId);
-        await this.acquireSlot();
-      } finally {
-        this.queued--;
-        this.backlogMoved();
-      }
-      try {
-        this.stats.taskGets++;
-        const outcome: TaskOutcome = await this.o.client.taskGet(getId, t.serviceId);
-        this.settle(t, outcome, hold);
-        hold = undefined;
-      } catch (err) {
-        this.lastError ??= err;
-      } finally {
-        hold?.cancel();
-        this.releaseSlot();
-      }
-    })();
-    this.gets.add(run);
-    void run.finally(() => this.gets.delete(run));
-  }
-
-  /** Resolves once one of maxInFlight calls is free. */
-  private acquireSlot(): Promise<void> {
-    if (this.inFlight < (this.o.maxInFlight ?? 64)) {
-      this.inFlight++;
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve) => this.slotWaiters.push(() => { this.inFlight++; resolve(); }));
-  }
-
-  private releaseSlot(): void {
-    this.inFlight--;
-    this.slotWaiters.shift()?.();
-  }
-
-  /** Waits until no fetch is queued (for room or a slot): before that, a poll would list the queued tasks again. */
-  private backlogCleared(): Promise<void> {
-    if (this.queued === 0) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      this.backlogWaiter = resolve;
-    });
-  }
-
-  private backlogMoved(): void {
-    if (this.queued > 0 || !this.backlogWaiter) return;
-    const w = this.backlogWaiter;
-    this.backlogWaiter = null;
-    w();
-  }
-
-  /** A task_get's answer: the result handed to the load channel, a failure recorded, or the task left pending. */
-  private settle(t: Pending, outcome: TaskOutcome, hold: Hold): void {
-    if (outcome.ok) {
-      this.push(t, { endpointId: this.getIdFor(t, outcome.task), task: outcome.task, version: outcome.version ?? '', bytes: outcome.bytes }, hold);
-      return;
-    }
-    const { code, message } = outcome.error;
-    if (isTransient(code, outcome.error.transport)) {
-      // Not finished yet, or no answer about it after the client's retries: keep it pending for a later look.
-      hold.cancel();
-      t.fetching = false;
-      t.since = this.now();
-      return;
-    }
-    this.hand(t, { kind: 'failed', ref: t.serviceId, code, message }, hold);
-  }
-
-  /** A result in hand: leaving `pending` here is what makes a second postback or pingback of the same task a no-op. */
-  private push(t: TrackedTask, r: CollectedTask, hold?: Hold): void {
-    this.hand(t, { kind: 'collected', results: [{ ...r, key: t.key }] }, hold);
-  }
-
-  /**
-   * Hands a task's outcome to the load channel: through the room reserved for its fetch, or (a postback, whose
-   * body is here already) once the channel admits it. The task stays `settling` until the outcome commits.
-   */
-  private hand(t: TrackedTask, o: Outcome, hold?: Hold): void {
-    this.pending.delete(t.serviceId);
-    this.settling.set(t.serviceId, (t as Pending).stored ? t.postId : undefined);
-    const committed = (async () => {
-      try {
-        await (hold ? hold.admit(o) : await this.o.load.admit(o)).done;
-      } catch (err) {
-        this.lastError ??= err;
-      } finally {
-        this.settling.delete(t.serviceId);
-      }
-    })();
-    this.commits.add(committed);
-    void committed.finally(() => this.commits.delete(committed));
-  }
 
   private poke(): void {
     this.wake?.();
