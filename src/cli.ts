@@ -131,7 +131,7 @@ program
   .description('rebuild every table from the raw archive, without calling the API')
   .option('--allow-fewer', 'publish even when a table ends with fewer rows than it had (the archive is missing or cut)')
   .action(async (opts) => {
-    const { reprocessCommand } = await import('./archive/command.js');
+    const { reprocessCommand } = await import('./run/archive-command.js');
     process.exitCode = await reprocessCommand({ root: rootFor(), allowFewer: Boolean(opts.allowFewer) });
   });
 
@@ -140,7 +140,7 @@ program
   .description('load response files saved elsewhere (JSON or gzip JSON; one envelope per file or NDJSON)')
   .argument('<files...>', 'response files')
   .action(async (files) => {
-    const { ingestCommand } = await import('./archive/command.js');
+    const { ingestCommand } = await import('./run/archive-command.js');
     process.exitCode = await ingestCommand({ root: rootFor(), files: files.map(abs) });
   });
 

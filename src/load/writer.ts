@@ -10,6 +10,8 @@ import type { CollectedTask } from '../normalize/extract.js';
 import { sizeInBytes } from '../config/index.js';
 import { Warehouse, emptySummary, type LoadSummary } from './warehouse.js';
 import { WAREHOUSE_STORAGE } from './database.js';
+import { loadArchiveFiles, type ArchiveLoadOptions, type ArchiveLoadResult } from './archive-load.js';
+import { reexportMovedRuns, rewriteParquet } from './parquet-sync.js';
 
 /**
  * Checkpoint once the log holds this much: a small log keeps each checkpoint (the peaks of a night) small, and rows
@@ -34,7 +36,7 @@ export class Writer {
   /** Where checkpoints are logged (debug), once the run has a log. */
   log?: WriterLog;
 
-  private constructor(readonly warehouse: Warehouse, private readonly memoryLimit: string, private readonly checkpointWal: number) {}
+  private constructor(private readonly warehouse: Warehouse, private readonly memoryLimit: string, private readonly checkpointWal: number) {}
 
   /**
    * Opens the working warehouse file for this writer, its tables created from the catalog. `checkpointWalBytes`
@@ -93,6 +95,30 @@ export class Writer {
   /** Row counts of every catalog table. */
   tableCounts(): Promise<Record<string, number>> {
     return this.queue(() => this.warehouse.tableCounts());
+  }
+
+  /** Drops and recreates every catalog table (reprocess); the ledger's tables are left alone. */
+  resetTables(): Promise<void> {
+    return this.queue(async () => { await this.warehouse.resetTables(); });
+  }
+
+  /** Loads raw archive files through the load channel (archive-load.ts): reprocess and ingest. */
+  loadArchive(files: readonly string[], opts: ArchiveLoadOptions = {}): Promise<ArchiveLoadResult> {
+    return this.queue(async () => {
+      const r = await loadArchiveFiles(this.warehouse, files, opts);
+      await this.restNow('load');
+      return r;
+    });
+  }
+
+  /** The Parquet export rewritten from the warehouse, every run's rows under its day (reprocess, ingest). */
+  rewriteParquet(parquetDir: string): Promise<{ table: string; file: string; rows: number }[]> {
+    return this.queue(() => rewriteParquet(this.warehouse, parquetDir));
+  }
+
+  /** Parquet parts of earlier runs whose rows this run took over, written again (parquet-sync.ts). */
+  reexportMovedRuns(parquetDir: string, runId: string): Promise<string[]> {
+    return this.queue(() => reexportMovedRuns(this.warehouse, parquetDir, runId));
   }
 
   /** A rest queued behind the writes before it (after the ledger's own writes: planning, posting). */

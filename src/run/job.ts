@@ -28,7 +28,6 @@ import { markPublishing, published as publishDone } from './resume.js';
 import { postLeftovers, postableLeft, refusals, runSteps, type Refusal, type StepsContext } from './steps.js';
 import { accountStopOf, newStops, stopExitCode, stopLines, type Stops } from '../post/stop.js';
 import { preflight, type PreflightResult } from './preflight.js';
-import { reexportMovedRuns } from '../archive/parquet-sync.js';
 
 export interface RunJobOptions {
   root: string;
@@ -96,7 +95,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
   let collection: Collection | undefined;
   try {
     collection = await Collection.open({ ...base, load: channel, sink: (o) => channel.put(o), settled, rawDir: paths.raw, attemptStartedAt: run.attemptStartedAt }, (e) => run.archive.append(e));
-    const steps: StepsContext = { ...base, runDate, collection, settled, rest: () => writer.rest(), warehouse: writer.warehouse.connection };
+    const steps: StepsContext = { ...base, runDate, collection, settled, rest: () => writer.rest(), query: (sql) => writer.queryObjects(sql) };
     // The account check before anything is posted; a publish-only resume posts nothing.
     const pre: PreflightResult = run.publishOnly ? { ok: true } : await preflight(config, opts.env ?? process.env, logger);
     if (!pre.ok) base.stops.account = { ...pre.stop, exitCode: pre.exitCode };
@@ -125,11 +124,11 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     // Exported before the run is marked finished: a crash during the export leaves the run for `resume`.
     removeStaleFiles(run);
     const parquet = await writer.exportParquet(paths.parquet, runDate, runId, () => pause('parquet'));
-    await reexportMovedRuns(writer.warehouse, paths.parquet, runId); // rows this run took over from earlier runs
+    await writer.reexportMovedRuns(paths.parquet, runId); // rows this run took over from earlier runs
     markPublishing(paths.dir, { runId, pipeline: pipeline.name, pipelineFile: pipeline.path, runDate });
     await ledger.finishRun(runId, status, base.stops.account?.message ?? finishNote(pipeline, budgetStopped, notCollected, notPosted));
     const summary = await ledger.summary(runId);
-    const tableRows = await writer.warehouse.tableCounts();
+    const tableRows = await writer.tableCounts();
     await writer.close();
     const published = await publishAll(destinationsFor(config, paths, pause, logger), { runId, runDate, status }, { warehouse: paths.work, parquet, rows: load.rows });
     publishDone(paths.dir);

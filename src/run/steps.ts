@@ -2,7 +2,6 @@
  * The pipeline's steps in order: each is planned into the ledger a chunk at a time, then posted (task_post) or
  * called (live, list). A step fed by SQL waits until what earlier steps posted is collected and loaded.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
 import { endpoint } from '../api/catalog.js';
 import type { Collection } from '../collect/index.js';
 import { expandStepChunks, formatUsd, releaseStepInputs } from '../pipeline/index.js';
@@ -14,8 +13,8 @@ export interface StepsContext extends PostContext {
   collection: Collection;
   /** Resolves once everything handed to the writer is written. */
   settled: () => Promise<void>;
-  /** The working warehouse's connection, for SQL-fed steps. */
-  warehouse: DuckDBConnection;
+  /** A read of the working warehouse, for SQL-fed steps. */
+  query: (sql: string) => Promise<Record<string, unknown>[]>;
 }
 
 /** Plans and posts (or calls) every step; with `postOnly`, posts again what is still planned. */
@@ -33,7 +32,7 @@ export async function runSteps(ctx: StepsContext, opts: { postOnly?: boolean } =
         runId: ctx.runId,
         runDate: ctx.runDate,
         callbacks: ctx.collection.callbacksFor(step, { planned: true }),
-        query: async (sql) => (await ctx.warehouse.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[],
+        query: ctx.query,
       });
       for await (const tasks of chunks) {
         ctx.progress.add('planned', (await ctx.ledger.planTasks(tasks)).inserted);

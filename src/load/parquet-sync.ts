@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import type { Warehouse } from '../load/warehouse.js';
+import type { Warehouse } from './warehouse.js';
 import { TABLES } from '../normalize/catalog.js';
 
 /** The day a run's rows are filed under: its ledger day, else the day in its id (`ingest-20260105T...`), else today. Pure. */
