@@ -3,15 +3,11 @@ import type { ApiClient } from '../api/client.js';
 import type { Logger } from '../api/logger.js';
 import type { Config } from '../config/index.js';
 import type { Ledger } from '../ledger/index.js';
-import type { Pipeline } from '../pipeline/index.js';
+import type { Budget, Pipeline } from '../pipeline/index.js';
 import type { PauseHook } from '../pause.js';
 import type { Progress } from '../run/progress.js';
 import type { LoadPort, Sink } from './outcome.js';
 
-/** Set once the budget stops posting and live calls; shared by both. */
-export interface Budget {
-  stopped: boolean;
-}
 
 export interface CollectContext {
   config: Config;
@@ -32,6 +28,7 @@ export interface CollectContext {
   rawDir: string;
   /** When this attempt opened the run: tasks posted before it are collected by polling, whatever their mode. */
   attemptStartedAt: Date;
+  /** The one answer to "may I spend X?" for posting and live calls alike. */
   budget: Budget;
   pause: PauseHook;
   /** The clock (epoch ms; a test seam): which tasks are too old for tasks_ready to list. */

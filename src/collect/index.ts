@@ -24,7 +24,7 @@ import type { LoadPort } from './outcome.js';
 
 export { Collector, type AmbiguousTask, type TrackedTask, type WaitingStore, type CollectorOptions } from './collector.js';
 export type { Outcome, Sink, LoadPort } from './outcome.js';
-export type { CollectContext, Budget } from './context.js';
+export type { CollectContext } from './context.js';
 export { modeOf, variantOf } from './tracked.js';
 export { postedEcho } from './vouch.js';
 

@@ -20,6 +20,7 @@ export { planPipeline, estimatePlan, formatPlan, formatPlanJson, formatUsd, form
 export type { Callbacks, ExpandOptions, ResolvedAxes } from './expand.js';
 export { checkTasks, generateTasks } from './expand.js';
 export type { QueryFn } from './sources.js';
+export { Budget, withinBudget, type Spend } from './budget.js';
 export { parseCsv } from './csv.js';
 
 export interface LoadOptions {

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { Collection } from '../collect/index.js';
 import { emptySummary, type LoadSummary } from '../load/index.js';
 import type { RunSummary } from '../ledger/index.js';
-import type { Pipeline } from '../pipeline/index.js';
+import { Budget, type Pipeline } from '../pipeline/index.js';
 import { describeDestinations, destinationsFor, exitWithDestinations, postgresOutcomeOf, publishAll } from '../publish/destination.js';
 import type { PostgresOutcome } from '../publish/postgres/index.js';
 import { sendNotice, type RunNotice } from './notify.js';
@@ -91,7 +91,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
   if (run.resumed) progress.seed(await ledger.summary(runId)); // what earlier attempts did counts on the bar too
   const channel = openLoadChannel({ writer, ledger, runId, engines: Object.values(config.paths), progress, logger, pause, load, maxCount: config.collect.load_batch });
   const settled = async () => { await channel.idle(); await writer.idle(); };
-  const base = { config, pipeline, runId, ledger, client: run.client, logger, progress, budget: { stopped: false }, pause, stops: newStops() };
+  const base = { config, pipeline, runId, ledger, client: run.client, logger, progress, budget: new Budget(pipeline.budgetUsd, () => ledger.spentUsd(runId)), pause, stops: newStops() };
   let collection: Collection | undefined;
   try {
     collection = await Collection.open({ ...base, load: channel, sink: (o) => channel.put(o), settled, rawDir: paths.raw, attemptStartedAt: run.attemptStartedAt }, (e) => run.archive.append(e));
@@ -114,7 +114,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
       }
     }
 
-    const budgetStopped = base.budget.stopped || base.stops.overBudget.size > 0;
+    const budgetStopped = base.budget.stopped;
     const notCollected = await collection.outstanding();
     const notPosted = await postableLeft(steps);
     const notPostedReasons = notPosted ? await refusals(steps) : [];

@@ -49,9 +49,7 @@ export async function runSteps(ctx: StepsContext, opts: { postOnly?: boolean } =
       });
     }
     // A live step stopped at the budget leaves the later steps their chance at what is left (see postStep).
-    if (ctx.budget.stopped) {
-      ctx.budget.stopped = false;
-      ctx.stops.overBudget.add(step.name);
+    if (step.kind !== 'task_post' && ctx.budget.stoppedSteps.has(step.name)) {
       await ctx.ledger.notePlanned(ctx.runId, step.name, { message: `over the budget: it would pass budget_usd ${formatUsd(ctx.pipeline.budgetUsd)}` });
     }
   }
@@ -62,7 +60,7 @@ export async function runSteps(ctx: StepsContext, opts: { postOnly?: boolean } =
  * number of passes, collecting after each.
  */
 export async function postLeftovers(ctx: StepsContext): Promise<void> {
-  const stopped = () => ctx.budget.stopped || ctx.stops.account !== undefined || ctx.stops.overBudget.size > 0;
+  const stopped = () => ctx.budget.stopped || ctx.stops.account !== undefined;
   for (let pass = 1; pass <= ctx.config.api.retries && !stopped() && (await postableLeft(ctx)) > 0; pass++) {
     await runSteps(ctx, { postOnly: true });
     await ctx.collection.drain();
