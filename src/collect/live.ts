@@ -3,7 +3,7 @@
  * call's id and cost, so its rows and its posted state commit in one transaction.
  */
 import { endpoint, type EndpointDef } from '../api/catalog.js';
-import type { ApiClient, TaskOutcome } from '../api/client.js';
+import { nothingDone, type ApiClient, type TaskError, type TaskOutcome } from '../api/client.js';
 import { pageHtmlTerms, pageResources } from '../api/paging.js';
 import { isTaskError } from '../api/status.js';
 import type { LedgerTask } from '../ledger/index.js';
@@ -16,31 +16,38 @@ export async function callStep(ctx: CollectContext, step: PipelineStep): Promise
   // `posting` here is a live call a crash interrupted: its answer (if any) is in the raw archive; ask again.
   // Read a page at a time and shared by the workers (an async generator hands each task to one of them).
   const todo = eachTask(ledger.pages(runId, { step: step.name, states: ['planned', 'posting'] }));
-  await ctx.budget.refresh();
+  await ctx.budget.refresh(step);
   const worker = async () => {
     while (!ctx.budget.stoppedSteps.has(step.name)) {
       const next = await todo.next();
       if (next.done) return;
       const t = next.value;
       // What the calls in flight may cost is held against the budget until each reports its cost.
-      const spend = await ctx.budget.take(t.price * (t.paging?.maxPages ?? 1));
+      const spend = await ctx.budget.take(t.price * (t.paging?.maxPages ?? 1), step);
       if (!spend) {
-        if (!ctx.budget.stoppedSteps.has(step.name)) logger.warn({ step: step.name, spent_usd: await ctx.budget.spentUsd(), budget_usd: ctx.budget.limitUsd }, 'budget reached: no more live calls');
+        if (!ctx.budget.stoppedSteps.has(step.name)) {
+          const own = await ctx.budget.stepsOwnIsTighter(step);
+          logger.warn({ step: step.name, spent_usd: await ctx.budget.spentUsd(), budget_usd: ctx.budget.limitUsd, ...(step.budgetUsd !== undefined ? { step_budget_usd: step.budgetUsd } : {}) },
+            own ? "the step's budget is reached: no more live calls of this step" : 'budget reached: no more live calls');
+        }
         ctx.budget.stop(step.name);
         return;
       }
       if (t.state === 'planned') await ctx.sink({ kind: 'calling', keys: [t.key] });
       const results: CollectedTask[] = [];
       let cost = 0;
-      let error: { code: number; message: string } | undefined;
+      let error: TaskError | undefined;
       for await (const o of callPages(ctx.client, step, t)) {
-        if (!o.ok) { error = { code: o.error.code, message: o.error.message }; break; }
+        if (!o.ok) { error = o.error; break; }
         cost += o.cost;
         results.push({ endpointId: step.endpointId, task: o.task, version: o.version ?? '' });
       }
       if (!results.length) {
-        await ctx.sink({ kind: 'call_failed', failures: [{ ref: t.key, code: error?.code ?? 0, message: error?.message ?? 'no answer' }] });
-        ctx.progress.add('failed');
+        // An answer of a service that did nothing (rate limit, 50000 range) leaves the task planned with its code:
+        // a later pass of the run or `resume` calls it again.
+        const retry = error !== undefined && nothingDone(error);
+        await ctx.sink({ kind: 'call_failed', failures: [{ ref: t.key, code: error?.code ?? 0, message: error?.message ?? 'no answer', retry }] });
+        if (!retry) ctx.progress.add('failed');
         spend.settle(0);
         continue;
       }

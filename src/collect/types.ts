@@ -77,5 +77,6 @@ export interface AmbiguousTask {
 /**
  * A task held by the collector. `stored`: the task also waits in the store (so it is counted there, not here).
  * `resent`: its failed callback was re-sent (webhook_resend) once; if it still does not come, it is fetched by id.
+ * `recovered`: a callback task fetched by id because its callback never came (counted once, for the summary).
  */
-export type Pending = TrackedTask & { since: number; fetching: boolean; stored?: boolean; resent?: boolean };
+export type Pending = TrackedTask & { since: number; fetching: boolean; stored?: boolean; resent?: boolean; recovered?: boolean };

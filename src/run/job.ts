@@ -13,7 +13,7 @@ import { Collection } from '../collect/index.js';
 import { emptySummary, type LoadSummary } from '../load/index.js';
 import type { RunSummary } from '../ledger/index.js';
 import { Budget, type Pipeline } from '../pipeline/index.js';
-import { describeDestinations, destinationsFor, exitWithDestinations, postgresOutcomeOf, publishAll } from '../publish/destination.js';
+import { describeDestinations, destinationsFor, exitWithDestinations, failedDestinations, postgresOutcomeOf, publishAll, verifyDestinations } from '../publish/destination.js';
 import type { PostgresOutcome } from '../publish/postgres/index.js';
 import { sendNotice, type RunNotice } from './notify.js';
 import { formatSummary, outcomeLine } from './summary.js';
@@ -28,6 +28,11 @@ import { markPublishing, published as publishDone } from './resume.js';
 import { postLeftovers, postableLeft, refusals, runSteps, type Refusal, type StepsContext } from './steps.js';
 import { accountStopOf, newStops, stopExitCode, stopLines, type Stops } from '../post/stop.js';
 import { preflight, type PreflightResult } from './preflight.js';
+import { removeStaleStages } from '../publish/postgres/index.js';
+import { pidAlive } from '../ledger/lock.js';
+import { onInterrupt } from './interrupt.js';
+import { callbackWarning } from '../pipeline/callbacks.js';
+import { checkLocations, locationCacheDir, serviceLocationFetch } from '../check/locations.js';
 
 export interface RunJobOptions {
   root: string;
@@ -56,6 +61,10 @@ export interface RunJobOptions {
   pause?: PauseHook;
   /** Test seam: checkpoint the warehouse once its log holds this many bytes (src/load/writer.ts). */
   checkpointWalBytes?: number;
+  /** --wait: how long to wait for another run's lock (ms); 0 or absent: exit 3 at once. */
+  waitMs?: number;
+  /** --take-over-destinations: publish over another data folder's data in a destination (src/publish/holder.ts). */
+  takeOverDestinations?: boolean;
 }
 
 export interface RunJobResult {
@@ -74,7 +83,7 @@ export interface RunJobResult {
   budgetStopped: boolean;
   durationMs: number;
   publishedPath: string;
-  callbacks: { received: number; rejected: number };
+  callbacks: { received: number; rejected: number; recovered: number };
   /** The PostgreSQL destination's outcome, when one is configured. */
   postgres?: PostgresOutcome;
   /** What stopped posting: an account answer, endpoints gone, the budget (src/post/stop.ts). */
@@ -91,15 +100,23 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
   if (run.resumed) progress.seed(await ledger.summary(runId)); // what earlier attempts did counts on the bar too
   const channel = openLoadChannel({ writer, ledger, runId, engines: Object.values(config.paths), progress, logger, pause, load, maxCount: config.collect.load_batch });
   const settled = async () => { await channel.idle(); await writer.idle(); };
-  const base = { config, pipeline, runId, ledger, client: run.client, logger, progress, budget: new Budget(pipeline.budgetUsd, () => ledger.spentUsd(runId)), pause, stops: newStops() };
+  const base = { config, pipeline, runId, ledger, client: run.client, logger, progress, budget: new Budget(pipeline.budgetUsd, (step) => ledger.spentUsd(runId, step)), pause, stops: newStops() };
   let collection: Collection | undefined;
+  const destinations = destinationsFor(config, paths, pause, logger, { takeOver: opts.takeOverDestinations });
+  // Ctrl-C says what it interrupted and what resume will do (src/run/interrupt.ts).
+  const offInterrupt = onInterrupt({ counts: () => progress.counts, stopProgress: () => progress.stop(), ambiguousGraceMs: config.collect.ambiguous_grace_ms, out: process.stderr });
   try {
+    await verifyDestinations(destinations); // before anything is posted: a destination holding another folder's data refuses
+    const unreachable = run.publishOnly ? undefined : callbackWarning(pipeline.steps, config);
+    if (unreachable) logger.warn({}, unreachable);
     collection = await Collection.open({ ...base, load: channel, sink: (o) => channel.put(o), settled, rawDir: paths.raw, attemptStartedAt: run.attemptStartedAt }, (e) => run.archive.append(e));
     const steps: StepsContext = { ...base, runDate, collection, settled, rest: () => writer.rest(), query: (sql) => writer.queryObjects(sql) };
     // The account check before anything is posted; a publish-only resume posts nothing.
     const pre: PreflightResult = run.publishOnly ? { ok: true } : await preflight(config, opts.env ?? process.env, logger);
     if (!pre.ok) base.stops.account = { ...pre.stop, exitCode: pre.exitCode };
     else useAccountRate(run, pre.account?.callsPerMinute ?? null);
+    // Location codes against the service's free lists (cached), once it answers: a bad code stops the run before money is spent.
+    if (pre.ok && !run.publishOnly) await checkLocations(pipeline, { cacheDir: locationCacheDir(paths.dir), fetch: serviceLocationFetch(config, opts.env), warn: (m) => logger.warn({}, m) });
     if (pre.ok || pre.collects) {
       try {
         await collection.resume();
@@ -130,8 +147,8 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     const summary = await ledger.summary(runId);
     const tableRows = await writer.tableCounts();
     await writer.close();
-    const published = await publishAll(destinationsFor(config, paths, pause, logger), { runId, runDate, status }, { warehouse: paths.work, parquet, rows: load.rows });
-    publishDone(paths.dir);
+    const published = await publishAll(destinations, { runId, runDate, status }, { warehouse: paths.work, parquet, rows: load.rows });
+    publishDone(paths.dir, failedDestinations(published)); // a destination that failed is left for `resume`
 
     progress.stop(summary);
     const failed = summary?.byState.failed ?? 0;
@@ -148,6 +165,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     }
     return result;
   } finally {
+    offInterrupt();
     await collection?.close();
     await run.close();
   }
@@ -187,4 +205,6 @@ function removeStaleFiles({ paths, logger }: OpenedRun): void {
     rmSync(path.join(dir, f), { force: true });
     logger.info({ file: path.relative(paths.dir, path.join(dir, f)) }, 'removed the unfinished copy of a killed run');
   }
+  const work = path.dirname(paths.work);
+  for (const f of removeStaleStages(work, pidAlive)) logger.info({ dir: path.relative(paths.dir, path.join(work, f)) }, 'removed the PostgreSQL staging folder of a killed publish');
 }
