@@ -12,6 +12,7 @@ import { findProject } from './config/project.js';
 import { configWarnings } from './config/index.js';
 import { isSandboxAddress } from './config/service.js';
 import { DEFAULT_WAIT_MS, parseWait } from './ledger/lock.js';
+import { RUN_DATE_RULE, isCalendarDay } from './pipeline/key.js';
 
 /** `--wait=<duration>`: 90s, 30m, 2h, 1d. */
 const duration = (v: string) => {
@@ -41,10 +42,7 @@ const int = (name: string, max = Number.MAX_SAFE_INTEGER) => (v: string) => {
 
 /** A real calendar day: `2026-13-45` is refused here rather than deep inside the run. */
 const day = (v: string) => {
-  const d = new Date(`${v}T00:00:00Z`);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(v) || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== v) {
-    throw new InvalidArgumentError('must be a calendar day written YYYY-MM-DD');
-  }
+  if (!isCalendarDay(v)) throw new InvalidArgumentError(RUN_DATE_RULE);
   return v;
 };
 
@@ -155,7 +153,7 @@ program
   .description('rebuild every table from the raw archive, without calling the API')
   .option('--allow-fewer', 'publish even when a table ends with fewer rows than it had (the archive is missing or cut)')
   .action(async (opts) => {
-    const { reprocessCommand } = await import('./archive/command.js');
+    const { reprocessCommand } = await import('./run/archive-command.js');
     process.exitCode = await reprocessCommand({ root: rootFor(), allowFewer: Boolean(opts.allowFewer), takeOver: takeOver() });
   });
 
@@ -164,7 +162,7 @@ program
   .description('load response files saved elsewhere (JSON or gzip JSON; one envelope per file or NDJSON)')
   .argument('<files...>', 'response files')
   .action(async (files) => {
-    const { ingestCommand } = await import('./archive/command.js');
+    const { ingestCommand } = await import('./run/archive-command.js');
     process.exitCode = await ingestCommand({ root: rootFor(), files: files.map(abs), takeOver: takeOver() });
   });
 

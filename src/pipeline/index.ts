@@ -15,11 +15,12 @@ import type { Axis, EnumeratedValue, Pipeline, PipelineStep, PlannedTask } from 
 
 export type { Pipeline, PipelineStep, PlannedTask, Paging, CollectMode, Axis, SourceSpec, EnumeratedValue, Origin, Place } from './types.js';
 export { PipelineError, type PositionedIssue } from './errors.js';
-export { runIdFor, utcDate, taskKey, canonicalJson, tagFor, parseTag, type ParsedTag, NAME_PATTERN } from './key.js';
+export { runIdFor, utcDate, isCalendarDay, dayOfRunId, RUN_DATE_RULE, taskKey, canonicalJson, tagFor, parseTag, type ParsedTag, NAME_PATTERN } from './key.js';
 export { planPipeline, estimatePlan, formatPlan, formatPlanJson, formatUsd, formatDuration, budgetAllows, batchCost, tasksPerPost, type Plan, type StepPlan, type PlanEstimate, type StepEstimate, type CallCounts, type PlanOptions } from './plan.js';
 export type { Callbacks, ExpandOptions, ResolvedAxes } from './expand.js';
 export { checkTasks, generateTasks } from './expand.js';
 export type { QueryFn } from './sources.js';
+export { Budget, withinBudget, type Spend } from './budget.js';
 export { parseCsv } from './csv.js';
 
 export interface LoadOptions {
