@@ -10,6 +10,7 @@ import { publishWarehouse, type WarehousePaths } from './index.js';
 import { WAREHOUSE_STORAGE } from '../load/database.js';
 import { describeOutcome, publishToPostgres, type PostgresOutcome } from './postgres/index.js';
 import { EXIT } from '../exit.js';
+import { describeLake, publishToLake, type LakeOutcome } from './lake/index.js';
 
 export interface RunInfo {
   runId: string;
@@ -29,7 +30,8 @@ export interface Changes {
 /** What a destination did. The DuckDB file is the source of truth: its failure throws; another's is an outcome. */
 export type DestinationOutcome =
   | { name: 'duckdb' }
-  | { name: 'postgres'; outcome: PostgresOutcome };
+  | { name: 'postgres'; outcome: PostgresOutcome }
+  | { name: 'lake'; outcome: LakeOutcome };
 
 export interface Destination {
   readonly name: DestinationOutcome['name'];
@@ -60,9 +62,21 @@ export function postgresDestination(pg: Config['postgres'], logger?: Destination
   };
 }
 
+/** The lake on S3-protocol object storage (src/publish/lake): the Parquet export and the raw archive, manifests last. */
+export function lakeDestination(url: string, paths: WarehousePaths, env: NodeJS.ProcessEnv, pause: PauseHook, logger?: DestinationLogger): Destination {
+  return {
+    name: 'lake',
+    publish: async () => ({ name: 'lake', outcome: await publishToLake({ url, paths, env, logger, beforeManifests: () => pause('lake') }) }),
+  };
+}
+
 /** Every destination a run publishes to, the DuckDB file first (what `seo-etl tables` and notebooks read). */
-export function destinationsFor(config: Config, paths: WarehousePaths, pause: PauseHook, logger?: DestinationLogger): Destination[] {
-  return [duckdbDestination(paths, pause), ...(config.postgres.url ? [postgresDestination(config.postgres, logger)] : [])];
+export function destinationsFor(config: Config, paths: WarehousePaths, pause: PauseHook, logger?: DestinationLogger, env: NodeJS.ProcessEnv = process.env): Destination[] {
+  return [
+    duckdbDestination(paths, pause),
+    ...(config.postgres.url ? [postgresDestination(config.postgres, logger)] : []),
+    ...(config.lake.url ? [lakeDestination(config.lake.url, paths, env, pause, logger)] : []),
+  ];
 }
 
 /** Publishes to each destination in turn. */
@@ -74,14 +88,22 @@ export async function publishAll(destinations: readonly Destination[], run: RunI
 
 /** The summary's lines for destinations beyond the DuckDB file. */
 export function describeDestinations(outcomes: readonly DestinationOutcome[]): string[] {
-  return outcomes.flatMap((o) => (o.name === 'postgres' ? [describeOutcome(o.outcome)] : []));
+  return outcomes.flatMap((o) => (o.name === 'postgres' ? [describeOutcome(o.outcome)] : o.name === 'lake' ? [describeLake(o.outcome)] : []));
 }
 
-/** EXIT.postgres when a destination failed, else `otherwise`: a run whose own exit is not 0 keeps its code. */
+/**
+ * EXIT.postgres, else EXIT.lake, when a destination failed, else `otherwise`: a run whose own exit is not 0 keeps
+ * its code (the summary names every failed destination either way).
+ */
 export function exitWithDestinations(otherwise: number, outcomes: readonly DestinationOutcome[]): number {
-  const failed = outcomes.some((o) => o.name === 'postgres' && o.outcome.status === 'failed');
-  return failed && otherwise === EXIT.ok ? EXIT.postgres : otherwise;
+  if (otherwise !== EXIT.ok) return otherwise;
+  if (outcomes.some((o) => o.name === 'postgres' && o.outcome.status === 'failed')) return EXIT.postgres;
+  if (outcomes.some((o) => o.name === 'lake' && o.outcome.status === 'failed')) return EXIT.lake;
+  return otherwise;
 }
+
+export const lakeOutcomeOf = (outcomes: readonly DestinationOutcome[]): LakeOutcome | undefined =>
+  outcomes.flatMap((o) => (o.name === 'lake' ? [o.outcome] : []))[0];
 
 export const postgresOutcomeOf = (outcomes: readonly DestinationOutcome[]): PostgresOutcome | undefined =>
   outcomes.flatMap((o) => (o.name === 'postgres' ? [o.outcome] : []))[0];

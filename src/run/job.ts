@@ -13,7 +13,8 @@ import { Collection } from '../collect/index.js';
 import { emptySummary, type LoadSummary } from '../load/index.js';
 import type { RunSummary } from '../ledger/index.js';
 import type { Pipeline } from '../pipeline/index.js';
-import { describeDestinations, destinationsFor, exitWithDestinations, postgresOutcomeOf, publishAll } from '../publish/destination.js';
+import { describeDestinations, destinationsFor, exitWithDestinations, lakeOutcomeOf, postgresOutcomeOf, publishAll } from '../publish/destination.js';
+import type { LakeOutcome } from '../publish/lake/index.js';
 import type { PostgresOutcome } from '../publish/postgres/index.js';
 import { sendNotice, type RunNotice } from './notify.js';
 import { formatSummary, outcomeLine } from './summary.js';
@@ -78,6 +79,8 @@ export interface RunJobResult {
   callbacks: { received: number; rejected: number };
   /** The PostgreSQL destination's outcome, when one is configured. */
   postgres?: PostgresOutcome;
+  /** The lake destination's outcome, when one is configured. */
+  lake?: LakeOutcome;
   /** What stopped posting: an account answer, endpoints gone, the budget (src/post/stop.ts). */
   stops: Stops;
 }
@@ -130,7 +133,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     const summary = await ledger.summary(runId);
     const tableRows = await writer.warehouse.tableCounts();
     await writer.close();
-    const published = await publishAll(destinationsFor(config, paths, pause, logger), { runId, runDate, status }, { warehouse: paths.work, parquet, rows: load.rows });
+    const published = await publishAll(destinationsFor(config, paths, pause, logger, opts.env ?? process.env), { runId, runDate, status }, { warehouse: paths.work, parquet, rows: load.rows });
     publishDone(paths.dir);
 
     progress.stop(summary);
@@ -138,7 +141,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     const exitCode = exitWithDestinations(stopExitCode(base.stops) ?? (budgetStopped ? EXIT.budget : failed || notCollected || notPosted ? EXIT.taskFailures : EXIT.ok), published);
     const result: RunJobResult = {
       runId, exitCode, status, resumed: run.resumed, summary, load, tableRows, notCollected, notPosted, notPostedReasons, budgetStopped,
-      durationMs: Date.now() - started, publishedPath: paths.published, callbacks: collection.callbacks, postgres: postgresOutcomeOf(published), stops: base.stops,
+      durationMs: Date.now() - started, publishedPath: paths.published, callbacks: collection.callbacks, postgres: postgresOutcomeOf(published), lake: lakeOutcomeOf(published), stops: base.stops,
     };
     logger.info({ status, exit_code: exitCode, cost_usd: summary?.costUsd, by_state: summary?.byState, rows: load.rows }, 'run finished');
     (opts.out ?? process.stdout).write(opts.quiet ? `${outcomeLine(result, pipeline, run.service)}\n` : formatSummary(result, pipeline, run.service) + describeDestinations(published).map((l) => `${l}\n`).join(''));

@@ -1,0 +1,103 @@
+/**
+ * The lake destination against a real S3-protocol server (s3rver on 127.0.0.1): a nightly run publishes every
+ * table's Parquet files and the raw archive, each table's rows there equal to DuckDB's for the day; a reader
+ * listing the bucket during the next night's upload sees the first night's manifests until the second's are written.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { runJob } from '../../src/run/job.js';
+import { lakeClient } from '../../src/publish/lake/s3.js';
+import { EXIT } from '../../src/exit.js';
+import type { PausePoint } from '../../src/pause.js';
+import { NIGHTLY, ROOT, collectStream, startProject, type TestProject } from '../helpers/project.js';
+import { startS3, type S3Server } from '../helpers/s3.js';
+import { compareWithWarehouse, lakeAt, lakeKeys, manifests, rawMissing, unreferenced } from './helpers.js';
+
+let s3: S3Server;
+const projects: TestProject[] = [];
+beforeAll(async () => { s3 = await startS3(); });
+afterAll(async () => {
+  for (const p of projects) await p.close();
+  await s3?.close();
+});
+
+async function night(p: TestProject, url: string, runDate: string, pause?: (point: PausePoint) => Promise<void>) {
+  const out = collectStream();
+  const log = collectStream();
+  const env = { ...p.env, ...s3.env, SEO_ETL_LAKE_URL: url };
+  const r = await runJob({ root: ROOT, pipelineFile: NIGHTLY, runDate, env, configOverrides: p.overrides, progress: false, out, logDestination: log, stderrLog: false, pause });
+  return { ...r, out: out.text(), log: log.text() };
+}
+
+const rawFiles = (dir: string) => readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ndjson.gz')).sort();
+
+describe('the lake destination', () => {
+  test('a nightly run publishes every table and the raw archive; the lake holds DuckDB\'s rows of the day', async () => {
+    const p = await startProject();
+    projects.push(p);
+    const url = 's3://seo-lake/nightly';
+    const lake = lakeAt(url);
+    const r = await night(p, url, '2025-03-04');
+    expect(r.exitCode, `${r.out}\n${r.log.slice(-2000)}`).toBe(EXIT.ok);
+    expect(r.lake?.status).toBe('published');
+    expect(r.out).toMatch(/Lake: published to s3:\/\/seo-lake\/nightly: \d+ partition/);
+
+    const client = lakeClient({ ...s3.env });
+    try {
+      const tables = await compareWithWarehouse(client, lake, path.join(p.dataDir, 'warehouse.duckdb'), '2025-03-04');
+      const withRows = tables.filter((t) => t.duckdb > 0);
+      expect(withRows.length, 'tables the nightly fills').toBeGreaterThan(10);
+      for (const t of tables) expect({ ...t, lake: t.lake }, t.table).toEqual({ ...t, lake: t.duckdb, onlyLake: 0, onlyDuck: 0 });
+      const m = await manifests(client, lake);
+      expect([...m.keys()].sort()).toEqual(withRows.map((t) => `${t.table}/snapshot_date=2025-03-04`).sort());
+      const keys = await lakeKeys(client, lake);
+      for (const part of m.keys()) expect(keys, part).toContain(`parquet/${part}/_SUCCESS`);
+      expect(await unreferenced(client, lake)).toEqual([]);
+      // Data files are named by their run and content: one per run and partition.
+      for (const [part, man] of m) for (const f of man.files) expect(f.name, part).toMatch(new RegExp(`^part-${r.runId}-[0-9a-f]{16}\\.parquet$`));
+
+      const raw = rawFiles(path.join(p.dataDir, 'raw'));
+      expect(raw.length).toBeGreaterThan(0);
+      expect(await rawMissing(client, lake, path.join(p.dataDir, 'raw'), raw)).toEqual([]);
+      expect(keys.filter((k) => k.startsWith('raw/')).sort()).toEqual(raw.map((f) => `raw/${f}`));
+    } finally {
+      client.destroy();
+    }
+  }, 120_000);
+
+  test('a reader listing the bucket during the second night\'s upload sees the first night\'s manifests until the second\'s are written', async () => {
+    const p = await startProject();
+    projects.push(p);
+    const url = 's3://seo-lake/two-nights';
+    const lake = lakeAt(url);
+    const client = lakeClient({ ...s3.env });
+    try {
+      const first = await night(p, url, '2025-03-04');
+      expect(first.exitCode, first.log.slice(-2000)).toBe(EXIT.ok);
+      const afterFirst = await manifests(client, lake);
+      expect(afterFirst.size).toBeGreaterThan(10);
+
+      let during: { manifests: Map<string, unknown>; keys: string[] } | undefined;
+      const second = await night(p, url, '2025-03-05', async (point) => {
+        if (point !== 'lake') return;
+        during = { manifests: await manifests(client, lake), keys: await lakeKeys(client, lake) };
+      });
+      expect(second.exitCode, second.log.slice(-2000)).toBe(EXIT.ok);
+      expect(during, 'the upload reached its manifests').toBeDefined();
+      // Mid-upload: the second night's data files are there, its manifests are not, the first night's are unchanged.
+      expect(during!.keys.some((k) => k.includes('snapshot_date=2025-03-05/part-'))).toBe(true);
+      expect(during!.manifests).toEqual(afterFirst);
+      expect(during!.keys.filter((k) => k.includes('snapshot_date=2025-03-05/_'))).toEqual([]);
+
+      const after = await manifests(client, lake);
+      const secondParts = [...after.keys()].filter((k) => k.endsWith('2025-03-05'));
+      expect(secondParts.length).toBeGreaterThan(10);
+      for (const [k, m] of afterFirst) expect(after.get(k), k).toEqual(m);
+      const tables = await compareWithWarehouse(client, lake, path.join(p.dataDir, 'warehouse.duckdb'), '2025-03-05');
+      for (const t of tables) expect(t, t.table).toEqual({ ...t, lake: t.duckdb, onlyLake: 0, onlyDuck: 0 });
+    } finally {
+      client.destroy();
+    }
+  }, 180_000);
+});
