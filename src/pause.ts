@@ -7,7 +7,8 @@
  *   load     inside a load transaction: rows written, ledger moved, not committed
  *   parquet  a Parquet file written under its temporary name, before the rename
  *   publish  the published copy written beside the old one, before the rename
- *   lake     every data file of a lake publish uploaded, before the first manifest
+ *   lake     a lake publish: @file after its first data file is up (others in flight), @manifests once every
+ *            data file is up, before the first manifest
  */
 export const PAUSE_POINTS = ['posted', 'live', 'load', 'parquet', 'publish', 'lake'] as const;
 export type PausePoint = (typeof PAUSE_POINTS)[number];

@@ -66,7 +66,7 @@ export function postgresDestination(pg: Config['postgres'], logger?: Destination
 export function lakeDestination(url: string, paths: WarehousePaths, env: NodeJS.ProcessEnv, pause: PauseHook, logger?: DestinationLogger): Destination {
   return {
     name: 'lake',
-    publish: async () => ({ name: 'lake', outcome: await publishToLake({ url, paths, env, logger, beforeManifests: () => pause('lake') }) }),
+    publish: async () => ({ name: 'lake', outcome: await publishToLake({ url, paths, env, logger, pause: (step) => pause('lake', step) }) }),
   };
 }
 

@@ -22,7 +22,7 @@ afterAll(async () => {
   await s3?.close();
 });
 
-async function night(p: TestProject, url: string, runDate: string, pause?: (point: PausePoint) => Promise<void>) {
+async function night(p: TestProject, url: string, runDate: string, pause?: (point: PausePoint, step?: string) => Promise<void>) {
   const out = collectStream();
   const log = collectStream();
   const env = { ...p.env, ...s3.env, SEO_ETL_LAKE_URL: url };
@@ -79,8 +79,8 @@ describe('the lake destination', () => {
       expect(afterFirst.size).toBeGreaterThan(10);
 
       let during: { manifests: Map<string, unknown>; keys: string[] } | undefined;
-      const second = await night(p, url, '2025-03-05', async (point) => {
-        if (point !== 'lake') return;
+      const second = await night(p, url, '2025-03-05', async (point, step) => {
+        if (point !== 'lake' || step !== 'manifests') return;
         during = { manifests: await manifests(client, lake), keys: await lakeKeys(client, lake) };
       });
       expect(second.exitCode, second.log.slice(-2000)).toBe(EXIT.ok);

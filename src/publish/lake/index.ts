@@ -18,8 +18,8 @@ export interface PublishToLakeOptions {
   url: string;
   paths: WarehousePaths;
   env: NodeJS.ProcessEnv;
-  /** Every data file is up, no manifest written yet (the `lake` pause point). */
-  beforeManifests?: () => Promise<void>;
+  /** The `lake` pause point (src/pause.ts): after the first data file, and before the first manifest. */
+  pause?: (step: 'file' | 'manifests') => Promise<void>;
   logger?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
@@ -34,7 +34,7 @@ export async function publishToLake(opts: PublishToLakeOptions): Promise<LakeOut
   const target = location.url;
   const client = lakeClient(opts.env);
   try {
-    const r = await syncLake({ client, location, parquetDir: opts.paths.parquet, rawDir: opts.paths.raw, stateFile: lakeStateFile(opts.paths), beforeManifests: opts.beforeManifests });
+    const r = await syncLake({ client, location, parquetDir: opts.paths.parquet, rawDir: opts.paths.raw, stateFile: lakeStateFile(opts.paths), pause: opts.pause });
     const outcome: LakeOutcome = { status: 'published', target, durationMs: Date.now() - started, ...r };
     opts.logger?.info({ target, partitions: r.partitions, files: r.uploaded.files, bytes: r.uploaded.bytes, raw_files: r.raw.files, removed: r.removed, ms: outcome.durationMs }, 'published to the lake');
     return outcome;

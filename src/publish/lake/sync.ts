@@ -58,8 +58,8 @@ export interface LakeSyncOptions {
   parquetDir: string;
   rawDir: string;
   stateFile: string;
-  /** Called once every data file is up, before the first manifest (tests pause and kill here). */
-  beforeManifests?: () => Promise<void>;
+  /** Test seam (the `lake` pause point): `file` after the first data file is up, `manifests` before the first manifest. */
+  pause?: (step: 'file' | 'manifests') => Promise<void>;
   /** Uploads in flight at once. */
   concurrency?: number;
 }
@@ -129,7 +129,11 @@ export async function syncLake(opts: LakeSyncOptions): Promise<LakeSyncResult> {
         const entry = { name: objectName(f.name, sha256), source: f.name, rows, bytes: f.size, sha256 };
         entries.push(entry);
         upload(async () => {
-          if (await put(key(`parquet/${p}/${entry.name}`), f.file, f.size)) { result.uploaded.files++; result.uploaded.bytes += f.size; }
+          if (await put(key(`parquet/${p}/${entry.name}`), f.file, f.size)) {
+            result.uploaded.files++;
+            result.uploaded.bytes += f.size;
+            if (result.uploaded.files === 1) await opts.pause?.('file');
+          }
         });
       }
       manifests.set(p, {
@@ -152,7 +156,7 @@ export async function syncLake(opts: LakeSyncOptions): Promise<LakeSyncResult> {
   writeState(opts.stateFile, state); // the raw files that went up count even if a data file failed
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) throw failed.reason;
-  await opts.beforeManifests?.();
+  await opts.pause?.('manifests');
 
   // 2. Manifests, then markers: a partition's new state becomes visible at once.
   try {
