@@ -4,7 +4,12 @@
  * listing the bucket during the next night's upload sees the first night's manifests until the second's are written.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { Session } from 'chdb';
+import { ddlScript } from '../../src/publish/command.js';
 import path from 'node:path';
 import { runJob } from '../../src/run/job.js';
 import { lakeClient } from '../../src/publish/lake/s3.js';
@@ -12,6 +17,7 @@ import { EXIT } from '../../src/exit.js';
 import type { PausePoint } from '../../src/pause.js';
 import { NIGHTLY, ROOT, collectStream, startProject, type TestProject } from '../helpers/project.js';
 import { startS3, type S3Server } from '../helpers/s3.js';
+import { CRASH_PIPELINE, SANDBOX_EXTRA } from '../reliability/helpers.js';
 import { compareWithWarehouse, lakeAt, lakeKeys, manifests, rawMissing, unreferenced } from './helpers.js';
 
 let s3: S3Server;
@@ -22,12 +28,33 @@ afterAll(async () => {
   await s3?.close();
 });
 
-async function night(p: TestProject, url: string, runDate: string, pause?: (point: PausePoint, step?: string) => Promise<void>) {
+async function night(p: TestProject, url: string, runDate: string, pause?: (point: PausePoint, step?: string) => Promise<void>, pipelineFile = NIGHTLY, endpoint = s3.endpoint) {
   const out = collectStream();
   const log = collectStream();
-  const env = { ...p.env, ...s3.env, SEO_ETL_LAKE_URL: url };
-  const r = await runJob({ root: ROOT, pipelineFile: NIGHTLY, runDate, env, configOverrides: p.overrides, progress: false, out, logDestination: log, stderrLog: false, pause });
+  const env = { ...p.env, ...s3.env, AWS_ENDPOINT_URL_S3: endpoint, SEO_ETL_LAKE_URL: url };
+  const r = await runJob({ root: ROOT, pipelineFile, runDate, env, configOverrides: p.overrides, progress: false, out, logDestination: log, stderrLog: false, pause });
   return { ...r, out: out.text(), log: log.text() };
+}
+
+/** Runs a ClickHouse DDL script in chdb and counts each table's rows with snapshot_date from the path. */
+async function clickhouseCounts(script: string, tables: readonly string[]): Promise<Record<string, number>> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-chdb-'));
+  const session = new Session(dir);
+  try {
+    // Asynchronous queries: the S3 server answering them lives on this process's event loop.
+    for (const sql of script.split(/;\s*\n/).map((s) => s.replace(/^--.*$/gm, '').trim()).filter(Boolean)) await session.queryAsync(sql);
+    const out: Record<string, number> = {};
+    for (const t of tables) {
+      const r = await session.queryAsync(`SELECT snapshot_date, count() FROM seo.\`${t}\` GROUP BY ALL SETTINGS use_hive_partitioning = 1`, { format: 'CSV' });
+      const [day, n] = r.text().trim().split(',');
+      expect(day, t).toBe('"2025-03-04"');
+      out[t] = Number(n);
+    }
+    return out;
+  } finally {
+    session.cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 const rawFiles = (dir: string) => readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ndjson.gz')).sort();
@@ -61,28 +88,33 @@ describe('the lake destination', () => {
       expect(raw.length).toBeGreaterThan(0);
       expect(await rawMissing(client, lake, path.join(p.dataDir, 'raw'), raw)).toEqual([]);
       expect(keys.filter((k) => k.startsWith('raw/')).sort()).toEqual(raw.map((f) => `raw/${f}`));
+
+      // ClickHouse (chdb, in-process) runs `tables --ddl clickhouse` as printed and reads the lake over S3.
+      const counts = await clickhouseCounts(ddlScript({ ddl: 'clickhouse' }, '', { url, env: s3.env }), withRows.map((t) => t.table));
+      expect(counts).toEqual(Object.fromEntries(withRows.map((t) => [t.table, t.duckdb])));
     } finally {
       client.destroy();
     }
   }, 120_000);
 
   test('a reader listing the bucket during the second night\'s upload sees the first night\'s manifests until the second\'s are written', async () => {
-    const p = await startProject();
+    // The crash pipeline (smaller), and no re-parses: a re-collected task of the first night would change its manifests.
+    const p = await startProject(SANDBOX_EXTRA);
     projects.push(p);
     const url = 's3://seo-lake/two-nights';
     const lake = lakeAt(url);
     const client = lakeClient({ ...s3.env });
     try {
-      const first = await night(p, url, '2025-03-04');
+      const first = await night(p, url, '2025-03-04', undefined, CRASH_PIPELINE);
       expect(first.exitCode, first.log.slice(-2000)).toBe(EXIT.ok);
       const afterFirst = await manifests(client, lake);
-      expect(afterFirst.size).toBeGreaterThan(10);
+      expect(afterFirst.size).toBeGreaterThan(5);
 
       let during: { manifests: Map<string, unknown>; keys: string[] } | undefined;
       const second = await night(p, url, '2025-03-05', async (point, step) => {
         if (point !== 'lake' || step !== 'manifests') return;
         during = { manifests: await manifests(client, lake), keys: await lakeKeys(client, lake) };
-      });
+      }, CRASH_PIPELINE);
       expect(second.exitCode, second.log.slice(-2000)).toBe(EXIT.ok);
       expect(during, 'the upload reached its manifests').toBeDefined();
       // Mid-upload: the second night's data files are there, its manifests are not, the first night's are unchanged.
@@ -92,7 +124,7 @@ describe('the lake destination', () => {
 
       const after = await manifests(client, lake);
       const secondParts = [...after.keys()].filter((k) => k.endsWith('2025-03-05'));
-      expect(secondParts.length).toBeGreaterThan(10);
+      expect(secondParts.length).toBe(afterFirst.size);
       for (const [k, m] of afterFirst) expect(after.get(k), k).toEqual(m);
       const tables = await compareWithWarehouse(client, lake, path.join(p.dataDir, 'warehouse.duckdb'), '2025-03-05');
       for (const t of tables) expect(t, t.table).toEqual({ ...t, lake: t.duckdb, onlyLake: 0, onlyDuck: 0 });
@@ -100,4 +132,35 @@ describe('the lake destination', () => {
       client.destroy();
     }
   }, 180_000);
+
+  test('a failed upload completes into DuckDB, says so and exits 8; the next run catches the lake up', async () => {
+    const p = await startProject(SANDBOX_EXTRA);
+    projects.push(p);
+    const url = 's3://seo-lake/caught-up';
+    const lake = lakeAt(url);
+    const closed = await new Promise<number>((resolve) => {
+      const srv = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = srv.address() as AddressInfo;
+        srv.close(() => resolve(port));
+      });
+    });
+    const failed = await night(p, url, '2025-03-04', undefined, CRASH_PIPELINE, `http://127.0.0.1:${closed}`);
+    expect(failed.exitCode, failed.log.slice(-2000)).toBe(EXIT.lake);
+    expect(failed.lake?.status).toBe('failed');
+    expect(failed.out).toContain(`Lake: NOT published to ${url}`);
+    expect(failed.out).toContain('DuckDB and Parquet are complete');
+    const client = lakeClient({ ...s3.env });
+    try {
+      expect(await lakeKeys(client, lake)).toEqual([]);
+      const again = await night(p, url, '2025-03-04', undefined, CRASH_PIPELINE);
+      expect(again.exitCode, again.log.slice(-2000)).toBe(EXIT.ok);
+      expect(again.lake?.status).toBe('published');
+      const tables = await compareWithWarehouse(client, lake, path.join(p.dataDir, 'warehouse.duckdb'), '2025-03-04');
+      expect(tables.filter((t) => t.duckdb > 0).length).toBeGreaterThan(5);
+      for (const t of tables) expect(t, t.table).toEqual({ ...t, lake: t.duckdb, onlyLake: 0, onlyDuck: 0 });
+      expect(await unreferenced(client, lake)).toEqual([]);
+    } finally {
+      client.destroy();
+    }
+  }, 120_000);
 });
