@@ -71,7 +71,8 @@ export function lakeDestination(url: string, paths: WarehousePaths, env: NodeJS.
 }
 
 /** Every destination a run publishes to, the DuckDB file first (what `seo-etl tables` and notebooks read). */
-export function destinationsFor(config: Config, paths: WarehousePaths, pause: PauseHook, logger?: DestinationLogger, env: NodeJS.ProcessEnv = process.env): Destination[] {
+export function destinationsFor(config: Config, paths: WarehousePaths, pause: PauseHook, logger?: DestinationLogger, opts: { env?: NodeJS.ProcessEnv } = {}): Destination[] {
+  const env = opts.env ?? process.env; // the lake's AWS variables
   return [
     duckdbDestination(paths, pause),
     ...(config.postgres.url ? [postgresDestination(config.postgres, logger)] : []),

@@ -133,7 +133,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     const summary = await ledger.summary(runId);
     const tableRows = await writer.warehouse.tableCounts();
     await writer.close();
-    const published = await publishAll(destinationsFor(config, paths, pause, logger, opts.env ?? process.env), { runId, runDate, status }, { warehouse: paths.work, parquet, rows: load.rows });
+    const published = await publishAll(destinationsFor(config, paths, pause, logger, { env: opts.env }), { runId, runDate, status }, { warehouse: paths.work, parquet, rows: load.rows });
     publishDone(paths.dir);
 
     progress.stop(summary);
