@@ -4,15 +4,17 @@
  * the run says so and exits EXIT.lake, and the next publish sends what this one did not.
  */
 import path from 'node:path';
-import { parseLakeUrl } from '../../config/lake.js';
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { parseLakeUrl, type LakeLocation } from '../../config/lake.js';
+import { holderJson, holderRefusal, parseHolder, type Holder } from '../holder.js';
 import type { WarehousePaths } from '../index.js';
 import { lakeClient } from './s3.js';
 import { syncLake, type LakeSyncResult } from './sync.js';
-import { EXIT } from '../../exit.js';
 
 export type LakeOutcome =
   | ({ status: 'published'; target: string; durationMs: number } & LakeSyncResult)
-  | { status: 'failed'; target: string; error: string; durationMs: number };
+  | { status: 'failed'; target: string; error: string; durationMs: number }
+  | { status: 'refused'; target: string; error: string; durationMs: number };
 
 export interface PublishToLakeOptions {
   url: string;
@@ -21,6 +23,35 @@ export interface PublishToLakeOptions {
   /** The `lake` pause point (src/pause.ts): after the first data file, and before the first manifest. */
   pause?: (step: 'file' | 'manifests') => Promise<void>;
   logger?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  /** The data folder publishing (src/publish/holder.ts): recorded in the lake, and another's refused unless `takeOver`. */
+  holder?: Holder;
+  takeOver?: boolean;
+}
+
+/** The object that records which data folder and service kind the lake holds (readers skip `_` names). */
+const holderKey = (l: LakeLocation) => `${l.prefix}_seo-etl-holder.json`;
+
+async function readHolderObject(client: S3Client, location: LakeLocation): Promise<Holder | undefined> {
+  try {
+    const r = await client.send(new GetObjectCommand({ Bucket: location.bucket, Key: holderKey(location) }));
+    return parseHolder(await r.Body!.transformToString());
+  } catch (err) {
+    const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+    if (e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404) return undefined;
+    throw err;
+  }
+}
+
+/** What the lake at `url` holds (destination.ts verifies it before anything is posted). */
+export async function readLakeHolder(url: string, env: NodeJS.ProcessEnv): Promise<Holder | undefined> {
+  const location = parseLakeUrl(url);
+  if ('problem' in location) return undefined;
+  const client = lakeClient(env);
+  try {
+    return await readHolderObject(client, location);
+  } finally {
+    client.destroy();
+  }
 }
 
 /** Where the lake destination remembers what it has published (a cache; src/publish/lake/sync.ts). */
@@ -34,6 +65,18 @@ export async function publishToLake(opts: PublishToLakeOptions): Promise<LakeOut
   const target = location.url;
   const client = lakeClient(opts.env);
   try {
+    if (opts.holder) {
+      const held = await readHolderObject(client, location);
+      const why = opts.takeOver ? undefined : holderRefusal(held, opts.holder, `the lake at ${target}`);
+      if (why) {
+        opts.logger?.warn({ target, error: why }, 'lake publish refused: the lake holds another data folder\'s data');
+        return { status: 'refused', target, error: why, durationMs: Date.now() - started };
+      }
+      if (!held || holderJson(held) !== holderJson(opts.holder)) {
+        const body = Buffer.from(holderJson(opts.holder));
+        await client.send(new PutObjectCommand({ Bucket: location.bucket, Key: holderKey(location), Body: body, ContentLength: body.length, ContentType: 'application/json' }));
+      }
+    }
     const r = await syncLake({ client, location, parquetDir: opts.paths.parquet, rawDir: opts.paths.raw, stateFile: lakeStateFile(opts.paths), pause: opts.pause });
     const outcome: LakeOutcome = { status: 'published', target, durationMs: Date.now() - started, ...r };
     opts.logger?.info({ target, partitions: r.partitions, files: r.uploaded.files, bytes: r.uploaded.bytes, raw_files: r.raw.files, removed: r.removed, ms: outcome.durationMs }, 'published to the lake');
@@ -56,9 +99,9 @@ function describe(err: unknown): string {
 
 /** One line for a run's summary. */
 export function describeLake(o: LakeOutcome): string {
+  if (o.status === 'refused') return `Lake: NOT published: ${o.error}`;
   if (o.status === 'failed') return `Lake: NOT published to ${o.target}: ${o.error}. DuckDB and Parquet are complete; the next run (or resume) catches the lake up.`;
   const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
   return `Lake: published to ${o.target}: ${o.partitions} partition(s) changed, ${o.uploaded.files} Parquet file(s) (${mb(o.uploaded.bytes)}) and ${o.raw.files} raw file(s) (${mb(o.raw.bytes)}) sent, ${o.removed} superseded file(s) removed; ${o.durationMs} ms`;
 }
 
-export const lakeExitCode = (o: LakeOutcome | undefined): number => (o?.status === 'failed' ? EXIT.lake : EXIT.ok);
