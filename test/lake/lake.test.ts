@@ -10,6 +10,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { Session } from 'chdb';
 import { ddlScript } from '../../src/publish/command.js';
+import { pendingPublish } from '../../src/run/resume.js';
 import path from 'node:path';
 import { runJob } from '../../src/run/job.js';
 import { lakeClient } from '../../src/publish/lake/s3.js';
@@ -149,12 +150,14 @@ describe('the lake destination', () => {
     expect(failed.lake?.status).toBe('failed');
     expect(failed.out).toContain(`Lake: NOT published to ${url}`);
     expect(failed.out).toContain('DuckDB and Parquet are complete');
+    expect(pendingPublish(p.dataDir)?.behind, 'the publish marker names the lake for resume').toEqual(['lake']);
     const client = lakeClient({ ...s3.env });
     try {
       expect(await lakeKeys(client, lake)).toEqual([]);
       const again = await night(p, url, '2025-03-04', undefined, CRASH_PIPELINE);
       expect(again.exitCode, again.log.slice(-2000)).toBe(EXIT.ok);
       expect(again.lake?.status).toBe('published');
+      expect(pendingPublish(p.dataDir)).toBeUndefined();
       const tables = await compareWithWarehouse(client, lake, path.join(p.dataDir, 'warehouse.duckdb'), '2025-03-04');
       expect(tables.filter((t) => t.duckdb > 0).length).toBeGreaterThan(5);
       for (const t of tables) expect(t, t.table).toEqual({ ...t, lake: t.duckdb, onlyLake: 0, onlyDuck: 0 });

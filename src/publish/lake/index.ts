@@ -100,7 +100,7 @@ function describe(err: unknown): string {
 /** One line for a run's summary. */
 export function describeLake(o: LakeOutcome): string {
   if (o.status === 'refused') return `Lake: NOT published: ${o.error}`;
-  if (o.status === 'failed') return `Lake: NOT published to ${o.target}: ${o.error}. DuckDB and Parquet are complete; the next run (or resume) catches the lake up.`;
+  if (o.status === 'failed') return `Lake: NOT published to ${o.target}: ${o.error}. DuckDB and Parquet are complete; the lake is behind until \`seo-etl resume\` (or the next run, or reprocess) catches it up.`;
   const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
   return `Lake: published to ${o.target}: ${o.partitions} partition(s) changed, ${o.uploaded.files} Parquet file(s) (${mb(o.uploaded.bytes)}) and ${o.raw.files} raw file(s) (${mb(o.raw.bytes)}) sent, ${o.removed} superseded file(s) removed; ${o.durationMs} ms`;
 }
