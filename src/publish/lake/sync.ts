@@ -19,7 +19,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { DeleteObjectsCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { DuckDBInstance } from '@duckdb/node-api';
 import PQueue from 'p-queue';
@@ -191,7 +191,6 @@ export async function syncLake(opts: LakeSyncOptions): Promise<LakeSyncResult> {
 
 /** Reads a manifest from the bucket (undefined when the partition has none). */
 export async function readManifest(client: S3Client, location: LakeLocation, table: string, snapshotDate: string): Promise<Manifest | undefined> {
-  const { GetObjectCommand } = await import('@aws-sdk/client-s3');
   try {
     const r = await client.send(new GetObjectCommand({ Bucket: location.bucket, Key: `${location.prefix}parquet/${table}/snapshot_date=${snapshotDate}/${MANIFEST}` }));
     return JSON.parse(await r.Body!.transformToString()) as Manifest;
