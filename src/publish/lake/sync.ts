@@ -11,7 +11,7 @@
  *      previous state until its new manifest is written, and the new one whole after;
  *   3. only then are the files no manifest names any more removed (a superseded part, a killed upload's strays).
  * Raw archive files are immutable once closed (`*.ndjson.gz`), so they keep their names; open `.partial` files wait
- * for the run that closes them. Nothing local is removed.
+ * for the run that closes them. Nothing local is removed, and a day removed locally stays in the lake.
  *
  * What has been published is remembered in `<data>/lake-state.json` (a cache: without it every partition is
  * hashed and each object looked up, and nothing is sent twice), so a night's publish reads only what changed.
@@ -105,9 +105,10 @@ export async function syncLake(opts: LakeSyncOptions): Promise<LakeSyncResult> {
     return true;
   };
 
-  // Which partitions differ from what was last published: by name, size and modification time, no reading.
+  // Which partitions differ from what was last published: by name, size and modification time, no reading. A day
+  // no longer on the local disk stays in the lake: local copies of days the bucket holds may be cleaned away.
   const local = scanParquet(opts.parquetDir);
-  const changed = [...new Set([...local.keys(), ...Object.keys(state.partitions)])].filter((p) => !samePartition(local.get(p), state.partitions[p])).sort();
+  const changed = [...local.keys()].filter((p) => !samePartition(local.get(p), state.partitions[p])).sort();
   result.partitions = changed.length;
 
   // 1. Data files, and the raw archive's closed files.
@@ -169,22 +170,17 @@ export async function syncLake(opts: LakeSyncOptions): Promise<LakeSyncResult> {
   async function commitPartitions(): Promise<void> {
     for (const [p, { manifest }] of manifests) {
       const dir = `parquet/${p}`;
-      if (manifest.files.length) {
-        const body = Buffer.from(`${JSON.stringify(manifest, null, 1)}\n`);
-        await client.send(new PutObjectCommand({ Bucket: bucket, Key: key(`${dir}/${MANIFEST}`), Body: body, ContentLength: body.length, ContentType: 'application/json' }));
-        await client.send(new PutObjectCommand({ Bucket: bucket, Key: key(`${dir}/${SUCCESS}`), Body: Buffer.alloc(0), ContentLength: 0 }));
-        result.manifests++;
-      } else {
-        await deleteKeys(client, bucket, [key(`${dir}/${SUCCESS}`), key(`${dir}/${MANIFEST}`)]); // the partition is gone locally
-      }
+      const body = Buffer.from(`${JSON.stringify(manifest, null, 1)}\n`);
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key(`${dir}/${MANIFEST}`), Body: body, ContentLength: body.length, ContentType: 'application/json' }));
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key(`${dir}/${SUCCESS}`), Body: Buffer.alloc(0), ContentLength: 0 }));
+      result.manifests++;
     }
     // 3. What no manifest names any more.
     for (const [p, { manifest, state: next }] of manifests) {
       const dir = key(`parquet/${p}/`);
       const keep = new Set([MANIFEST, SUCCESS, ...manifest.files.map((f) => f.name)]);
       result.removed += await deleteKeys(client, bucket, (await listKeys(client, bucket, dir)).filter((k) => !keep.has(k.slice(dir.length))));
-      if (manifest.files.length) state.partitions[p] = next;
-      else delete state.partitions[p];
+      state.partitions[p] = next;
     }
   }
 }
