@@ -170,8 +170,8 @@ program
   .command('tables')
   .description('list the published tables with row counts')
   .option('--json', 'print as JSON')
-  .option('--ddl <engine>', 'instead: external-table DDL over the Parquet export for spark, trino or bigquery')
-  .option('--location <uri>', 'with --ddl: the folder holding the Parquet tables (default: the local data/parquet)')
+  .option('--ddl <engine>', 'instead: external-table DDL over the Parquet export for bigquery, athena, trino, spark, snowflake or clickhouse')
+  .option('--location <uri>', 'with --ddl: the folder holding the Parquet tables (default: the lake\'s, lake.url, else the local data/parquet)')
   .option('--schema <name>', 'with --ddl: schema / dataset to create the tables in (default: seo)')
   .action(async (opts) => {
     const { tablesCommand } = await import('./publish/command.js');

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { parseYamlDocument, formatIssues, type PositionedIssue, type ParsedYaml } from './yaml.js';
 import { settingVariables, unknownVariableWarnings } from './env.js';
 import { postgresSchema } from './postgres.js';
+import { lakeEnvProblems, lakeSchema } from './lake.js';
 import { dataDirFor } from './service.js';
 import { ruleInWords, shown, type ValidatorIssue } from './words.js';
 
@@ -125,6 +126,7 @@ export const configSchema = z.strictObject({
     callback_timeout_ms: z.int().positive().default(10_000),
   }),
   postgres: postgresSchema,
+  lake: lakeSchema,
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -298,6 +300,9 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
     throw new ConfigError(locateMergedIssues(result.error.issues as any, sources, envApplied, opts.overrides ?? {}, merged));
   }
   result.data.warehouse.dir = dataDirFor(result.data.warehouse.dir, result.data.api.base_url);
+  // The lake's AWS variables are checked before anything is posted, not when the night's upload starts.
+  const lake = result.data.lake.url ? lakeEnvProblems(env) : [];
+  if (lake.length) throw new ConfigError(lake.map((p) => ({ file: `environment variable ${p.variable}`, line: 0, column: 0, key: 'lake.url', rule: p.rule })));
   return result.data;
 }
 

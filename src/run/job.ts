@@ -13,7 +13,8 @@ import { Collection } from '../collect/index.js';
 import { emptySummary, type LoadSummary } from '../load/index.js';
 import type { RunSummary } from '../ledger/index.js';
 import { Budget, type Pipeline } from '../pipeline/index.js';
-import { describeDestinations, destinationsFor, exitWithDestinations, failedDestinations, postgresOutcomeOf, publishAll, verifyDestinations } from '../publish/destination.js';
+import { describeDestinations, destinationsFor, exitWithDestinations, failedDestinations, lakeOutcomeOf, postgresOutcomeOf, publishAll, verifyDestinations } from '../publish/destination.js';
+import type { LakeOutcome } from '../publish/lake/index.js';
 import type { PostgresOutcome } from '../publish/postgres/index.js';
 import { sendNotice, type RunNotice } from './notify.js';
 import { formatSummary, outcomeLine } from './summary.js';
@@ -86,6 +87,8 @@ export interface RunJobResult {
   callbacks: { received: number; rejected: number; recovered: number };
   /** The PostgreSQL destination's outcome, when one is configured. */
   postgres?: PostgresOutcome;
+  /** The lake destination's outcome, when one is configured. */
+  lake?: LakeOutcome;
   /** What stopped posting: an account answer, endpoints gone, the budget (src/post/stop.ts). */
   stops: Stops;
 }
@@ -102,7 +105,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
   const settled = async () => { await channel.idle(); await writer.idle(); };
   const base = { config, pipeline, runId, ledger, client: run.client, logger, progress, budget: new Budget(pipeline.budgetUsd, (step) => ledger.spentUsd(runId, step)), pause, stops: newStops() };
   let collection: Collection | undefined;
-  const destinations = destinationsFor(config, paths, pause, logger, { takeOver: opts.takeOverDestinations });
+  const destinations = destinationsFor(config, paths, pause, logger, { takeOver: opts.takeOverDestinations, env: opts.env });
   // Ctrl-C says what it interrupted and what resume will do (src/run/interrupt.ts).
   const offInterrupt = onInterrupt({ counts: () => progress.counts, stopProgress: () => progress.stop(), ambiguousGraceMs: config.collect.ambiguous_grace_ms, out: process.stderr });
   try {
@@ -155,7 +158,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     const exitCode = exitWithDestinations(stopExitCode(base.stops) ?? (budgetStopped ? EXIT.budget : failed || notCollected || notPosted ? EXIT.taskFailures : EXIT.ok), published);
     const result: RunJobResult = {
       runId, exitCode, status, resumed: run.resumed, summary, load, tableRows, notCollected, notPosted, notPostedReasons, budgetStopped,
-      durationMs: Date.now() - started, publishedPath: paths.published, callbacks: collection.callbacks, postgres: postgresOutcomeOf(published), stops: base.stops,
+      durationMs: Date.now() - started, publishedPath: paths.published, callbacks: collection.callbacks, postgres: postgresOutcomeOf(published), lake: lakeOutcomeOf(published), stops: base.stops,
     };
     logger.info({ status, exit_code: exitCode, cost_usd: summary?.costUsd, by_state: summary?.byState, rows: load.rows }, 'run finished');
     (opts.out ?? process.stdout).write(opts.quiet ? `${outcomeLine(result, pipeline, run.service)}\n` : formatSummary(result, pipeline, run.service) + describeDestinations(published).map((l) => `${l}\n`).join(''));
