@@ -11,6 +11,7 @@ import { LEDGER_DDL } from '../ledger/schema.js';
 import { createTableSql, q } from '../load/ddl.js';
 import { KEYWORD_VIEWS } from './views/keywords.js';
 import { SERP_VIEWS } from './views/serp.js';
+import { RUN_VIEWS } from './views/runs.js';
 
 export interface ViewColumn { name: string; description: string }
 
@@ -351,6 +352,7 @@ SELECT t.run_id, try_cast(r.run_date AS DATE) AS run_date, r.pipeline, t.step, t
 FROM _tasks t LEFT JOIN _runs r ON r.run_id = t.run_id
 WHERE t.state = 'failed'`,
   },
+  ...RUN_VIEWS,
   ...SERP_VIEWS,
 ];
 

@@ -124,4 +124,28 @@ SELECT ${SERIES.map((s) => `f.${s}`).join(', ')}, f.item_type, count(*) AS pages
 FROM per_page f JOIN pages p ON ${SERIES.map((s) => `p.${s} IS NOT DISTINCT FROM f.${s}`).join(' AND ')}
 GROUP BY ${SERIES.map((s) => `f.${s}`).join(', ')}, f.item_type`,
   },
+  {
+    name: 'v_serp_features_daily',
+    question: 'Day by day, on what share of a keyword\'s result pages did each feature show?',
+    grain: 'one row per keyword, engine, result type, location, language, device, day and item type.',
+    notes: 'The daily counterpart of `v_serp_features`, from the same items. A page counts once per item type however many items of that type it holds; `pages` is the keyword\'s pages collected that day. The run report charts it.',
+    columns: [
+      ...SERIES_COLUMNS,
+      col('date', 'UTC day the result pages were taken (DATE).'),
+      col('item_type', 'Item type (feature) without an engine prefix.'),
+      col('pages_with_feature', 'Result pages of that day that showed the item type.'),
+      col('pages', 'Result pages of the keyword collected that day.'),
+      col('share_pct', 'pages_with_feature / pages, percent (one decimal).'),
+    ],
+    select: `${SERP_ITEMS},
+  per_page AS (
+    SELECT DISTINCT ${SERIES.join(', ')}, date, result_id, item_type FROM serp_items
+  ), pages AS (
+    SELECT ${SERIES.join(', ')}, date, count(DISTINCT result_id) AS pages FROM serp_items GROUP BY ${SERIES.join(', ')}, date
+  )
+SELECT ${SERIES.map((s) => `f.${s}`).join(', ')}, f.date, f.item_type, count(*) AS pages_with_feature, any_value(p.pages) AS pages,
+       round(100.0 * count(*) / any_value(p.pages), 1) AS share_pct
+FROM per_page f JOIN pages p ON p.date = f.date AND ${SERIES.map((s) => `p.${s} IS NOT DISTINCT FROM f.${s}`).join(' AND ')}
+GROUP BY ${SERIES.map((s) => `f.${s}`).join(', ')}, f.date, f.item_type`,
+  },
 ];
