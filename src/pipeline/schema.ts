@@ -11,6 +11,7 @@ import type { PositionedIssue } from '../config/yaml.js';
 import { NAME_PATTERN, NAME_RULE } from './key.js';
 import { TASK_COLLECT_MODES, type Axis, type CollectMode, type EnumeratedValue, type PipelineStep, type Place, type SourceSpec } from './types.js';
 import { suggest } from '../config/suggest.js';
+import { readAlerts, type AlertsSpec } from './alerts.js';
 
 /**
  * What the schema walk yields before file sources are read: a PipelineStep without what is known only later
@@ -23,9 +24,10 @@ export interface PipelineDraft {
   description?: string;
   budgetUsd: number;
   steps: StepDraft[];
+  alerts?: AlertsSpec;
 }
 
-const TOP_KEYS = ['name', 'description', 'budget_usd', 'steps'];
+const TOP_KEYS = ['name', 'description', 'budget_usd', 'steps', 'alerts'];
 const STEP_KEYS = ['name', 'description', 'endpoint', 'params', 'for_each', 'rows', 'collect', 'paging'];
 const SOURCE_KEYS = ['values', 'file', 'sql', 'column', 'limit', 'chunk'];
 const ROWS_KEYS = ['file', 'sql', 'columns', 'limit'];
@@ -228,7 +230,7 @@ function readSource(
 }
 
 /** Walks the pipeline document; returns the draft (possibly partial) and leaves every issue on the reader. */
-export function readPipelineSchema(r: SchemaReader, config: Config, pipelineDir: string): PipelineDraft | undefined {
+export function readPipelineSchema(r: SchemaReader, config: Config, pipelineDir: string, env: NodeJS.ProcessEnv = process.env): PipelineDraft | undefined {
   const root = r.resolve(r.doc.contents);
   const rootPlace = r.place(root);
   if (!r.expectMap(root, rootPlace, '', 'a mapping with name, budget_usd and steps')) return undefined;
@@ -254,8 +256,10 @@ export function readPipelineSchema(r: SchemaReader, config: Config, pipelineDir:
       });
     }
   }
+  const alertsEntry = top.get('alerts');
+  const alerts = alertsEntry ? readAlerts(r, alertsEntry.value, alertsEntry.keyPlace, config, env) : undefined;
   // Carry on with stand-ins so the steps are checked too: the reader already holds the issues that make this fail.
-  return { name: name ?? 'invalid', description, budgetUsd: budgetUsd ?? 0, steps };
+  return { name: name ?? 'invalid', description, budgetUsd: budgetUsd ?? 0, steps, ...(alerts ? { alerts } : {}) };
 }
 
 function readStep(r: SchemaReader, node: Node | null, index: number, at: Place, config: Config, pipelineDir: string): StepDraft | undefined {

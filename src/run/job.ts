@@ -2,7 +2,7 @@
  * The nightly job: composes the stages for `run` and `resume`.
  *
  *   open (config, pipeline, lock, warehouse, ledger) -> plan + post (or call) each step -> collect -> export
- *   Parquet -> publish to each destination -> summary
+ *   Parquet -> publish to each destination -> report and alerts -> summary
  *
  * A run is identified by its pipeline and day: running the same pipeline on the same day again, or `resume`,
  * continues it from the ledger. Posted tasks are collected by id, never posted again.
@@ -29,6 +29,8 @@ import { postLeftovers, postableLeft, refusals, runSteps, type Refusal, type Ste
 import { accountStopOf, newStops, stopExitCode, stopLines, type Stops } from '../post/stop.js';
 import { preflight, type PreflightResult } from './preflight.js';
 import { reexportMovedRuns } from '../archive/parquet-sync.js';
+import { reportStage } from '../report/stage.js';
+import { moverLine } from '../report/movers.js';
 
 export interface RunJobOptions {
   root: string;
@@ -131,6 +133,9 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     const tableRows = await writer.warehouse.tableCounts();
     await writer.close();
     const published = await publishAll(destinationsFor(config, paths, pause, logger), { runId, runDate, status }, { warehouse: paths.work, parquet, rows: load.rows });
+    // Before the run counts as published: a crash until then leaves it for `resume`, whose alerts are never sent twice.
+    const reported = await reportStage({ config, pipeline, runId, runDate, dataDir: paths.dir, publishedPath: paths.published, service: run.service.label, warn: (f, m) => logger.warn(f, m) });
+    await pause('report');
     publishDone(paths.dir);
 
     progress.stop(summary);
@@ -141,9 +146,10 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
       durationMs: Date.now() - started, publishedPath: paths.published, callbacks: collection.callbacks, postgres: postgresOutcomeOf(published), stops: base.stops,
     };
     logger.info({ status, exit_code: exitCode, cost_usd: summary?.costUsd, by_state: summary?.byState, rows: load.rows }, 'run finished');
-    (opts.out ?? process.stdout).write(opts.quiet ? `${outcomeLine(result, pipeline, run.service)}\n` : formatSummary(result, pipeline, run.service) + describeDestinations(published).map((l) => `${l}\n`).join(''));
+    const reportLine = reported.reportPath ? `report: ${reported.reportPath}\n` : '';
+    (opts.out ?? process.stdout).write(opts.quiet ? `${outcomeLine(result, pipeline, run.service)}\n${reportLine}` : formatSummary(result, pipeline, run.service) + describeDestinations(published).map((l) => `${l}\n`).join('') + reportLine);
     if (config.notify.webhook_url) {
-      const sent = await sendNotice(config.notify.webhook_url, noticeOf(result, pipeline, config));
+      const sent = await sendNotice(config.notify.webhook_url, { ...noticeOf(result, pipeline, config), movers: reported.movers.map(moverLine), report: reported.reportPath });
       if (!sent.ok) logger.warn({ why: sent.why }, 'the run notice was not delivered');
     }
     return result;
