@@ -39,7 +39,12 @@ export interface ReportData {
   rateLimitPerMinute: number;
   rows: { table: string; rows: number }[];
   failures: Failure[];
-  serp?: { domains: string[]; trackedFromPipeline: boolean; panels: RankPanel[]; moversDate: string | null; up: Mover[]; down: Mover[]; features: FeaturePanel[] };
+  serp?: {
+    domains: string[]; trackedFromPipeline: boolean; panels: RankPanel[]; moversDate: string | null; up: Mover[]; down: Mover[];
+    /** The tracked domains' own moves that day, largest first (none without tracked domains). */
+    trackedMoves: Mover[];
+    features: FeaturePanel[];
+  };
   keywords?: { months: string[]; series: { keyword: string; volumes: (number | null)[] }[] };
 }
 
@@ -138,10 +143,12 @@ async function readSerp(query: Query, o: ReadOptions, dates: string[]): Promise<
   // Movers: the latest day of the window the movement view has, every domain; tracked ones are marked.
   const [latest] = await query(`SELECT CAST(max(date) AS VARCHAR) AS d FROM v_serp_domain_movement WHERE date BETWEEN $1::DATE AND $2::DATE${kwFilter} AND movement IN ('up', 'down')`, params());
   const moversDate = (latest?.d as string | null) ?? null;
-  const movers = async (order: 'DESC' | 'ASC') => moversDate === null ? [] : (await query(
+  const movers = async (order: 'DESC' | 'ASC' | 'tracked') => moversDate === null ? [] : (await query(
     `SELECT keyword, location_code, device, domain, previous_position, position, change, movement FROM v_serp_domain_movement
-     WHERE date BETWEEN $1::DATE AND $2::DATE${kwFilter} AND date = $${next}::DATE AND movement = '${order === 'DESC' ? 'up' : 'down'}'
-     ORDER BY change ${order}, keyword, domain, device, location_code LIMIT ${MOVERS}`, params([moversDate])))
+     WHERE date BETWEEN $1::DATE AND $2::DATE${kwFilter} AND date = $${next}::DATE
+       AND ${order === 'tracked' ? `movement IN ('up', 'down') AND list_contains($${next + 1}::VARCHAR[], domain)` : `movement = '${order === 'DESC' ? 'up' : 'down'}'`}
+     ORDER BY ${order === 'tracked' ? 'abs(change) DESC, change DESC' : `change ${order}`}, keyword, domain, device, location_code LIMIT ${MOVERS}`,
+    params(order === 'tracked' ? [moversDate, domains] : [moversDate])))
     .map((m): Mover => ({ keyword: String(m.keyword), locationCode: num(m.location_code), device: String(m.device), domain: String(m.domain), previous: num(m.previous_position), position: num(m.position), change: Number(m.change), movement: String(m.movement), tracked: trackedFromPipeline && domains.includes(String(m.domain)) }));
 
   const shares = await query(
@@ -157,7 +164,10 @@ async function readSerp(query: Query, o: ReadOptions, dates: string[]): Promise<
     const i = dates.indexOf(String(s.date));
     if (i >= 0) t.shares[i] = Number(s.share);
   }
-  return { domains, trackedFromPipeline, panels: [...panels.values()].slice(0, MAX_PANELS), moversDate, up: await movers('DESC'), down: await movers('ASC'), features: [...features.values()].slice(0, 6) };
+  return {
+    domains, trackedFromPipeline, panels: [...panels.values()].slice(0, MAX_PANELS), moversDate, up: await movers('DESC'), down: await movers('ASC'),
+    trackedMoves: trackedFromPipeline ? await movers('tracked') : [], features: [...features.values()].slice(0, 6),
+  };
 }
 
 /** Seed keywords: those the run asked search volumes for (the search_volume function), else its largest. */

@@ -79,7 +79,7 @@ export function renderReport(d: ReportData, o: RenderOptions): string {
     const features = s.features.map((f, i) => figure(`features-${i}`, `Result-page features: ${f.keyword}`, lineChart({ categories: d.dates, series: f.types.map((t) => ({ name: t.itemType, values: t.shares })), yName: '% of pages', min: 0, max: 100 })));
     sections.push(`<section><h2>Rank tracking</h2><p class="muted">Best organic position per day, last ${d.days} days; ${esc(who)}.</p>
 <div class="grid small">${panels.join('')}</div>
-<h3>Movers</h3><div class="grid">${moverChart}</div><div class="pair">${moversTable('Up', s.up)}${moversTable('Down', s.down)}</div>
+<h3>Movers</h3>${s.trackedFromPipeline ? moversTable(`Tracked domains on ${s.moversDate ?? '-'}`, s.trackedMoves) : ''}<div class="grid">${moverChart}</div><div class="pair">${moversTable('Up', s.up)}${moversTable('Down', s.down)}</div>
 <h3>Result-page features</h3><p class="muted">Share of the keyword's collected result pages that showed each feature, per day (all locations and devices).</p><div class="grid">${features.join('')}</div></section>`);
   }
 

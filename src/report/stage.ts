@@ -23,7 +23,7 @@ export interface ReportStageOptions {
 
 export interface ReportStageResult {
   reportPath?: string;
-  /** The biggest movers of the run's SERP day (tracked domains first), for the end-of-run notice. */
+  /** The biggest moves of the run's SERP day (the tracked domains' when there are any), for the end-of-run notice. */
   movers: Mover[];
   alerts?: AlertsOutcome;
 }
@@ -36,7 +36,7 @@ export async function reportStage(o: ReportStageOptions): Promise<ReportStageRes
         const report = await writeReport({ dataDir: o.dataDir, publishedPath: o.publishedPath, runId: o.runId, config: o.config, pipeline: o.pipeline, latest: true, service: o.service, now: o.now }, q);
         out.reportPath = report.path;
         const s = report.data.serp;
-        if (s) out.movers = [...s.up, ...s.down].sort((a, b) => Number(b.tracked) - Number(a.tracked) || Math.abs(b.change) - Math.abs(a.change)).slice(0, 5);
+        if (s) out.movers = (s.trackedMoves.length ? s.trackedMoves : [...s.up, ...s.down].sort((a, b) => Math.abs(b.change) - Math.abs(a.change))).slice(0, 5);
       } catch (err) {
         o.warn({ err: (err as Error).message }, 'the run report was not written');
       }

@@ -42,6 +42,8 @@ let h: History;
 let hook: http.Server;
 let hookDown = 1; // the first delivery finds the receiver down
 const hooks: { status: number; text: string }[] = [];
+/** End-of-run notices (notify.webhook_url), on their own path of the same receiver. */
+const notices: string[] = [];
 let smtp: SMTPServer;
 const mails: string[] = [];
 const runs: RunJobResult[] = [];
@@ -54,6 +56,10 @@ beforeAll(async () => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
+      if (req.url === '/notice') {
+        notices.push(JSON.parse(body).text);
+        return res.writeHead(200).end();
+      }
       const status = hookDown-- > 0 ? 503 : 200;
       hooks.push({ status, text: JSON.parse(body).text });
       res.writeHead(status).end();
@@ -72,7 +78,7 @@ beforeAll(async () => {
   const smtpPort = (smtp.server.address() as AddressInfo).port;
   h = await startHistory(rankTrackingPipeline(ALERTS), {
     env: { REPORT_TEST_ALERT_WEBHOOK: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hooks/T000/secret` },
-    overrides: { notify: { webhook_url: '', smtp_url: `smtp://127.0.0.1:${smtpPort}`, email_from: 'seo-etl <seo-etl@example.com>' } },
+    overrides: { notify: { webhook_url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/notice`, smtp_url: `smtp://127.0.0.1:${smtpPort}`, email_from: 'seo-etl <seo-etl@example.com>' } },
   });
   for (const day of DAYS) {
     const out = collectStream();
@@ -250,6 +256,23 @@ describe('the report of the last day', () => {
     const declared = [...html.matchAll(/data-chart="rank-\d+" data-points="(\d+)"/g)].reduce((n, m) => n + Number(m[1]), 0);
     expect(declared).toBe(rows[0].n);
     expect(page.text).toContain('tracked domains (alerts.domains): headphonesguide4.de, kettlehub1.store, laptopworld19.com');
+  });
+
+  test('the end-of-run notice names the top movers, tracked domains first, and the report', () => {
+    // Days one and two, and the resume of day three (its killed attempt sent none).
+    expect(notices).toHaveLength(3);
+    const last = notices[2].split('\n');
+    const movers = last.slice(last.indexOf('top movers:') + 1).filter((l) => l.startsWith('- '));
+    expect(movers.length).toBeGreaterThan(0);
+    expect(movers.length).toBeLessThanOrEqual(5);
+    expect(movers[0]).toMatch(/^- \S+ [+-]\d+ for ".+" \(\d+, (desktop|mobile)\): \d+ -> \d+ \[tracked\]$/);
+    expect(last.at(-1)).toBe(`report: ${file()}`);
+    // A domain that moved is named with the positions the report's movers table shows.
+    const html = readFileSync(file(), 'utf8');
+    const [, domain, sign, , , was, now] = /^- (\S+) ([+-]\d+) for "(.+)" \((\d+), \w+\): (\d+) -> (\d+)/.exec(movers[0])!;
+    const tracked = html.slice(html.indexOf('<h3>Tracked domains on'), html.indexOf('<figure class="chart" data-chart="movers"'));
+    expect(tracked).toContain(`<tr class="tracked"><td>${domain}</td>`);
+    expect(tracked).toContain(`<td class="n">${was}</td><td class="n">${now}</td><td class="n ${sign.startsWith('+') ? 'up' : 'down'}">${sign}</td>`);
   });
 
   test('reads on a phone: one column, no chart wider than the screen', async () => {
