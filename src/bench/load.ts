@@ -18,12 +18,11 @@ import { runChild } from './child.js';
 import { breakdownTable, describeLimit, profileReport, reportRows, startProfiler, type ProfileReport } from './profile.js';
 import { ArchiveWriter } from '../archive/writer.js';
 import { Warehouse } from '../load/warehouse.js';
-import { loadConfig } from '../config/index.js';
 import { WAREHOUSE_STORAGE, type StorageOptions } from '../load/database.js';
 import { loadArchiveFiles } from '../load/archive-load.js';
-import { generateKeywordData } from '../sandbox/data/keywords.js';
-import { generateMerchant } from '../sandbox/data/merchant.js';
-import { domainItem } from '../sandbox/data/domains.js';
+import { generateKeywordData } from '../families/keywords_data/data.js';
+import { generateMerchant } from '../families/merchant/data.js';
+import { domainItem } from '../families/domain_analytics/data.js';
 
 type Figure = { value: number; unit: string; goal: string; how: string };
 const NOW = Date.UTC(2026, 0, 15);

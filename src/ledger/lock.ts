@@ -3,7 +3,7 @@
  * host and start time of the run that owns it. A lock left by a process that is gone (same host, pid not alive)
  * is recovered; anything else refuses with LockedError (exit code 3).
  */
-import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { EXIT } from '../exit.js';
@@ -166,7 +166,7 @@ export function acquireRunLock(dataDir: string, opts: AcquireOptions = {}): RunL
       // Created but not yet written, or garbage: only old garbage is taken as stale.
       let age = Infinity;
       try {
-        age = Date.now() - statSync(lockPath).mtimeMs;
+        age = fileSystemNow(path.dirname(lockPath)) - statSync(lockPath).mtimeMs;
       } catch {
         continue;
       }
@@ -179,4 +179,20 @@ export function acquireRunLock(dataDir: string, opts: AcquireOptions = {}): RunL
     if (removeStale(lockPath, text)) recovered = holder;
   }
   throw new LockedError(lockPath, readRunLock(dataDir), 'a lock that keeps changing');
+}
+
+/**
+ * "Now" as the file system that holds `dir` stamps it: the age of a file is measured on the clock that wrote its
+ * mtime, not this process's, which can differ (a network share's server, a process under another clock).
+ */
+function fileSystemNow(dir: string): number {
+  const probe = path.join(dir, `.clock-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  try {
+    writeFileSync(probe, '');
+    return statSync(probe).mtimeMs;
+  } catch {
+    return Date.now();
+  } finally {
+    rmSync(probe, { force: true });
+  }
 }

@@ -9,8 +9,7 @@
 import { TABLES, allColumns } from '../normalize/catalog.js';
 import { LEDGER_DDL } from '../ledger/schema.js';
 import { createTableSql, q } from '../load/ddl.js';
-import { KEYWORD_VIEWS } from './views/keywords.js';
-import { SERP_VIEWS } from './views/serp.js';
+import { FAMILIES } from '../families/index.js';
 import { RUN_VIEWS } from './views/runs.js';
 
 export interface ViewColumn { name: string; description: string }
@@ -41,7 +40,6 @@ const siteOf = (expr: string) => `nullif(regexp_replace(lower(regexp_extract(${e
 const usd = (expr: string) => `coalesce(sum(round(${expr} * 1000000)), 0) / 1000000.0`;
 
 export const VIEWS: readonly ViewDef[] = [
-  ...KEYWORD_VIEWS,
   {
     name: 'v_keyword_trends',
     question: 'How does the search volume of a keyword move month by month?',
@@ -353,7 +351,7 @@ FROM _tasks t LEFT JOIN _runs r ON r.run_id = t.run_id
 WHERE t.state = 'failed'`,
   },
   ...RUN_VIEWS,
-  ...SERP_VIEWS,
+  ...FAMILIES.flatMap((f) => f.views ?? []),
 ];
 
 /** A product rating on one scale, out of 5: the service rates on 5, 10 or 100 (rating_max, or the rating type's own maximum). */

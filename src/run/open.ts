@@ -15,7 +15,7 @@ import { Writer } from '../load/writer.js';
 import { loadPipeline, runIdFor, utcDate, type Pipeline } from '../pipeline/index.js';
 import { warehousePaths, type WarehousePaths } from '../publish/index.js';
 import { RateLimiter } from '../queue/index.js';
-import { startSandbox, type Sandbox } from '../sandbox/index.js';
+import { startSandbox, clockOnDay, type Sandbox } from '../sandbox/index.js';
 import { UserError } from '../exit.js';
 import { Progress } from './progress.js';
 import { resumeTarget } from './resume.js';
@@ -101,8 +101,9 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
 
     let sandbox: Sandbox | null = null;
     if (config.api.base_url === 'sandbox') {
-      // It keeps its tasks in the data folder, so a killed run's `resume` finds them, as on the live service.
-      sandbox = await startSandbox({ config, credentials, stateFile: path.join(paths.dir, 'sandbox', 'tasks.ndjson') });
+      // It keeps its tasks in the data folder, so a killed run's `resume` finds them, as on the live service; it
+      // runs on the run's date, so runs on several --run-date values show several days (docs/analysis.md).
+      sandbox = await startSandbox({ config, credentials, clock: clockOnDay(runDate), stateFile: path.join(paths.dir, 'sandbox', 'tasks.ndjson') });
       closers.push(() => sandbox!.close());
       logger.info({ url: sandbox.url }, 'embedded sandbox started');
     }

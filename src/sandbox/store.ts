@@ -95,6 +95,14 @@ export class TaskStore {
     this.journal?.rewrite(this.tasks.values());
   }
 
+  /** The latest posting time among the tasks that fall on the UTC day of `at`, or null. */
+  lastPostedOnDayOf(at: number): number | null {
+    const day = Math.floor(at / DAY_MS);
+    let last: number | null = null;
+    for (const t of this.tasks.values()) if (Math.floor(t.postedAt / DAY_MS) === day && (last === null || t.postedAt > last)) last = t.postedAt;
+    return last;
+  }
+
   add(n: NewTask): StoredTask {
     const p = n.params;
     const tag = typeof p.tag === 'string' ? p.tag : null;

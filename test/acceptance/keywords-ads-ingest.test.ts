@@ -11,7 +11,7 @@ import { ingestCommand } from '../../src/archive/command.js';
 import { warehousePaths } from '../../src/publish/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { Warehouse } from '../../src/load/warehouse.js';
-import { KEYWORD_VIEWS } from '../../src/publish/views/keywords.js';
+import { KEYWORD_VIEWS } from '../../src/families/keywords_data/views.js';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-ads-ingest-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

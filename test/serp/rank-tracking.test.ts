@@ -10,12 +10,12 @@ import path from 'node:path';
 import { runJob } from '../../src/run/job.js';
 import { loadConfig } from '../../src/config/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { systemClock, DAY_MS } from '../../src/sandbox/clock.js';
+import { clockOnDay, DAY_MS } from '../../src/sandbox/clock.js';
 import { endpoint } from '../../src/api/catalog.js';
 import { taskPrice } from '../../src/api/pricing.js';
 import { validateTask } from '../../src/api/validate.js';
 import { loadPipeline, planPipeline, estimatePlan } from '../../src/pipeline/index.js';
-import { FAST, ROOT, collectStream, queryFile } from '../helpers/project.js';
+import { FAST, ROOT, collectStream, isoDay, queryFile } from '../helpers/project.js';
 import { call } from '../sandbox/helpers.js';
 
 const EXAMPLE = path.join(ROOT, 'pipelines', 'examples', 'rank-tracking.yaml');
@@ -62,7 +62,8 @@ describe('the rank-tracking example against the sandbox', () => {
   test('two days: plan, billing and the movement view agree with the rank history', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'seo-etl-rank-'));
     dirs.push(dataDir);
-    const clock = systemClock();
+    // The sandbox runs on the first run date, then a day later: what it serves never depends on the real day.
+    const clock = clockOnDay('2026-11-20');
     const config = loadConfig({ root: ROOT, overrides: { ...FAST } });
     sandbox = await startSandbox({ config, clock, callbackTimeoutMs: 1000 });
     const env: NodeJS.ProcessEnv = { ...process.env, SEO_ETL_API_BASE_URL: sandbox.url, SEO_ETL_LOGIN: config.sandbox.login, SEO_ETL_PASSWORD: config.sandbox.password, SEO_ETL_WAREHOUSE_DIR: dataDir };
@@ -94,11 +95,11 @@ describe('the rank-tracking example against the sandbox', () => {
     expect(features.map((r) => r.item_type).sort()).toEqual(['featured_snippet', 'images', 'knowledge_graph', 'local_pack', 'organic', 'paid', 'people_also_ask', 'related_searches', 'shopping', 'top_stories', 'video']);
 
     const history = await queryFile(db, `SELECT keyword, location_code, device, date, domain, min(best_position) AS pos FROM v_serp_rank_history GROUP BY ALL`);
-    const dates = [...new Set(history.map((r) => String(r.date)))].sort();
-    expect(dates).toHaveLength(2);
+    const dates = [...new Set(history.map((r) => isoDay(r.date)))].sort();
+    expect(dates).toEqual(['2026-11-20', '2026-11-21']);
     const key = (r: Record<string, unknown>) => `${r.keyword}|${r.location_code}|${r.device}|${r.domain}`;
-    const before = new Map(history.filter((r) => String(r.date) === dates[0]).map((r) => [key(r), Number(r.pos)]));
-    const after = new Map(history.filter((r) => String(r.date) === dates[1]).map((r) => [key(r), Number(r.pos)]));
+    const before = new Map(history.filter((r) => isoDay(r.date) === dates[0]).map((r) => [key(r), Number(r.pos)]));
+    const after = new Map(history.filter((r) => isoDay(r.date) === dates[1]).map((r) => [key(r), Number(r.pos)]));
 
     const moves = await queryFile(db, `SELECT * FROM v_serp_domain_movement WHERE date = (SELECT max(date) FROM v_serp_domain_movement)`);
     const counts = Object.fromEntries(['up', 'down', 'same', 'new', 'lost'].map((m) => [m, moves.filter((r) => r.movement === m).length]));

@@ -1,7 +1,7 @@
 /** The sandbox answers every SERP type and variant of the catalog within the task lifecycle, billed as plan prices it. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { start, client, pathOf, TIMESTAMP, type Started } from '../sandbox/helpers.js';
-import { SERP_ENDPOINTS } from '../../src/api/endpoints/serp.js';
+import { SERP_ENDPOINTS } from '../../src/families/serp/endpoints.js';
 import { endpoint } from '../../src/api/catalog.js';
 import { taskPrice } from '../../src/api/pricing.js';
 import { DAY_MS } from '../../src/sandbox/clock.js';

@@ -11,6 +11,7 @@ import { referenceDataIssues } from '../semantic.js';
 import { seedOf } from '../data/prng.js';
 import { taskResult } from '../results.js';
 import type { StoredTask } from '../store.js';
+import type { SpecialGet } from '../family.js';
 
 export const ZERO_ID = '00000000-0000-0000-0000-000000000000';
 /** Parameters that say where results go or how they are labelled, not what is asked: never part of the data seed. */
@@ -126,8 +127,6 @@ export function handleTasksFixed(req: ApiRequest, ctx: SandboxContext): Envelope
   return envelope(def.version, [task], req.startedNs);
 }
 
-/** Optional hook for family-specific ids (the merchant sandbox's all-zero id). */
-export type SpecialGet = (req: ApiRequest, ctx: SandboxContext) => ApiTask | undefined;
 
 export function handleTaskGet(req: ApiRequest, ctx: SandboxContext, special?: SpecialGet): Envelope {
   const { def } = req;

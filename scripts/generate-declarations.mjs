@@ -1,0 +1,289 @@
+#!/usr/bin/env node
+/**
+ * Reads the live service's published models - the official client `dataforseo-client` as installed in
+ * node_modules (dist/esm/api/*.js: paths and methods; dist/esm/models/*.d.ts and *.js: fields, types and the
+ * item types of polymorphic lists) - and writes the project's own declarations of every operation:
+ *   src/families/generated/<family>.json  path, method, kind, variant, request field rules, result model
+ *   src/families/generated/models.json     every model a request or a result reaches: fields and types
+ * Facts carry over (names, types, paths, limits the field notes state); no code or prose is copied.
+ * `node scripts/generate-declarations.mjs --check [--out dir]` writes nothing and exits 1 when the committed files
+ * differ from what the installed client gives (test/families/generated.test.ts runs it).
+ */
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const DEFAULT_OUT = path.join(ROOT, 'src', 'families', 'generated');
+
+/** dist/esm of the installed client (the models and API classes the brief of this generator names). */
+export function clientDir() {
+  const require = createRequire(path.join(ROOT, 'package.json'));
+  let dir = path.dirname(require.resolve('dataforseo-client'));
+  const isRoot = (d) => existsSync(path.join(d, 'package.json')) && JSON.parse(readFileSync(path.join(d, 'package.json'), 'utf8')).name === 'dataforseo-client';
+  while (!isRoot(dir)) dir = path.dirname(dir);
+  return path.join(dir, 'dist', 'esm');
+}
+
+// ---- models ------------------------------------------------------------------------------------------------
+
+/** The body of `export interface I<name> ... {` with nested braces kept on one line, and what it extends. */
+function interfaceOf(text, name) {
+  const head = new RegExp(`export interface I${name}(?: extends I(\\w+))? \\{`).exec(text);
+  if (!head) return null;
+  let depth = 1;
+  let body = '';
+  for (let i = head.index + head[0].length; i < text.length && depth > 0; i++) {
+    const ch = text[i];
+    if (ch === '{') depth++;
+    if (ch === '}') depth--;
+    if (depth > 0) body += depth === 1 ? ch : ch === '\n' ? ' ' : ch;
+  }
+  return { base: head[1] ?? null, body };
+}
+
+/** `{ [key: string]: X; }` -> `map<X>`, other types as written. */
+function normType(t) {
+  const m = /^\{\s*\[key: string\]: (.+?);\s*\}$/.exec(t.trim());
+  return m ? `map<${normType(m[1])}>` : t.trim().replace(/\s+/g, ' ');
+}
+
+/** Fields (own, in order) of a model with each field's note, which only the request rules read. */
+function modelFields(dir, name) {
+  const file = path.join(dir, 'models', `${name}.d.ts`);
+  if (!existsSync(file)) return null;
+  const text = readFileSync(file, 'utf8');
+  const iface = interfaceOf(text, name);
+  if (!iface) return null;
+  const fields = [];
+  let note = '';
+  for (const line of iface.body.split('\n')) {
+    const doc = /^\s*\/\*\*(.*)\*\/\s*$/.exec(line);
+    if (doc) { note = doc[1]; continue; }
+    const f = /^\s*(\w+)\?: (.+?) \| undefined;/.exec(line);
+    if (f) fields.push({ name: f[1], type: normType(f[2]), note });
+    note = '';
+  }
+  return { base: iface.base, fields };
+}
+
+/** Item types of a polymorphic model: the `type` value each subclass is chosen by (from the model's fromJS). */
+function variantsOf(dir, name) {
+  const file = path.join(dir, 'models', `${name}.js`);
+  if (!existsSync(file)) return null;
+  const text = readFileSync(file, 'utf8');
+  const out = {};
+  for (const m of text.matchAll(/if \(data\["type"\] === "([^"]+)"\) \{\s*let result = new (\w+)\(\)/g)) out[m[1]] = m[2];
+  return Object.keys(out).length ? out : null;
+}
+
+const SCALARS = new Set(['string', 'number', 'boolean', 'any', 'Date']);
+/** Model names a type refers to. */
+function refs(type) {
+  const t = type.replace(/^map<(.+)>$/, '$1').replace(/\[\]$/, '').replace(/\[\]$/, '');
+  if (t.startsWith('map<')) return refs(t);
+  return SCALARS.has(t) || t.includes(' ') || t.startsWith('{') ? [] : [t];
+}
+
+// ---- operations ------------------------------------------------------------------------------------------------
+
+/** Every method of the client's API classes: the path it calls, HTTP method, request and response models. */
+function clientOperations(dir) {
+  const apiDir = path.join(dir, 'api');
+  const ops = [];
+  for (const file of readdirSync(apiDir).filter((f) => f.endsWith('Api.js')).sort()) {
+    const js = readFileSync(path.join(apiDir, file), 'utf8');
+    const dts = readFileSync(path.join(apiDir, file.replace(/\.js$/, '.d.ts')), 'utf8');
+    const cls = file.replace(/\.js$/, '');
+    for (const m of js.matchAll(/\n {4}(\w+)\(([^)]*)\) \{\n {8}let url_ = this\.baseUrl \+ "([^"]+)";([\s\S]*?)\n {4}\}\n {4}process\w+\(response\) \{([\s\S]*?)\n {4}\}(?=\n)/g)) {
+      const [, method, , url, body, proc] = m;
+      const http = /method: "(GET|POST)"/.exec(body)?.[1];
+      const response = /result200 = resultData200 \? (\w+)\.fromJS/.exec(proc)?.[1];
+      const sig = new RegExp(`\\n\\s+${method}\\(body: (\\w+)\\[\\]`).exec(dts);
+      ops.push({ client: `${cls}.${method}`, method: http, path: url, request: sig?.[1] ?? null, response });
+    }
+  }
+  return ops;
+}
+
+const KIND_WORDS = ['task_post', 'tasks_ready', 'tasks_fixed', 'task_get', 'live'];
+
+/** Kind and variant of an operation, from its path's segments. */
+function kindOf(segments, method) {
+  const at = segments.findIndex((s) => KIND_WORDS.includes(s));
+  if (at < 0) return { kind: 'list' };
+  const kind = segments[at];
+  const next = segments[at + 1];
+  const variant = next && !next.startsWith('{') ? next : undefined;
+  if (kind === 'live' && method === 'GET') return { kind: 'list' };
+  return { kind, ...(variant ? { variant } : {}) };
+}
+
+/** `/v3/backlinks/summary/live` -> `backlinks.summary.live`; a path parameter other than the task id names itself. */
+function idOf(p) {
+  return p.replace(/^\/v3\//, '').split('/').filter((s) => s !== '{id}').map((s) => s.replace(/^\{(\w+)\}$/, '$1')).join('.');
+}
+
+// ---- request rules (facts the field notes state) ---------------------------------------------------------------
+
+const COMPARISON = ['<', '<=', '>', '>=', '=', '<>'];
+const num = (s) => Number(s.replace(/,/g, ''));
+
+function fieldRule(f) {
+  const n = f.note;
+  const rule = {};
+  if (/\*\*required field\*\*(?!\s*(?:if|when))/i.test(n) || /\brequired field(?!\s*(?:if|when))\b/.test(n.replace(/\*\*/g, '')) && !/optional field/.test(n)) rule.required = true;
+  if (f.type === 'string') {
+    rule.type = 'string';
+    const len = /character limit is (\d+)/.exec(n) ?? /up to (\d[\d,]*) characters/.exec(n) ?? /can(?:not| not) be longer than (\d+)/.exec(n);
+    if (len) rule.maxLength = num(len[1]);
+    const list = /possible values:{1,2}\s*((?:`[\w\-./]+`(?:,\s*|\s+or\s+))+`[\w\-./]+`)\s*(?:default value|\*\/|$|;|\.|\s*(?:note|if|you|the|by|learn|example))/i.exec(n);
+    if (list) rule.enum = [...list[1].matchAll(/`([^`]+)`/g)].map((x) => x[1]);
+  } else if (f.type === 'number') {
+    rule.type = 'number';
+    const max = /maximum value:?\s*`?(-?\d[\d,.]*)`?/.exec(n) ?? /possible values: from `?(?:-?\d[\d.]*)`? to `?(-?\d[\d,.]*)`?/.exec(n);
+    const min = /minimum value:?\s*`?(-?\d[\d,.]*)`?/.exec(n) ?? /possible values: from `?(-?\d[\d,.]*)`? to/.exec(n);
+    const dflt = /default value:?\s*`(-?\d[\d,.]*)`/.exec(n);
+    if (max) rule.max = num(max[1].replace(/\.$/, ''));
+    if (min) rule.min = num(min[1].replace(/\.$/, ''));
+    if (dflt) rule.default = num(dflt[1].replace(/\.$/, ''));
+  } else if (f.type === 'boolean') {
+    rule.type = 'boolean';
+  } else if (f.name === 'filters' || /filtering parameters/.test(n)) {
+    rule.type = 'filters';
+    rule.maxConditions = num(/\((\d+) filters maximum\)/.exec(n)?.[1] ?? /(\d+) filters maximum/.exec(n)?.[1] ?? '8');
+    const ops = /operators are supported:([^.]*?)(?:you can use|example|$)/.exec(n)?.[1] ?? '';
+    rule.operators = [...new Set([...[...ops.matchAll(/`([a-z_]+)`/g)].map((x) => x[1]), ...COMPARISON])];
+  } else if (f.name === 'order_by' || /sorting rules/.test(n) && f.type === 'string[]') {
+    rule.type = 'order_by';
+    rule.maxRules = /no more than (three|3|five|5) sorting rules/.test(n) ? ({ three: 3, five: 5 }[/no more than (\w+)/.exec(n)[1]] ?? 3) : 3;
+  } else if (f.type === 'string[]') {
+    rule.type = 'string_array';
+    const items = /maximum number of [a-z ]+? you can specify(?: in this array)?: (\d[\d,]*)/.exec(n) ?? /up to (\d[\d,]*) (?!characters)[a-z]+/.exec(n);
+    if (items) rule.maxItems = num(items[1]);
+    const itemLen = /maximum number of characters for each [a-z ]+?: (\d+)/.exec(n);
+    if (itemLen) rule.itemMaxLength = num(itemLen[1]);
+    const words = /maximum number of words for each [a-z ]+?: (\d+)/.exec(n);
+    if (words) rule.itemMaxWords = num(words[1]);
+  } else {
+    rule.type = 'any';
+  }
+  return rule;
+}
+
+/** Requirements between fields the notes state: one of a group, or one field with another. */
+function crossRules(fields) {
+  const groups = new Map();
+  const out = [];
+  for (const f of fields) {
+    const plain = f.note.replace(/\*\*/g, '').replace(/_or/g, ' or');
+    const m = /required field if (?:you )?(?:don't|do not) specify ((?:`\w+`(?:\s*(?:or|,)\s*)?)+)/.exec(plain) ?? /required field if ((?:`\w+`(?:\s*(?:or|,)\s*)?)+) (?:is|are) not specified/.exec(plain);
+    if (m) {
+      const names = [f.name, ...[...m[1].matchAll(/`(\w+)`/g)].map((x) => x[1])].filter((x) => fields.some((g) => g.name === x)).sort();
+      if (names.length > 1) groups.set(names.join(','), names);
+      continue;
+    }
+    const w = /required field if (?:you specify|you use) `(\w+)`/.exec(plain) ?? /required field if `(\w+)` is specified/.exec(plain);
+    if (w && fields.some((g) => g.name === w[1])) out.push({ rule: 'required_with', field: f.name, when: w[1] });
+  }
+  // Groups that name the same fields in parts (location_code|location_name, location_code|location_name|location_coordinate) merge.
+  const merged = [];
+  for (const g of [...groups.values()].sort((a, b) => b.length - a.length)) {
+    if (!merged.some((m) => g.every((x) => m.includes(x)))) merged.push(g);
+  }
+  return [...merged.map((fields) => ({ rule: 'one_of_required', fields })), ...out];
+}
+
+// ---- the whole ---------------------------------------------------------------------------------------------------
+
+export function generate(dir = clientDir()) {
+  const pkg = JSON.parse(readFileSync(path.join(dir, '..', '..', 'package.json'), 'utf8'));
+  const source = `${pkg.name} ${pkg.version}`;
+  const models = {};
+  const want = [];
+  const addModel = (name) => { if (!(name in models)) { models[name] = null; want.push(name); } };
+  const resultModelOf = (response) => {
+    const task = modelFields(dir, response)?.fields.find((f) => f.name === 'tasks')?.type.replace(/\[\]$/, '');
+    const result = task ? modelFields(dir, task)?.fields.find((f) => f.name === 'result')?.type : undefined;
+    return result ?? null;
+  };
+
+  const families = {};
+  const seen = new Set();
+  for (const op of clientOperations(dir)) {
+    const key = `${op.method} ${op.path}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const segments = op.path.split('/').filter(Boolean);
+    const family = segments[1];
+    const { kind, variant } = kindOf(segments.slice(2), op.method);
+    const result = op.response ? resultModelOf(op.response) : null;
+    const entry = { id: idOf(op.path), method: op.method, path: op.path, kind, ...(variant ? { variant } : {}), client: op.client, response: op.response };
+    if (result) {
+      entry.result = result;
+      refs(result).forEach(addModel);
+    }
+    if (op.request) {
+      const req = modelFields(dir, op.request);
+      entry.request = op.request;
+      entry.fields = Object.fromEntries((req?.fields ?? []).map((f) => [f.name, fieldRule(f)]));
+      const cross = crossRules(req?.fields ?? []);
+      if (cross.length) entry.cross = cross;
+    }
+    (families[family] ??= []).push(entry);
+  }
+  while (want.length) {
+    const name = want.shift();
+    const m = modelFields(dir, name);
+    if (!m) { delete models[name]; continue; }
+    const variants = variantsOf(dir, name);
+    models[name] = {
+      ...(m.base ? { extends: m.base } : {}),
+      fields: Object.fromEntries(m.fields.map((f) => [f.name, f.type])),
+      ...(variants ? { variants } : {}),
+    };
+    if (m.base) addModel(m.base);
+    m.fields.forEach((f) => refs(f.type).forEach(addModel));
+    if (variants) Object.values(variants).forEach(addModel);
+  }
+  const files = {};
+  for (const [family, operations] of Object.entries(families).sort(([a], [b]) => a.localeCompare(b))) {
+    operations.sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
+    files[`${family}.json`] = stringify({ source, family, operations });
+  }
+  const sorted = Object.fromEntries(Object.keys(models).sort().map((k) => [k, models[k]]));
+  files['models.json'] = stringify({ source, models: sorted });
+  return files;
+}
+
+/** One operation or model per line group, two-space indents: a change of the API is a readable diff. */
+function stringify(value) {
+  return `${JSON.stringify(value, null, 1)}\n`;
+}
+
+function main() {
+  const check = process.argv.includes('--check');
+  const outAt = process.argv.indexOf('--out');
+  const OUT = outAt > 0 ? path.resolve(process.argv[outAt + 1]) : DEFAULT_OUT;
+  const files = generate();
+  const stale = [];
+  if (!check) mkdirSync(OUT, { recursive: true });
+  for (const [name, text] of Object.entries(files)) {
+    const file = path.join(OUT, name);
+    const old = existsSync(file) ? readFileSync(file, 'utf8') : null;
+    if (old === text) continue;
+    stale.push(name);
+    if (!check) writeFileSync(file, text);
+  }
+  const ops = Object.entries(files).filter(([n]) => n !== 'models.json').reduce((a, [, t]) => a + JSON.parse(t).operations.length, 0);
+  if (check) {
+    if (stale.length) {
+      console.error(`src/families/generated differs from the installed client in: ${stale.join(', ')} (run make declarations)`);
+      process.exit(1);
+    }
+    console.log(`src/families/generated matches the installed client (${ops} operations)`);
+  } else console.log(`wrote ${stale.length} of ${Object.keys(files).length} files in src/families/generated (${ops} operations)`);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) main();

@@ -1,0 +1,32 @@
+/** The merchant sandbox id: the all-zero task id returns every item type with dummy data, at no charge. */
+import type { ApiTask } from '../../api/envelope.js';
+import type { ApiRequest, SandboxContext } from '../../sandbox/context.js';
+import { pathSegments, taskObject } from '../../sandbox/envelope.js';
+import { baseEcho } from '../../sandbox/echo.js';
+import { generateMerchant, generateMerchantHtml, type MerchantParams } from './data.js';
+import type { FamilySandbox } from '../../sandbox/family.js';
+import { withLocale } from '../../sandbox/results.js';
+import { ZERO_ID } from '../../sandbox/handlers/tasks.js';
+
+export const ZERO_TASK_PARAMS = { keyword: 'running shoes', location_code: 2840, language_code: 'en' } as const;
+
+export function merchantZeroId(req: ApiRequest, ctx: SandboxContext): ApiTask | undefined {
+  if (req.id !== ZERO_ID) return undefined;
+  const engine = ctx.engines[req.def.engine ?? 'engine_a'];
+  const data = { ...baseEcho(req.def, ctx.engines), ...ZERO_TASK_PARAMS, device: 'desktop', os: 'windows' };
+  const result = [generateMerchant(ZERO_TASK_PARAMS, engine, Math.max(ctx.settings.merchantItems, 8), 0, { now: req.now, allTypes: true })];
+  return taskObject({ id: ZERO_ID, code: 20000, startedNs: req.startedNs, path: pathSegments(req.path), data, result });
+}
+
+const sandbox: FamilySandbox = {
+  results: {
+    merchant_html: (def, task, ctx, at) => [generateMerchantHtml(withLocale<MerchantParams>(task), ctx.engines[def.engine ?? 'engine_a'], task.seed, at)],
+    merchant_shopping: (def, task, ctx, at, variant) => {
+      const engine = ctx.engines[def.engine ?? 'engine_a'];
+      if (variant === 'html') return [generateMerchantHtml(withLocale<MerchantParams>(task), engine, task.seed, at)];
+      return [generateMerchant(withLocale<MerchantParams>(task), engine, ctx.settings.merchantItems, task.seed, { now: at })];
+    },
+  },
+  specialGet: { merchant_shopping: merchantZeroId },
+};
+export default sandbox;

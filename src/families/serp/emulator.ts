@@ -1,0 +1,22 @@
+/** The sandbox's answers for SERP: result pages of every engine and type, the endpoint list, the events search. */
+import type { FamilySandbox } from '../../sandbox/family.js';
+import { withLocale } from '../../sandbox/results.js';
+import { serpResult, SERP_LIVE } from './sandbox.js';
+import type { SerpParams } from './data.js';
+import { generateEventsHtml, generateEventsSerp, type EventsParams } from './events-data.js';
+import { handleEventsLocations, handleSerpEndpoints } from './lists.js';
+
+const page = (def: Parameters<typeof serpResult>[0], task: Parameters<NonNullable<FamilySandbox['results']>[string]>[1], ctx: Parameters<typeof serpResult>[2], at: number) =>
+  [serpResult(def, withLocale<SerpParams>(task), ctx, task.seed, at)];
+
+const sandbox: FamilySandbox = {
+  handlers: { 'serp.endpoints': handleSerpEndpoints, 'serp.events.locations': handleEventsLocations },
+  live: SERP_LIVE,
+  results: {
+    events_serp: (def, task, ctx, at) =>
+      [generateEventsSerp(withLocale<EventsParams>(task), ctx.engines[def.engine ?? 'engine_a'], def.id.endsWith('.regular') ? 'regular' : 'advanced', task.seed, at)],
+    events_html: (def, task, ctx, at) => [generateEventsHtml(withLocale<EventsParams>(task), ctx.engines[def.engine ?? 'engine_a'], task.seed, at)],
+    serp_advanced: page, serp_regular: page, serp_html: page,
+  },
+};
+export default sandbox;
