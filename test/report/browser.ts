@@ -9,7 +9,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM = '/usr/bin/chromium';
+/** Where the tests keep their screenshots (git-ignored): the test's output a person can look at. */
+export const SCREENSHOTS = path.join(import.meta.dirname, '..', '..', '.tmp', 'test-output', 'report');
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
 
 export interface RenderedChart { id: string; declared: number; drawn: number; width: number; height: number }

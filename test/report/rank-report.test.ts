@@ -13,7 +13,7 @@ import path from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { collectStream, queryFile, ROOT } from '../helpers/project.js';
 import { rankTrackingPipeline, startHistory, type History } from './helpers.js';
-import { openReport, type Rendered } from './browser.js';
+import { openReport, SCREENSHOTS, type Rendered } from './browser.js';
 import type { RunJobResult } from '../../src/run/job.js';
 
 const DAYS = ['2026-11-20', '2026-11-21', '2026-11-22'];
@@ -22,7 +22,6 @@ const DROP = 1;
 const LEAVES = 5;
 const ENTERS = 3;
 const COST = 0.01;
-export const SCREENSHOTS = path.join(ROOT, '.tmp', 'test-output', 'report');
 
 const ALERTS = `alerts:
   domains: [${TRACKED.map((d) => (d === 'kettlehub1.store' ? `www.${d}` : d)).join(', ')}]
