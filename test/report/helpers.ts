@@ -2,7 +2,7 @@
  * A rank-tracking history for the report and alert tests: the rank-tracking example (plus an `alerts:` section)
  * run against a sandbox the test owns on fixed days, the sandbox's clock set to each run's day (never the real date).
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runJob, type RunJobResult } from '../../src/run/job.js';
@@ -13,9 +13,17 @@ import type { PauseHook } from '../../src/pause.js';
 
 export const EXAMPLE = path.join(ROOT, 'pipelines', 'examples', 'rank-tracking.yaml');
 
+const pipelineDirs: string[] = [];
+
+/** Removes the folders rankTrackingPipeline made. */
+export function removePipelines(): void {
+  while (pipelineDirs.length) rmSync(pipelineDirs.pop()!, { recursive: true, force: true });
+}
+
 /** The example with its keyword file made absolute and `extra` appended (an alerts: section). */
 export function rankTrackingPipeline(extra = ''): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-rank-pipe-'));
+  pipelineDirs.push(dir);
   const text = readFileSync(EXAMPLE, 'utf8').replace('../../data/inputs/rank-keywords.txt', path.join(ROOT, 'data', 'inputs', 'rank-keywords.txt'));
   const file = path.join(dir, 'rank-tracking.yaml');
   writeFileSync(file, `${text}\n${extra}`);

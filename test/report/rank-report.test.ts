@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { collectStream, queryFile, ROOT } from '../helpers/project.js';
-import { rankTrackingPipeline, startHistory, type History } from './helpers.js';
+import { rankTrackingPipeline, removePipelines, startHistory, type History } from './helpers.js';
 import { openReport, SCREENSHOTS, type Rendered } from './browser.js';
 import type { RunJobResult } from '../../src/run/job.js';
 
@@ -99,6 +99,7 @@ afterAll(async () => {
   await new Promise((r) => hook?.close(r));
   await new Promise((r) => smtp?.close(r as () => void));
   if (h) rmSync(h.dataDir, { recursive: true, force: true });
+  removePipelines();
 });
 
 /** The alert lines (without the leading "- ") of one message text. */
