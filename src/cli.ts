@@ -10,6 +10,15 @@ import { exitWhenDone } from './exit-when-done.js';
 import { findProject } from './config/project.js';
 import { configWarnings } from './config/index.js';
 import { isSandboxAddress } from './config/service.js';
+import { DEFAULT_WAIT_MS, parseWait } from './ledger/lock.js';
+
+/** `--wait=<duration>`: 90s, 30m, 2h, 1d. */
+const duration = (v: string) => {
+  const ms = parseWait(v);
+  if (ms === undefined) throw new InvalidArgumentError('must be a duration such as 90s, 30m, 2h or 1d');
+  return ms;
+};
+const WAIT_HELP = 'when another run holds the warehouse, wait for it to finish (at most <duration>: 90s, 30m, 2h; default 12h) instead of exiting 3';
 
 /** Set by the one command that serves until stopped (the sandbox); every other command ends its process. */
 let serving = false;
@@ -39,15 +48,19 @@ const day = (v: string) => {
 };
 
 /** What `run` and `resume` show while they work and when they end. */
-const outputOf = (opts: { progress?: boolean; quiet?: boolean; logFormat?: string }) => ({
-  progress: opts.progress, quiet: Boolean(opts.quiet), logFormat: opts.logFormat, sandbox: Boolean(program.opts().sandbox),
+const outputOf = (opts: { progress?: boolean; quiet?: boolean; logFormat?: string; wait?: number | true }) => ({
+  waitMs: opts.wait === true ? DEFAULT_WAIT_MS : opts.wait,
+  progress: opts.progress, quiet: Boolean(opts.quiet), logFormat: opts.logFormat, sandbox: Boolean(program.opts().sandbox), takeOverDestinations: takeOver(),
 });
+/** --take-over-destinations (src/publish/holder.ts). */
+const takeOver = () => Boolean(program.opts().takeOverDestinations);
 
 const program = new Command()
   .name('seo-etl')
   .description('Pulls Search-Data and Site-Analysis Task API data into a typed DuckDB + Parquet warehouse.')
   .option('-C, --root <dir>', 'project folder holding config/ and data/ (default: SEO_ETL_HOME, else the project holding the pipeline file, else the one at or above the working directory)')
   .option('--sandbox', 'use a sandbox and its own data folder (data/sandbox/) on purpose, whatever the configuration names: the one SEO_ETL_API_BASE_URL names (seo-etl sandbox), else the embedded one')
+  .option('--take-over-destinations', 'publish to a destination (PostgreSQL schema) that holds another data folder\'s or the other service kind\'s data, replacing it on purpose')
   .showHelpAfterError('(seo-etl help <command> lists its arguments and options)')
   // Usage mistakes are bad input (exit 2), answered by commander's one-line message, not a stack or exit 1.
   .exitOverride()
@@ -78,6 +91,7 @@ program
   .description('run a pipeline: plan, post, collect, normalize, load and publish')
   .argument('<pipeline>', 'pipeline YAML file')
   .option('--run-date <yyyy-mm-dd>', 'the day this run is for (a run of the same pipeline and day resumes)', day)
+  .option('--wait [duration]', WAIT_HELP, duration)
   .option('--no-progress', 'no progress bar, even on a terminal: log lines on stderr instead')
   .option('-q, --quiet', 'for cron: only warnings and errors on stderr, and the outcome on one line')
   .option('--log-format <format>', 'stderr log lines: human (default) or json (the log file is JSON either way)')
@@ -90,6 +104,7 @@ program
   .command('resume')
   .description('resume the last unfinished run of a pipeline: collect what was posted, never post it again')
   .argument('[pipeline]', 'pipeline YAML file (default: the last unfinished run)')
+  .option('--wait [duration]', WAIT_HELP, duration)
   .option('--no-progress', 'no progress bar, even on a terminal: log lines on stderr instead')
   .option('-q, --quiet', 'for cron: only warnings and errors on stderr, and the outcome on one line')
   .option('--log-format <format>', 'stderr log lines: human (default) or json (the log file is JSON either way)')
@@ -114,7 +129,7 @@ program
   .argument('[pipeline]', 'pipeline YAML file whose plan cost to compare with the balance')
   .action(async (pipeline) => {
     const { checkCommand } = await import('./check/index.js');
-    process.exitCode = await checkCommand({ root: program.opts().root, pipeline });
+    process.exitCode = await checkCommand({ root: rootFor(pipeline), pipeline: pipeline && abs(pipeline) });
   });
 
 program
@@ -132,7 +147,7 @@ program
   .option('--allow-fewer', 'publish even when a table ends with fewer rows than it had (the archive is missing or cut)')
   .action(async (opts) => {
     const { reprocessCommand } = await import('./archive/command.js');
-    process.exitCode = await reprocessCommand({ root: rootFor(), allowFewer: Boolean(opts.allowFewer) });
+    process.exitCode = await reprocessCommand({ root: rootFor(), allowFewer: Boolean(opts.allowFewer), takeOver: takeOver() });
   });
 
 program
@@ -141,7 +156,7 @@ program
   .argument('<files...>', 'response files')
   .action(async (files) => {
     const { ingestCommand } = await import('./archive/command.js');
-    process.exitCode = await ingestCommand({ root: rootFor(), files: files.map(abs) });
+    process.exitCode = await ingestCommand({ root: rootFor(), files: files.map(abs), takeOver: takeOver() });
   });
 
 program

@@ -7,9 +7,10 @@
  *   load     inside a load transaction: rows written, ledger moved, not committed
  *   parquet  a Parquet file written under its temporary name, before the rename
  *   publish  the published copy written beside the old one, before the rename
+ *   postgres the PostgreSQL destination's rows staged (work/postgres-stage-<pid>/), before its transaction
  *   report   the report written and alerts delivered, before the run is marked published
  */
-export const PAUSE_POINTS = ['posted', 'live', 'load', 'parquet', 'publish', 'report'] as const;
+export const PAUSE_POINTS = ['posted', 'live', 'load', 'parquet', 'publish', 'postgres', 'report'] as const;
 export type PausePoint = (typeof PAUSE_POINTS)[number];
 
 /** Resolves when the job may go on (a test's hook never resolves at the point it waits for). */

@@ -12,7 +12,7 @@ import { entryOf, readResponseFile } from './ingest.js';
 import { UserError } from '../exit.js';
 import { acquireRunLock } from '../ledger/lock.js';
 import { warehousePaths, type WarehousePaths } from '../publish/index.js';
-import { describeDestinations, destinationsFor, exitWithDestinations, publishAll } from '../publish/destination.js';
+import { describeDestinations, destinationsFor, exitWithDestinations, publishAll, verifyDestinations } from '../publish/destination.js';
 import { noPause } from '../pause.js';
 import { EXIT } from '../exit.js';
 
@@ -27,10 +27,12 @@ const pathsOf = (root: string, config: Config): WarehousePaths => warehousePaths
  * destination beyond DuckDB failed. With `onCopy`, `write` works on a copy of the working warehouse that replaces it
  * only once `write` returns: it may refuse by throwing, and nothing is changed or published.
  */
-async function writeAndPublish(paths: WarehousePaths, config: Config, runId: string, write: (wh: Warehouse) => Promise<ArchiveLoadResult>, opts: { onCopy?: boolean } = {}): Promise<number> {
+async function writeAndPublish(paths: WarehousePaths, config: Config, runId: string, write: (wh: Warehouse) => Promise<ArchiveLoadResult>, opts: { onCopy?: boolean; takeOver?: boolean } = {}): Promise<number> {
   const lock = acquireRunLock(paths.dir);
   const file = opts.onCopy ? `${paths.work}.reprocess-${process.pid}` : paths.work;
+  const destinations = destinationsFor(config, paths, noPause, undefined, { takeOver: opts.takeOver });
   try {
+    await verifyDestinations(destinations); // another data folder's destination refuses before anything is written
     if (opts.onCopy) copyWarehouse(paths.work, file);
     const wh = await Warehouse.open(file, { memoryLimit: config.warehouse.memory_limit, ...WAREHOUSE_STORAGE });
     let loaded: ArchiveLoadResult;
@@ -44,7 +46,7 @@ async function writeAndPublish(paths: WarehousePaths, config: Config, runId: str
     }
     if (file !== paths.work) replaceFile(file, paths.work);
     const runDate = new Date().toISOString().slice(0, 10);
-    const published = await publishAll(destinationsFor(config, paths, noPause), { runId, runDate, status: 'completed' }, { warehouse: paths.work, parquet, rows: loaded.rows });
+    const published = await publishAll(destinations, { runId, runDate, status: 'completed' }, { warehouse: paths.work, parquet, rows: loaded.rows });
     for (const line of describeDestinations(published)) process.stdout.write(`${line}\n`);
     return exitWithDestinations(EXIT.ok, published);
   } finally {
@@ -86,7 +88,7 @@ export function describeLoad(r: ArchiveLoadResult): string {
  * warehouse: when a table would end with fewer rows than it has (data/raw missing or cut), nothing changes and the
  * command exits 2, unless `allowFewer` says to publish the smaller tables.
  */
-export async function reprocessCommand(opts: { root: string; allowFewer?: boolean }): Promise<number> {
+export async function reprocessCommand(opts: { root: string; allowFewer?: boolean; takeOver?: boolean }): Promise<number> {
   const config = loadConfig({ root: opts.root });
   const paths = pathsOf(opts.root, config);
   const files = listArchiveFiles(paths.raw);
@@ -101,11 +103,11 @@ export async function reprocessCommand(opts: { root: string; allowFewer?: boolea
     }
     process.stdout.write(`reprocess: ${describeLoad(r)}\n${fewer.length ? `fewer rows than before (--allow-fewer): ${fewer.join(', ')}\n` : ''}published: ${paths.published}\n`);
     return r;
-  }, { onCopy: true });
+  }, { onCopy: true, takeOver: opts.takeOver });
 }
 
 /** Archives the given response files, then loads them. */
-export async function ingestCommand(opts: { root: string; files: string[] }): Promise<number> {
+export async function ingestCommand(opts: { root: string; files: string[]; takeOver?: boolean }): Promise<number> {
   if (!opts.files?.length) throw new UserError('ingest: files: give at least one response file');
   const config = loadConfig({ root: opts.root });
   const paths = pathsOf(opts.root, config);
@@ -121,5 +123,5 @@ export async function ingestCommand(opts: { root: string; files: string[] }): Pr
     const r = await loadArchiveFiles(wh, writer.closedFiles, { engines: config.paths });
     process.stdout.write(`ingest: ${entries.length} response(s) archived under ${path.relative(process.cwd(), paths.raw) || paths.raw} as run ${runId}\n${describeLoad(r)}\npublished: ${paths.published}\n`);
     return r;
-  });
+  }, { takeOver: opts.takeOver });
 }

@@ -130,7 +130,7 @@ function isTransient(code: number, transport: unknown): boolean {
  * `stored`: the task also waits in the store (so it is counted there, not here). `resent`: its failed callback was
  * re-sent (webhook_resend) once; if it still does not come, the task is fetched by id.
  */
-type Pending = TrackedTask & { since: number; fetching: boolean; stored?: boolean; resent?: boolean };
+type Pending = TrackedTask & { since: number; fetching: boolean; stored?: boolean; resent?: boolean; recovered?: boolean };
 
 export class Collector {
   private readonly pending = new Map<string, Pending>();
@@ -165,7 +165,7 @@ export class Collector {
   private readonly now: () => number;
   private wake: (() => void) | null = null;
   private lastError: unknown;
-  readonly stats = { polls: 0, taskGets: 0, callbacks: 0, postbacksLoaded: 0, postbacksRefused: 0, resent: 0, duplicates: 0, foreign: 0, errorsLookups: 0 };
+  readonly stats = { polls: 0, taskGets: 0, callbacks: 0, recovered: 0, postbacksLoaded: 0, postbacksRefused: 0, resent: 0, duplicates: 0, foreign: 0, errorsLookups: 0 };
 
   /** Service ids whose result (or failure) is being recorded: still waiting in the store until it commits. */
   private readonly settling = new Map<string, string | undefined>();
@@ -216,7 +216,14 @@ export class Collector {
 
   /** Tasks from a POST with no clear answer, to be recognised by their tags (they are never posted twice). */
   awaitTags(tasks: readonly AmbiguousTask[]): void {
-    for (const t of tasks) if (!this.awaiting.has(t.tag)) this.awaiting.set(t.tag, { ...t, since: this.now() });
+    const fresh = tasks.filter((t) => !this.awaiting.has(t.tag));
+    for (const t of fresh) this.awaiting.set(t.tag, { ...t, since: this.now() });
+    // A wait of up to ambiguous_grace_ms looked like a hang ("900/1000 done, ETA ?"): say what for and until when.
+    if (fresh.length) {
+      const grace = this.o.ambiguousGraceMs ?? 600_000;
+      const until = new Date(this.now() + grace).toISOString().replace('T', ' ').slice(0, 19);
+      this.o.logger.warn({ tasks: fresh.length, until }, `${fresh.length} task(s) were being posted without a clear answer (an interrupted run or a lost connection): looking for them in the service's task lists by their tags until ${until} UTC (collect.ambiguous_grace_ms = ${Math.round(grace / 1000)} s), then posting those not found again`);
+    }
     // A callback that came while the POST was still unanswered named the task by its tag: it was declined then
     // (and on the live service a postback task is never listed by tasks_ready), so it is adopted and fetched now.
     for (const [id, tag] of this.early) {
@@ -471,7 +478,10 @@ export class Collector {
     const resent = due.some((t) => t.mode !== 'tasks_ready' && !t.resent) ? await this.resendFailed(due) : new Set<Pending>();
     for (const t of due) {
       t.since = this.now(); // wait another period before asking again if it is still queued
-      if (!resent.has(t)) this.fetch(t);
+      if (resent.has(t)) continue;
+      // A callback task fetched by id: its callback never came (counted once, for the summary).
+      if (t.mode !== 'tasks_ready' && !t.recovered) { t.recovered = true; this.stats.recovered++; }
+      this.fetch(t);
     }
     return true;
   }

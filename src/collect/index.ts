@@ -100,8 +100,9 @@ export class Collection {
     return this.collector.outstanding();
   }
 
-  get callbacks(): { received: number; rejected: number } {
-    return { received: this.collector.stats.callbacks, rejected: this.receiver?.stats().rejected ?? 0 };
+  /** `recovered`: callback tasks whose callback never came, fetched by id instead. */
+  get callbacks(): { received: number; rejected: number; recovered: number } {
+    return { received: this.collector.stats.callbacks, rejected: this.receiver?.stats().rejected ?? 0, recovered: this.collector.stats.recovered };
   }
 
   async close(): Promise<void> {
@@ -135,7 +136,7 @@ function makeCollector(ctx: CollectContext): Collector {
     onReady: () => ctx.progress.add('ready'),
     vouch: async (t, task) => {
       const posted = t.posted ?? (await ctx.ledger.byKey(ctx.runId, t.key));
-      return posted ? postbackMismatch(posted, task) : 'not a task of this run';
+      return posted ? postbackMismatch(posted, task, ctx.config.paths) : 'not a task of this run';
     },
     onAdopt: async (a, serviceId) => {
       const t = await ctx.ledger.byKey(ctx.runId, a.key);

@@ -3,7 +3,7 @@
  * call's id and cost, so its rows and its posted state commit in one transaction.
  */
 import { endpoint, type EndpointDef } from '../api/catalog.js';
-import type { ApiClient, TaskOutcome } from '../api/client.js';
+import { nothingDone, type ApiClient, type TaskError, type TaskOutcome } from '../api/client.js';
 import { pageHtmlTerms, pageResources } from '../api/paging.js';
 import { isTaskError } from '../api/status.js';
 import type { LedgerTask } from '../ledger/index.js';
@@ -18,8 +18,10 @@ export async function callStep(ctx: CollectContext, step: PipelineStep): Promise
   const todo = eachTask(ledger.pages(runId, { step: step.name, states: ['planned', 'posting'] }));
   // What the calls in flight may cost: the ledger knows a call's cost only once it is answered.
   let inFlightUsd = 0;
+  // The step's own budget (budget_usd on the step) stops this step's calls only.
+  let stepStopped = false;
   const worker = async () => {
-    while (!ctx.budget.stopped) {
+    while (!ctx.budget.stopped && !stepStopped) {
       const next = await todo.next();
       if (next.done) return;
       const t = next.value;
@@ -30,19 +32,27 @@ export async function callStep(ctx: CollectContext, step: PipelineStep): Promise
         logger.warn({ step: step.name, spent_usd: spent, budget_usd: ctx.pipeline.budgetUsd }, 'budget reached: no more live calls');
         return;
       }
+      if (step.budgetUsd !== undefined && !budgetAllows((await ledger.spentUsd(runId, step.name)) + inFlightUsd, price, step.budgetUsd)) {
+        if (!stepStopped) logger.warn({ step: step.name, step_budget_usd: step.budgetUsd }, "the step's budget is reached: no more live calls of this step");
+        stepStopped = true;
+        return;
+      }
       inFlightUsd += price;
       if (t.state === 'planned') await ledger.beginPost(runId, [t.key]);
       const results: CollectedTask[] = [];
       let cost = 0;
-      let error: { code: number; message: string } | undefined;
+      let error: TaskError | undefined;
       for await (const o of callPages(ctx.client, step, t)) {
-        if (!o.ok) { error = { code: o.error.code, message: o.error.message }; break; }
+        if (!o.ok) { error = o.error; break; }
         cost += o.cost;
         results.push({ endpointId: step.endpointId, task: o.task, version: o.version ?? '' });
       }
       if (!results.length) {
-        await ledger.recordPostFailed(runId, [{ ref: t.key, code: error?.code ?? 0, message: error?.message ?? 'no answer' }]);
-        ctx.progress.add('failed');
+        // An answer of a service that did nothing (rate limit, 50000 range) leaves the task planned with its code:
+        // a later pass of the run or `resume` calls it again.
+        const retry = error !== undefined && nothingDone(error);
+        await ledger.recordPostFailed(runId, [{ ref: t.key, code: error?.code ?? 0, message: error?.message ?? 'no answer', retry }]);
+        if (!retry) ctx.progress.add('failed');
         inFlightUsd -= price;
         continue;
       }

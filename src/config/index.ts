@@ -140,20 +140,47 @@ export class ConfigError extends Error {
   }
 }
 
+/** What a setting's variable is read as: its schema's scalar type; a nested value cannot come from a variable. */
+export type SettingKind = 'number' | 'boolean' | 'string' | 'nested';
+
+/** The scalar type a schema takes, past its defaults and optionality. Pure. */
+export function settingKind(schema: unknown): SettingKind {
+  let t = schema as { def?: { type?: string; innerType?: unknown; in?: unknown } } | undefined;
+  for (let i = 0; i < 10 && t?.def; i++) {
+    if (t.def.innerType !== undefined) t = t.def.innerType as typeof t;
+    else if (t.def.type === 'pipe') t = t.def.in as typeof t;
+    else break;
+  }
+  const type = t?.def?.type;
+  return type === 'number' || type === 'boolean' || type === 'string' ? type : 'nested';
+}
+
+/**
+ * Every setting a variable can set, by section and key, with its kind: every key of the schema (the price table
+ * aside), whether or not a file holds it, so a key with a default only (the sandbox's own options) is set too.
+ */
+export function settingKinds(): Record<string, Record<string, SettingKind>> {
+  const out: Record<string, Record<string, SettingKind>> = {};
+  for (const [section, schema] of Object.entries(configSchema.shape)) {
+    if (section === 'prices' || !('shape' in schema)) continue;
+    out[section] = Object.fromEntries(Object.entries(schema.shape as Record<string, unknown>).map(([key, s]) => [key, settingKind(s)]));
+  }
+  return out;
+}
+
 /** Environment overrides: SEO_ETL_<SECTION>_<KEY>, for example SEO_ETL_API_BASE_URL or SEO_ETL_RATE_LIMIT_CALLS. */
 function applyEnv(raw: Record<string, any>, env: NodeJS.ProcessEnv): { path: string[]; name: string }[] {
   const applied: { path: string[]; name: string }[] = [];
-  for (const [section, values] of Object.entries(raw)) {
-    if (!values || typeof values !== 'object' || section === 'prices') continue;
-    for (const key of Object.keys(values)) {
+  for (const [section, keys] of Object.entries(settingKinds())) {
+    for (const [key, kind] of Object.entries(keys)) {
       const name = `SEO_ETL_${section}_${key}`.toUpperCase();
       const v = env[name];
-      if (v === undefined) continue;
-      const current = values[key];
+      if (v === undefined || kind === 'nested') continue;
       // A number or flag that does not read as one stays text, so the error shows what was given.
       const asNumber = v.trim() === '' ? NaN : Number(v);
-      values[key] = typeof current === 'number' && !Number.isNaN(asNumber) ? asNumber
-        : typeof current === 'boolean' && (v === 'true' || v === 'false') ? v === 'true' : v;
+      const values = (raw[section] ??= {}) as Record<string, unknown>;
+      values[key] = kind === 'number' && !Number.isNaN(asNumber) ? asNumber
+        : kind === 'boolean' && (v === 'true' || v === 'false') ? v === 'true' : v;
       applied.push({ path: [section, key], name });
     }
   }
@@ -239,7 +266,8 @@ export interface LoadConfigOptions {
 
 /** Warnings about the environment: SEO_ETL_* variables that set nothing (a misspelling, or a removed setting). */
 export function configWarnings(env: NodeJS.ProcessEnv = process.env): string[] {
-  const sections = Object.fromEntries(Object.entries(configSchema.shape).map(([name, schema]) => [name, 'shape' in schema ? (schema.shape as Record<string, unknown>) : {}]));
+  // The variables applyEnv reads, and no other: a setting no variable can set is warned about too.
+  const sections = Object.fromEntries(Object.entries(settingKinds()).map(([name, keys]) => [name, Object.fromEntries(Object.entries(keys).filter(([, k]) => k !== 'nested'))]));
   return unknownVariableWarnings(env, settingVariables(sections));
 }
 

@@ -17,7 +17,7 @@ import type { CollectMode, Paging, PlannedTask } from '../pipeline/types.js';
 import { LEDGER_DDL, TASK_STATES, type RunStatus, type TaskState } from './schema.js';
 
 export { TASK_STATES, RUN_STATUSES, type TaskState, type RunStatus } from './schema.js';
-export { acquireRunLock, readRunLock, LockedError, type LockInfo, type RunLock, type AcquireOptions } from './lock.js';
+export { acquireRunLock, acquireRunLockWaiting, parseWait, DEFAULT_WAIT_MS, readRunLock, LockedError, type LockInfo, type RunLock, type AcquireOptions } from './lock.js';
 
 export interface LedgerTask {
   runId: string;
@@ -754,8 +754,10 @@ export class Ledger {
   }
 
   /** USD the service reported for the run so far: what the budget is checked against. */
-  async spentUsd(runId: string): Promise<number> {
-    const [r] = await rows(this.conn, `SELECT coalesce(sum(round(cost * 1000000)), 0)::BIGINT AS m FROM _tasks WHERE run_id = ?`, [runId]);
+  async spentUsd(runId: string, step?: string): Promise<number> {
+    const [r] = step === undefined
+      ? await rows(this.conn, `SELECT coalesce(sum(round(cost * 1000000)), 0)::BIGINT AS m FROM _tasks WHERE run_id = ?`, [runId])
+      : await rows(this.conn, `SELECT coalesce(sum(round(cost * 1000000)), 0)::BIGINT AS m FROM _tasks WHERE run_id = ? AND step = ?`, [runId, step]);
     return Number(r.m) / 1e6;
   }
 

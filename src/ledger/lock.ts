@@ -26,9 +26,13 @@ export class LockedError extends Error {
     const who = holder
       ? `pid ${holder.pid} on ${holder.host}, started ${holder.started_at}${holder.run_id ? `, run ${holder.run_id}` : ''}`
       : detail ?? 'an unreadable lock';
+    const remote = holder && holder.host !== hostname();
     super(
       `another seo-etl run holds this warehouse (${who}): ${lockPath}. ` +
-        `Wait for it to finish; if that process is gone${holder && holder.host !== hostname() ? ' (it ran on another host, so this one cannot check)' : ''}, delete the lock file.`,
+        'Pass --wait (or --wait=2h) to wait for it to finish, or run again later; ' +
+        (remote
+          ? 'it ran on another host, so this one cannot tell whether it is still alive: if that process is gone, delete the lock file.'
+          : 'a lock left by a process that is gone is recovered automatically, so this one is still running.'),
     );
     this.name = 'LockedError';
   }
@@ -179,6 +183,44 @@ export function acquireRunLock(dataDir: string, opts: AcquireOptions = {}): RunL
     if (removeStale(lockPath, text)) recovered = holder;
   }
   throw new LockedError(lockPath, readRunLock(dataDir), 'a lock that keeps changing');
+}
+
+/** Parses `--wait`'s duration: `90s`, `30m`, `2h`, `1d` or a number of seconds. */
+export function parseWait(text: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)\s*(s|m|h|d)?$/i.exec(text.trim());
+  if (!m) return undefined;
+  const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m[2] ?? 's').toLowerCase() as 's' | 'm' | 'h' | 'd'];
+  return Math.round(Number(m[1]) * unit);
+}
+
+/** `--wait` without a duration: long enough for any night's run. */
+export const DEFAULT_WAIT_MS = 12 * 3_600_000;
+
+export interface WaitOptions {
+  /** How long to wait for a held lock at most. */
+  waitMs: number;
+  /** Called once when the wait starts, with the holder and when the wait ends. */
+  onWait?: (err: LockedError, until: Date) => void;
+  pollMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+  clock?: () => number;
+}
+
+/** acquireRunLock, waiting up to `waitMs` for a live holder to release the lock; then the same LockedError. */
+export async function acquireRunLockWaiting(dataDir: string, opts: AcquireOptions, wait: WaitOptions): Promise<RunLock> {
+  const clock = wait.clock ?? Date.now;
+  const sleep = wait.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const deadline = clock() + wait.waitMs;
+  let told = false;
+  for (;;) {
+    try {
+      return acquireRunLock(dataDir, opts);
+    } catch (err) {
+      if (!(err instanceof LockedError) || clock() >= deadline) throw err;
+      if (!told) { told = true; wait.onWait?.(err, new Date(deadline)); }
+      await sleep(Math.min(wait.pollMs ?? 2000, Math.max(0, deadline - clock())));
+    }
+  }
 }
 
 /**

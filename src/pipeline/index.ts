@@ -86,6 +86,7 @@ export function loadPipeline(file: string, config: Config, opts: LoadOptions = {
       paramsPlace: d.paramsPlace,
       axes,
       ...(d.paging ? { paging: d.paging } : {}),
+      ...(d.budgetUsd !== undefined ? { budgetUsd: d.budgetUsd } : {}),
       deferred: axes.some((a) => a.source.type === 'sql'),
       at: d.at,
     });

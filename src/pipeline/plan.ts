@@ -21,6 +21,8 @@ export interface StepPlan {
   deferred: boolean;
   /** For a deferred step: how (or whether) its tasks were counted for this plan. */
   deferredNote?: string;
+  /** The step's own budget_usd, if it has one. */
+  budgetUsd?: number;
 }
 
 export interface Plan {
@@ -42,7 +44,7 @@ export async function planPipeline(pipeline: Pipeline, opts: PlanOptions): Promi
   const issues = [];
   const seen = new Set<string>();
   for (const step of pipeline.steps) {
-    const base = { index: step.index, step: step.name, endpointId: step.endpointId, kind: step.kind, collect: step.collect, deferred: step.deferred };
+    const base = { index: step.index, step: step.name, endpointId: step.endpointId, kind: step.kind, collect: step.collect, deferred: step.deferred, ...(step.budgetUsd !== undefined ? { budgetUsd: step.budgetUsd } : {}) };
     if (step.deferred && !opts.query) {
       steps.push({ ...base, tasks: [], duplicates: 0, deferredNote: 'reads SQL: expanded at run time, after earlier steps load (not counted)' });
       continue;
@@ -97,6 +99,8 @@ export interface StepEstimate {
   costUsd: number;
   deferred: boolean;
   deferredNote?: string;
+  /** The step's own budget_usd, if it has one. */
+  budgetUsd?: number;
 }
 
 export interface PlanEstimate {
@@ -179,6 +183,7 @@ export function estimatePlan(plan: Plan, config: Config): PlanEstimate {
       ...(pages !== undefined ? { pages } : {}),
       calls, costUsd: fromMicros(stepMicros), deferred: sp.deferred,
       ...(sp.deferredNote ? { deferredNote: sp.deferredNote } : {}),
+      ...(sp.budgetUsd !== undefined ? { budgetUsd: sp.budgetUsd } : {}),
     });
   }
   let shortestSeconds = (totals.total / config.rate_limit.calls) * (config.rate_limit.window_ms / 1000);
@@ -269,6 +274,10 @@ export function formatPlan(e: PlanEstimate): string {
   const paged = e.steps.filter((s) => s.pages !== undefined);
   if (paged.length) out.push(`Paged steps are counted at their page limit: ${paged.map((s) => `${s.step} ${s.pages} page${s.pages === 1 ? '' : 's'}`).join(', ')}; cost is an upper bound.`);
   for (const s of e.steps) if (s.deferredNote) out.push(`Step ${s.step}: ${s.deferredNote}.`);
+  for (const s of e.steps) {
+    if (s.budgetUsd === undefined) continue;
+    out.push(`Step ${s.step}: its own budget ${formatUsd(s.budgetUsd)} ${micros(s.costUsd) <= micros(s.budgetUsd) ? 'covers it' : `is less than its ${formatUsd(s.costUsd)}: it stops posting at its budget, leaving the rest of the pipeline's budget to the other steps`}.`);
+  }
   return out.join('\n');
 }
 

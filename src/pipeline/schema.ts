@@ -28,7 +28,7 @@ export interface PipelineDraft {
 }
 
 const TOP_KEYS = ['name', 'description', 'budget_usd', 'steps', 'alerts'];
-const STEP_KEYS = ['name', 'description', 'endpoint', 'params', 'for_each', 'rows', 'collect', 'paging'];
+const STEP_KEYS = ['name', 'description', 'endpoint', 'params', 'for_each', 'rows', 'collect', 'paging', 'budget_usd'];
 const SOURCE_KEYS = ['values', 'file', 'sql', 'column', 'limit', 'chunk'];
 const ROWS_KEYS = ['file', 'sql', 'columns', 'limit'];
 const PAGING_KEYS = ['max_pages', 'max_items'];
@@ -277,7 +277,9 @@ function readStep(r: SchemaReader, node: Node | null, index: number, at: Place, 
     const found = findEndpoint(endpointId);
     const stepIds = ENDPOINTS.filter((d) => STEP_KINDS.has(d.kind)).map((d) => d.id);
     if (!found) {
-      r.issue(r.place(endpointEntry!.value), `${kp}.endpoint`, `unknown endpoint "${endpointId}"${suggest(endpointId, stepIds)}; known: ${stepIds.join(', ')}`);
+      // The did-you-mean, not ~100 ids on one line; the full list is a page of the docs.
+      const hint = suggest(endpointId, stepIds);
+      r.issue(r.place(endpointEntry!.value), `${kp}.endpoint`, `unknown endpoint "${endpointId}"${hint}${hint ? '' : `; the ${stepIds.length} endpoints a step can name are listed in docs/pipelines.md ("Endpoints a step can name")`}`);
     } else if (!STEP_KINDS.has(found.kind)) {
       const post = found.postId ? `; name ${found.postId} and choose collect: tasks_ready, pingback or postback` : '';
       r.issue(r.place(endpointEntry!.value), `${kp}.endpoint`, `${endpointId} is a ${found.kind} endpoint the run calls itself, not a step${post}`);
@@ -389,7 +391,11 @@ function readStep(r: SchemaReader, node: Node | null, index: number, at: Place, 
     }
   }
 
+  // A step's own budget, besides the pipeline's: a step early in the file cannot starve the later ones.
+  const budgetEntry = e.get('budget_usd');
+  const budgetUsd = budgetEntry ? r.number(budgetEntry.value, budgetEntry.keyPlace, `${kp}.budget_usd`, { min: 0 }) : undefined;
+
   void config;
   if (name === undefined || endpointId === undefined) return undefined;
-  return { index, name, endpointId, def, collect, params, paramPlaces, paramItemPlaces, paramsPlace, axes, paging, at: stepAt };
+  return { index, name, endpointId, def, collect, params, paramPlaces, paramItemPlaces, paramsPlace, axes, paging, ...(budgetUsd !== undefined ? { budgetUsd } : {}), at: stepAt };
 }

@@ -67,6 +67,8 @@ export interface PipelineStep {
   axes: Axis[];
   /** Paging options as written (live and list endpoints that page); each task's Paging is derived from them. */
   paging?: { maxPages?: number; maxItems?: number };
+  /** The step's own budget (`budget_usd`), USD, besides the pipeline's: posting of this step stops at it. */
+  budgetUsd?: number;
   /** True when an axis reads SQL: the step is expanded (and its tasks validated) at run time. */
   deferred: boolean;
   at: Place;

@@ -4,12 +4,14 @@
  * files, never the job's own connections; collection and loading know nothing of destinations.
  */
 import type { Config } from '../config/index.js';
-import type { PauseHook } from '../pause.js';
+import { noPause, type PauseHook } from '../pause.js';
 import { curatedViews } from './views.js';
 import { publishWarehouse, type WarehousePaths } from './index.js';
 import { WAREHOUSE_STORAGE } from '../load/database.js';
-import { describeOutcome, publishToPostgres, type PostgresOutcome } from './postgres/index.js';
+import { describeOutcome, publishToPostgres, readPostgresHolder, redactUrl, type PostgresOutcome } from './postgres/index.js';
 import { EXIT } from '../exit.js';
+import { serviceOf } from '../config/service.js';
+import { DestinationHeldError, holderOf, holderRefusal, type Holder } from './holder.js';
 
 export interface RunInfo {
   runId: string;
@@ -34,7 +36,15 @@ export type DestinationOutcome =
 export interface Destination {
   readonly name: DestinationOutcome['name'];
   publish(run: RunInfo, changes: Changes): Promise<DestinationOutcome>;
+  /**
+   * A destination shared beyond this data folder refuses (DestinationHeldError, exit 2) when it holds another
+   * data folder's or service kind's data (src/publish/holder.ts): `verifyHolder` does it from what it records.
+   */
+  verify?(): Promise<void>;
 }
+
+/** Who publishes, and whether to replace what another data folder or service kind published (on purpose). */
+export interface Claim { holder: Holder; takeOver: boolean }
 
 export interface DestinationLogger { info(obj: object, msg: string): void; warn(obj: object, msg: string): void }
 
@@ -50,19 +60,39 @@ export function duckdbDestination(paths: WarehousePaths, pause: PauseHook): Dest
 }
 
 /** The PostgreSQL schema BI tools read (src/publish/postgres): what changed since its last publish, in one transaction. */
-export function postgresDestination(pg: Config['postgres'], logger?: DestinationLogger): Destination {
+export function postgresDestination(pg: Config['postgres'], claim: Claim, logger?: DestinationLogger, pause: PauseHook = noPause): Destination {
   return {
     name: 'postgres',
+    verify: () => verifyHolder(() => readPostgresHolder(pg.url, pg.schema), claim, `PostgreSQL schema ${pg.schema} at ${redactUrl(pg.url)}`),
     publish: async (run, changes) => ({
       name: 'postgres',
-      outcome: await publishToPostgres({ url: pg.url, schema: pg.schema, warehouse: changes.warehouse, runId: run.runId, logger }),
+      outcome: await publishToPostgres({ url: pg.url, schema: pg.schema, warehouse: changes.warehouse, runId: run.runId, logger, beforeCommit: () => pause('postgres'), ...claim }),
     }),
   };
 }
 
 /** Every destination a run publishes to, the DuckDB file first (what `seo-etl tables` and notebooks read). */
-export function destinationsFor(config: Config, paths: WarehousePaths, pause: PauseHook, logger?: DestinationLogger): Destination[] {
-  return [duckdbDestination(paths, pause), ...(config.postgres.url ? [postgresDestination(config.postgres, logger)] : [])];
+export function destinationsFor(config: Config, paths: WarehousePaths, pause: PauseHook, logger?: DestinationLogger, opts: { takeOver?: boolean } = {}): Destination[] {
+  const claim: Claim = { holder: holderOf(paths.dir, serviceOf(config.api.base_url).kind), takeOver: opts.takeOver === true };
+  return [duckdbDestination(paths, pause), ...(config.postgres.url ? [postgresDestination(config.postgres, claim, logger, pause)] : [])];
+}
+
+/**
+ * Throws DestinationHeldError (exit 2) when what a destination holds (read by `read`; undefined: nothing yet) is
+ * another's and the claim does not take it over. One that cannot be read now is left to its publish, which checks
+ * again inside its own lock and reports.
+ */
+export async function verifyHolder(read: () => Promise<Holder | undefined>, claim: Claim, where: string): Promise<void> {
+  if (claim.takeOver) return;
+  let held: Holder | undefined;
+  try { held = await read(); } catch { return; }
+  const why = holderRefusal(held, claim.holder, where);
+  if (why) throw new DestinationHeldError(why);
+}
+
+/** Run before anything is posted: every destination that can refuse this data folder does so now. */
+export async function verifyDestinations(destinations: readonly Destination[]): Promise<void> {
+  for (const d of destinations) await d.verify?.();
 }
 
 /** Publishes to each destination in turn. */
@@ -79,8 +109,14 @@ export function describeDestinations(outcomes: readonly DestinationOutcome[]): s
 
 /** EXIT.postgres when a destination failed, else `otherwise`: a run whose own exit is not 0 keeps its code. */
 export function exitWithDestinations(otherwise: number, outcomes: readonly DestinationOutcome[]): number {
+  if (outcomes.some((o) => o.name === 'postgres' && o.outcome.status === 'refused')) return EXIT.badInput;
   const failed = outcomes.some((o) => o.name === 'postgres' && o.outcome.status === 'failed');
   return failed && otherwise === EXIT.ok ? EXIT.postgres : otherwise;
+}
+
+/** The destinations whose publish failed (the DuckDB file's failure throws instead). Pure. */
+export function failedDestinations(outcomes: readonly DestinationOutcome[]): string[] {
+  return outcomes.flatMap((o) => (o.name === 'postgres' && o.outcome.status === 'failed' ? [o.name] : []));
 }
 
 export const postgresOutcomeOf = (outcomes: readonly DestinationOutcome[]): PostgresOutcome | undefined =>

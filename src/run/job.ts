@@ -13,7 +13,7 @@ import { Collection } from '../collect/index.js';
 import { emptySummary, type LoadSummary } from '../load/index.js';
 import type { RunSummary } from '../ledger/index.js';
 import type { Pipeline } from '../pipeline/index.js';
-import { describeDestinations, destinationsFor, exitWithDestinations, postgresOutcomeOf, publishAll } from '../publish/destination.js';
+import { describeDestinations, destinationsFor, exitWithDestinations, failedDestinations, postgresOutcomeOf, publishAll, verifyDestinations } from '../publish/destination.js';
 import type { PostgresOutcome } from '../publish/postgres/index.js';
 import { sendNotice, type RunNotice } from './notify.js';
 import { formatSummary, outcomeLine } from './summary.js';
@@ -29,6 +29,11 @@ import { postLeftovers, postableLeft, refusals, runSteps, type Refusal, type Ste
 import { accountStopOf, newStops, stopExitCode, stopLines, type Stops } from '../post/stop.js';
 import { preflight, type PreflightResult } from './preflight.js';
 import { reexportMovedRuns } from '../archive/parquet-sync.js';
+import { removeStaleStages } from '../publish/postgres/index.js';
+import { pidAlive } from '../ledger/lock.js';
+import { onInterrupt } from './interrupt.js';
+import { callbackWarning } from '../pipeline/callbacks.js';
+import { checkLocations, locationCacheDir, serviceLocationFetch } from '../check/locations.js';
 import { reportStage } from '../report/stage.js';
 import { moverLine } from '../report/movers.js';
 
@@ -59,6 +64,10 @@ export interface RunJobOptions {
   pause?: PauseHook;
   /** Test seam: checkpoint the warehouse once its log holds this many bytes (src/load/writer.ts). */
   checkpointWalBytes?: number;
+  /** --wait: how long to wait for another run's lock (ms); 0 or absent: exit 3 at once. */
+  waitMs?: number;
+  /** --take-over-destinations: publish over another data folder's data in a destination (src/publish/holder.ts). */
+  takeOverDestinations?: boolean;
 }
 
 export interface RunJobResult {
@@ -77,7 +86,7 @@ export interface RunJobResult {
   budgetStopped: boolean;
   durationMs: number;
   publishedPath: string;
-  callbacks: { received: number; rejected: number };
+  callbacks: { received: number; rejected: number; recovered: number };
   /** The PostgreSQL destination's outcome, when one is configured. */
   postgres?: PostgresOutcome;
   /** What stopped posting: an account answer, endpoints gone, the budget (src/post/stop.ts). */
@@ -96,12 +105,20 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
   const sink = makeSink({ writer, ledger, runId, engines: Object.values(config.paths), progress, logger, pause, load });
   const base = { config, pipeline, runId, ledger, client: run.client, logger, progress, budget: { stopped: false }, pause, stops: newStops() };
   let collection: Collection | undefined;
+  const destinations = destinationsFor(config, paths, pause, logger, { takeOver: opts.takeOverDestinations });
+  // Ctrl-C says what it interrupted and what resume will do (src/run/interrupt.ts).
+  const offInterrupt = onInterrupt({ counts: () => progress.counts, stopProgress: () => progress.stop(), ambiguousGraceMs: config.collect.ambiguous_grace_ms, out: process.stderr });
   try {
+    await verifyDestinations(destinations); // before anything is posted: a destination holding another folder's data refuses
+    const unreachable = run.publishOnly ? undefined : callbackWarning(pipeline.steps, config);
+    if (unreachable) logger.warn({}, unreachable);
     collection = await Collection.open({ ...base, sink, settled, rawDir: paths.raw, attemptStartedAt: run.attemptStartedAt }, (e) => run.archive.append(e));
     const steps: StepsContext = { ...base, runDate, collection, settled, rest: () => writer.rest(), warehouse: writer.warehouse.connection };
     // The account check before anything is posted; a publish-only resume posts nothing.
     const pre: PreflightResult = run.publishOnly ? { ok: true } : await preflight(config, opts.env ?? process.env, logger);
     if (!pre.ok) base.stops.account = { ...pre.stop, exitCode: pre.exitCode };
+    // Location codes against the service's free lists (cached), once it answers: a bad code stops the run before money is spent.
+    if (pre.ok && !run.publishOnly) await checkLocations(pipeline, { cacheDir: locationCacheDir(paths.dir), fetch: serviceLocationFetch(config, opts.env), warn: (m) => logger.warn({}, m) });
     if (pre.ok || pre.collects) {
       try {
         await collection.resume();
@@ -132,11 +149,11 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     const summary = await ledger.summary(runId);
     const tableRows = await writer.warehouse.tableCounts();
     await writer.close();
-    const published = await publishAll(destinationsFor(config, paths, pause, logger), { runId, runDate, status }, { warehouse: paths.work, parquet, rows: load.rows });
+    const published = await publishAll(destinations, { runId, runDate, status }, { warehouse: paths.work, parquet, rows: load.rows });
     // Before the run counts as published: a crash until then leaves it for `resume`, whose alerts are never sent twice.
     const reported = await reportStage({ config, pipeline, runId, runDate, dataDir: paths.dir, publishedPath: paths.published, service: run.service.label, warn: (f, m) => logger.warn(f, m) });
     await pause('report');
-    publishDone(paths.dir);
+    publishDone(paths.dir, failedDestinations(published)); // a destination that failed is left for `resume`
 
     progress.stop(summary);
     const failed = summary?.byState.failed ?? 0;
@@ -154,6 +171,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     }
     return result;
   } finally {
+    offInterrupt();
     await collection?.close();
     await run.close();
   }
@@ -187,4 +205,6 @@ function removeStaleFiles({ paths, logger }: OpenedRun): void {
     rmSync(path.join(dir, f), { force: true });
     logger.info({ file: path.relative(paths.dir, path.join(dir, f)) }, 'removed the unfinished copy of a killed run');
   }
+  const work = path.dirname(paths.work);
+  for (const f of removeStaleStages(work, pidAlive)) logger.info({ dir: path.relative(paths.dir, path.join(work, f)) }, 'removed the PostgreSQL staging folder of a killed publish');
 }

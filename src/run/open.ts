@@ -10,7 +10,7 @@ import { ApiClient } from '../api/client.js';
 import { createLogger, logLevel, secretsOf, type Logger } from '../api/logger.js';
 import { ArchiveWriter } from '../archive/writer.js';
 import { credentialsFor, loadConfig, type Config } from '../config/index.js';
-import { Ledger, acquireRunLock } from '../ledger/index.js';
+import { Ledger, acquireRunLock, acquireRunLockWaiting } from '../ledger/index.js';
 import { Writer } from '../load/writer.js';
 import { loadPipeline, runIdFor, utcDate, type Pipeline } from '../pipeline/index.js';
 import { warehousePaths, type WarehousePaths } from '../publish/index.js';
@@ -57,7 +57,13 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
   // The whole pipeline is validated before the lock is taken or anything spent.
   let pipeline = opts.pipelineFile ? loadPipeline(path.resolve(opts.root, opts.pipelineFile), config, { env }) : undefined;
   mkdirSync(paths.dir, { recursive: true });
-  const lock = acquireRunLock(paths.dir, { pipeline: pipeline?.name });
+  // --wait: a second run (another cron line) waits for the first instead of exiting 3 at once.
+  const lock = opts.waitMs
+    ? await acquireRunLockWaiting(paths.dir, { pipeline: pipeline?.name }, {
+      waitMs: opts.waitMs,
+      onWait: (e, until) => process.stderr.write(`seo-etl: waiting until ${until.toISOString().slice(0, 19).replace('T', ' ')} UTC (--wait) for the run that holds the warehouse (${e.holder ? `pid ${e.holder.pid}${e.holder.run_id ? `, run ${e.holder.run_id}` : ''}` : 'lock being written'}) to finish\n`),
+    })
+    : acquireRunLock(paths.dir, { pipeline: pipeline?.name });
   const closers: (() => Promise<unknown> | void)[] = [() => lock.release()];
   const close = async () => {
     for (const c of closers.reverse()) await Promise.resolve().then(c).catch(() => undefined);

@@ -43,7 +43,8 @@ export async function runSteps(ctx: StepsContext, opts: { postOnly?: boolean } =
     }
     if (step.kind === 'task_post') await postStep(ctx, step, ctx.collection);
     // tasks_fixed lists re-parsed results of completed tasks: it runs after collection (Collection.finish).
-    else if (!opts.postOnly && step.kind !== 'tasks_fixed' && mayPost(ctx, step.name)) {
+    // A live or list call the service did nothing with is still planned: a later pass calls it again.
+    else if (step.kind !== 'tasks_fixed' && mayPost(ctx, step.name)) {
       await ctx.collection.call(step).catch(async (err: unknown) => {
         if (!(err instanceof ApiError)) throw err;
         await onRefusal(ctx, step.name, err, []);
@@ -70,18 +71,21 @@ export async function postLeftovers(ctx: StepsContext): Promise<void> {
   }
 }
 
+/** The kinds of step whose planned tasks a later pass or `resume` sends (tasks_fixed: when collection finishes). */
+const CALLED_AGAIN: ReadonlySet<string> = new Set(['task_post', 'live', 'list', 'tasks_fixed']);
+
 export interface Refusal { code: number | null; message: string | null; step: string; count: number }
 
-/** Planned task_post tasks left (refused with a retryable answer, or an unclear POST the service never showed). */
+/** Planned tasks left (refused with a retryable answer, or an unclear POST the service never showed). */
 export async function postableLeft(ctx: Pick<StepsContext, 'ledger' | 'runId'>): Promise<number> {
   return (await refusals(ctx)).reduce((n, g) => n + g.count, 0);
 }
 
-/** The last answers of the planned task_post tasks left, grouped by code, message and step. */
+/** The last answers of the planned task_post, live and list tasks left, grouped by code, message and step. */
 export async function refusals(ctx: Pick<StepsContext, 'ledger' | 'runId'>): Promise<Refusal[]> {
   const groups = new Map<string, Refusal>();
   for (const c of await ctx.ledger.countTasks(ctx.runId, { states: ['planned'] })) {
-    if (endpoint(c.endpointId).kind !== 'task_post') continue;
+    if (!CALLED_AGAIN.has(endpoint(c.endpointId).kind)) continue;
     const k = `${c.errorCode}\u0000${c.errorMessage}\u0000${c.step}`;
     const g = groups.get(k) ?? { code: c.errorCode, message: c.errorMessage, step: c.step, count: 0 };
     g.count += c.count;

@@ -14,7 +14,7 @@
  * which also removes rows a re-collection no longer has. A table PostgreSQL lacks, or whose row count would not
  * come out equal to DuckDB's (a reprocess, a copy changed by hand), is sent whole.
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, readdirSync, rmSync } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -25,6 +25,7 @@ import { CATALOG_TABLES, PG_VIEWS, STATE_TABLE, compatFunctions, createTableSql,
 import { DuckSource, ledgerTables } from './duck.js';
 import { redactText, redactUrl } from './config.js';
 import { EXIT } from '../../exit.js';
+import { DestinationHeldError, holderJson, holderRefusal, parseHolder, type Holder } from '../holder.js';
 
 export { redactUrl } from './config.js';
 
@@ -40,6 +41,9 @@ export interface PublishToPostgresOptions {
   stageDir?: string;
   logger?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   connectTimeoutMs?: number;
+  /** The data folder publishing (src/publish/holder.ts): recorded, and another's refused unless `takeOver`. */
+  holder?: Holder;
+  takeOver?: boolean;
   /** Test seam: called after staging, before the publishing transaction. */
   beforeCommit?: () => Promise<void>;
 }
@@ -56,7 +60,9 @@ export type PostgresOutcome =
     /** Whole publish, and the final transaction alone (what readers could notice). */
     durationMs: number; commitMs: number;
   }
-  | { status: 'failed'; target: string; schema: string; error: string; durationMs: number };
+  | { status: 'failed'; target: string; schema: string; error: string; durationMs: number }
+  /** The schema holds another data folder's or service kind's data: nothing was sent (exit 2). */
+  | { status: 'refused'; target: string; schema: string; error: string; durationMs: number };
 
 interface Plan {
   table: PgTable;
@@ -67,12 +73,36 @@ interface Plan {
   rows?: number;
 }
 
+/** The staging folders' names, beside the working warehouse: `postgres-stage-<pid>`. */
+export const STAGE_PREFIX = 'postgres-stage-';
+
+/** The staging folders among `names` whose process is gone (a publish killed in flight left them). Pure. */
+export function staleStages(names: readonly string[], alive: (pid: number) => boolean): string[] {
+  return names.filter((n) => {
+    const pid = n.startsWith(STAGE_PREFIX) ? Number(n.slice(STAGE_PREFIX.length)) : NaN;
+    return Number.isInteger(pid) && pid > 0 && !alive(pid);
+  });
+}
+
+/** Removes the staging folders killed publishes left in `dir`; returns their names. */
+export function removeStaleStages(dir: string, alive: (pid: number) => boolean): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const stale = staleStages(names, alive);
+  for (const n of stale) rmSync(path.join(dir, n), { recursive: true, force: true });
+  return stale;
+}
+
 /** Publishes the warehouse to PostgreSQL. Never throws for the database's refusals: they come back as `failed`. */
 export async function publishToPostgres(opts: PublishToPostgresOptions): Promise<PostgresOutcome> {
   const started = Date.now();
   const target = redactUrl(opts.url);
   const schema = opts.schema;
-  const stageDir = opts.stageDir ?? path.join(path.dirname(opts.warehouse), `postgres-stage-${process.pid}`);
+  const stageDir = opts.stageDir ?? path.join(path.dirname(opts.warehouse), `${STAGE_PREFIX}${process.pid}`);
   const client = new pg.Client({ connectionString: opts.url, connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000, application_name: 'seo-etl' });
   let connectionError: Error | undefined;
   client.on('error', (err) => { connectionError = err; });
@@ -87,6 +117,11 @@ export async function publishToPostgres(opts: PublishToPostgresOptions): Promise
     const { rowCount } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
     if (!rowCount) await client.query(`CREATE SCHEMA ${q(schema)}`);
     await client.query(stateTableSql(schema));
+    if (opts.holder && !opts.takeOver) {
+      const held = await client.query(`SELECT fingerprint FROM ${q(schema)}.${STATE_TABLE} WHERE object = $1`, [HOLDER_ROW]);
+      const why = holderRefusal(parseHolder(held.rows[0]?.fingerprint), opts.holder, `PostgreSQL schema ${schema} at ${target}`);
+      if (why) throw new DestinationHeldError(why);
+    }
     duck = await DuckSource.open(opts.warehouse);
     await mkdir(stageDir, { recursive: true });
     const result = await publish(client, duck, { ...opts, stageDir });
@@ -97,12 +132,34 @@ export async function publishToPostgres(opts: PublishToPostgresOptions): Promise
     return outcome;
   } catch (err) {
     const message = redactText(describe(connectionError ?? err), opts.url);
+    if (err instanceof DestinationHeldError) {
+      opts.logger?.warn({ target, schema, error: message }, 'PostgreSQL publish refused: the schema holds another data folder\'s data');
+      return { status: 'refused', target, schema, error: message, durationMs: Date.now() - started };
+    }
     opts.logger?.warn({ target, schema, error: message }, 'PostgreSQL publish failed; DuckDB and Parquet are complete, the next run catches PostgreSQL up');
     return { status: 'failed', target, schema, error: message, durationMs: Date.now() - started };
   } finally {
     duck?.close();
     await client.end().catch(() => undefined);
     await rm(stageDir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/** The `_publish_state` row recording which data folder the schema holds (its JSON in `fingerprint`). */
+export const HOLDER_ROW = '(holder)';
+
+/** Which data folder a schema holds: undefined when it holds nothing yet. Throws when the server cannot be reached. */
+export async function readPostgresHolder(url: string, schema: string, connectTimeoutMs = 10_000): Promise<Holder | undefined> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs, application_name: 'seo-etl' });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const { rows } = await client.query('SELECT to_regclass($1) IS NOT NULL AS present', [`${q(schema)}.${STATE_TABLE}`]);
+    if (!rows[0].present) return undefined;
+    const held = await client.query(`SELECT fingerprint FROM ${q(schema)}.${STATE_TABLE} WHERE object = $1`, [HOLDER_ROW]);
+    return parseHolder(held.rows[0]?.fingerprint);
+  } finally {
+    await client.end().catch(() => undefined);
   }
 }
 
@@ -247,6 +304,12 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
          ON CONFLICT (object) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, run_id = EXCLUDED.run_id, published_at = EXCLUDED.published_at`,
         [viewsFailed.length ? null : fingerprint, opts.runId ?? null]);
     }
+    if (opts.holder) {
+      await client.query(
+        `INSERT INTO ${q(schema)}.${STATE_TABLE} (object, fingerprint, run_id, published_at) VALUES ($1, $2, $3, now())
+         ON CONFLICT (object) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, run_id = EXCLUDED.run_id, published_at = EXCLUDED.published_at`,
+        [HOLDER_ROW, holderJson(opts.holder), opts.runId ?? null]);
+    }
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -283,8 +346,9 @@ async function pgColumns(client: pg.Client, schema: string): Promise<Map<string,
 
 /** One line for a run's summary. */
 export function describeOutcome(o: PostgresOutcome): string {
+  if (o.status === 'refused') return `PostgreSQL: NOT published: ${o.error}`;
   if (o.status === 'failed') {
-    return `PostgreSQL: NOT published to ${o.target} (schema ${o.schema}): ${o.error}. DuckDB and Parquet are complete; the next run (or reprocess) catches PostgreSQL up.`;
+    return `PostgreSQL: NOT published to ${o.target} (schema ${o.schema}): ${o.error}. DuckDB and Parquet are complete; PostgreSQL is behind until \`seo-etl resume\` (or the next run, or reprocess) catches it up.`;
   }
   const changed = o.tables.filter((t) => t.mode !== 'unchanged');
   const whole = changed.filter((t) => t.mode === 'new' || t.mode === 'full').map((t) => t.table);
@@ -297,5 +361,5 @@ export function describeOutcome(o: PostgresOutcome): string {
 /** Prints a command's PostgreSQL outcome (if any) and gives its exit code: EXIT.postgres when it failed. */
 export function reportPostgres(o: PostgresOutcome | undefined, out: NodeJS.WritableStream): number {
   if (o) out.write(`${describeOutcome(o)}\n`);
-  return o?.status === 'failed' ? EXIT.postgres : EXIT.ok;
+  return o?.status === 'refused' ? EXIT.badInput : o?.status === 'failed' ? EXIT.postgres : EXIT.ok;
 }
