@@ -179,6 +179,17 @@ program
   });
 
 program
+  .command('report')
+  .description('write the HTML report of a run (the latest by default) from the published warehouse: data/reports/<run_id>.html')
+  .option('--run <id>', 'the run to report (seo-etl status lists them)')
+  .option('--pipeline <file>', 'the pipeline: its latest run, its tracked domains (alerts.domains) and SERP keywords')
+  .option('--days <n>', 'days of history the charts show (default 14)', int('--days', 366))
+  .action(async (opts) => {
+    const { reportCommand } = await import('./report/command.js');
+    process.exitCode = await reportCommand({ root: rootFor(opts.pipeline), run: opts.run, pipeline: opts.pipeline && abs(opts.pipeline), days: opts.days });
+  });
+
+program
   .command('docs')
   .description('regenerate docs/tables.md (the data dictionary) from the table catalog')
   .action(async () => {

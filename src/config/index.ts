@@ -19,6 +19,10 @@ const isHttpUrl = (v: string) => {
   try { const u = new URL(v); return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== ''; } catch { return false; }
 };
 
+const isSmtpUrl = (v: string) => {
+  try { const u = new URL(v); return (u.protocol === 'smtp:' || u.protocol === 'smtps:') && u.hostname !== ''; } catch { return false; }
+};
+
 const segment = z.string().regex(/^[a-z0-9_]+$/, 'a path segment of lower-case letters, digits and _');
 
 const SIZE = /^(\d+(?:\.\d+)?)\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i;
@@ -106,6 +110,9 @@ export const configSchema = z.strictObject({
   notify: z.strictObject({
     // Not echoed in the error: a webhook's path is its secret.
     webhook_url: z.string().refine((v) => v === '' || isHttpUrl(v), 'must be empty (no notice) or an http:// or https:// address'),
+    // Not echoed either: the address carries the SMTP password.
+    smtp_url: z.string().refine((v) => v === '' || isSmtpUrl(v), 'must be empty (no alert email) or an smtp:// or smtps:// address'),
+    email_from: z.string().min(1),
   }),
   sandbox: z.strictObject({
     port: z.int().min(0).max(65535),

@@ -22,10 +22,13 @@ export { checkTasks, generateTasks } from './expand.js';
 export type { QueryFn } from './sources.js';
 export { Budget, withinBudget, type Spend } from './budget.js';
 export { parseCsv } from './csv.js';
+export type { AlertsSpec, AlertRule, AlertChannel } from './alerts.js';
 
 export interface LoadOptions {
   /** Clock for time-window rules (domain_analytics.errors datetime_from/to). */
   now?: Date;
+  /** Where `alerts.send_to` webhooks written as `$VARIABLE` are read (process.env by default). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -47,7 +50,7 @@ export function loadPipeline(file: string, config: Config, opts: LoadOptions = {
   const parsed = parseYamlDocument(text, shown);
   if (parsed.issues.length) throw new PipelineError(parsed.issues);
   const reader = new SchemaReader(parsed.document, shown, parsed.position);
-  const draft = readPipelineSchema(reader, config, path.dirname(abs));
+  const draft = readPipelineSchema(reader, config, path.dirname(abs), opts.env);
   const issues: PositionedIssue[] = [...reader.issues];
   if (!draft) throw new PipelineError(issues);
 
@@ -98,6 +101,7 @@ export function loadPipeline(file: string, config: Config, opts: LoadOptions = {
     budgetUsd: draft.budgetUsd,
     targets: draft.targets,
     steps,
+    ...(draft.alerts ? { alerts: draft.alerts } : {}),
     config,
   };
 

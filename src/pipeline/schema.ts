@@ -11,6 +11,7 @@ import type { PositionedIssue } from '../config/yaml.js';
 import { NAME_PATTERN, NAME_RULE } from './key.js';
 import { TASK_COLLECT_MODES, type Target, type Axis, type CollectMode, type EnumeratedValue, type PipelineStep, type Place, type SourceSpec } from './types.js';
 import { suggest } from '../config/suggest.js';
+import { readAlerts, type AlertsSpec } from './alerts.js';
 
 /**
  * What the schema walk yields before file sources are read: a PipelineStep without what is known only later
@@ -24,9 +25,10 @@ export interface PipelineDraft {
   budgetUsd: number;
   targets: Target[];
   steps: StepDraft[];
+  alerts?: AlertsSpec;
 }
 
-const TOP_KEYS = ['name', 'description', 'budget_usd', 'targets', 'steps'];
+const TOP_KEYS = ['name', 'description', 'budget_usd', 'targets', 'steps', 'alerts'];
 const STEP_KEYS = ['name', 'description', 'endpoint', 'target', 'params', 'for_each', 'rows', 'collect', 'paging', 'budget_usd'];
 const TARGET_KEYS = ['name', 'domains'];
 /** A domain as a tracked target names it: lower-case host name, no scheme or path (`blog.client.com`). */
@@ -232,7 +234,7 @@ function readSource(
 }
 
 /** Walks the pipeline document; returns the draft (possibly partial) and leaves every issue on the reader. */
-export function readPipelineSchema(r: SchemaReader, config: Config, pipelineDir: string): PipelineDraft | undefined {
+export function readPipelineSchema(r: SchemaReader, config: Config, pipelineDir: string, env: NodeJS.ProcessEnv = process.env): PipelineDraft | undefined {
   const root = r.resolve(r.doc.contents);
   const rootPlace = r.place(root);
   if (!r.expectMap(root, rootPlace, '', 'a mapping with name, budget_usd and steps')) return undefined;
@@ -263,8 +265,10 @@ export function readPipelineSchema(r: SchemaReader, config: Config, pipelineDir:
       });
     }
   }
+  const alertsEntry = top.get('alerts');
+  const alerts = alertsEntry ? readAlerts(r, alertsEntry.value, alertsEntry.keyPlace, config, env) : undefined;
   // Carry on with stand-ins so the steps are checked too: the reader already holds the issues that make this fail.
-  return { name: name ?? 'invalid', description, budgetUsd: budgetUsd ?? 0, targets, steps };
+  return { name: name ?? 'invalid', description, budgetUsd: budgetUsd ?? 0, targets, steps, ...(alerts ? { alerts } : {}) };
 }
 
 /** `targets:` a list of { name, domains }: names unique, domains host names without scheme, path or `www.`. */

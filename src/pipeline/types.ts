@@ -1,6 +1,7 @@
 /** The shapes a pipeline file becomes: a validated spec, its enumeration axes and the tasks it expands to. */
 import type { Config } from '../config/index.js';
 import type { EndpointKind } from '../api/catalog.js';
+import type { AlertsSpec } from './alerts.js';
 
 /** A place in a file; `file` is as the user wrote or passed it (relative to the working directory when inside it). */
 export interface Place {
@@ -91,6 +92,8 @@ export interface Pipeline {
   /** Tracked targets (`targets:`); a step names one with `target:`. */
   targets: Target[];
   steps: PipelineStep[];
+  /** The `alerts:` section (src/pipeline/alerts.ts), evaluated after each run by src/report. */
+  alerts?: AlertsSpec;
   config: Config;
 }
 

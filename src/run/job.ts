@@ -2,7 +2,7 @@
  * The nightly job: composes the stages for `run` and `resume`.
  *
  *   open (config, pipeline, lock, warehouse, ledger) -> plan + post (or call) each step -> collect -> export
- *   Parquet -> publish to each destination -> summary
+ *   Parquet -> publish to each destination -> report and alerts -> summary
  *
  * A run is identified by its pipeline and day: running the same pipeline on the same day again, or `resume`,
  * continues it from the ledger. Posted tasks are collected by id, never posted again.
@@ -34,6 +34,8 @@ import { pidAlive } from '../ledger/lock.js';
 import { onInterrupt } from './interrupt.js';
 import { callbackWarning } from '../pipeline/callbacks.js';
 import { checkLocations, locationCacheDir, serviceLocationFetch } from '../check/locations.js';
+import { reportStage } from '../report/stage.js';
+import { moverLine } from '../report/movers.js';
 
 export interface RunJobOptions {
   root: string;
@@ -151,6 +153,9 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     const tableRows = await writer.tableCounts();
     await writer.close();
     const published = await publishAll(destinations, { runId, runDate, status }, { warehouse: paths.work, parquet, rows: load.rows });
+    // Before the run counts as published: a crash until then leaves it for `resume`, whose alerts are never sent twice.
+    const reported = await reportStage({ config, pipeline, runId, runDate, dataDir: paths.dir, publishedPath: paths.published, service: run.service.label, warn: (f, m) => logger.warn(f, m) });
+    await pause('report');
     publishDone(paths.dir, failedDestinations(published)); // a destination that failed is left for `resume`
 
     progress.stop(summary);
@@ -161,9 +166,10 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
       durationMs: Date.now() - started, publishedPath: paths.published, callbacks: collection.callbacks, postgres: postgresOutcomeOf(published), lake: lakeOutcomeOf(published), stops: base.stops,
     };
     logger.info({ status, exit_code: exitCode, cost_usd: summary?.costUsd, by_state: summary?.byState, rows: load.rows }, 'run finished');
-    (opts.out ?? process.stdout).write(opts.quiet ? `${outcomeLine(result, pipeline, run.service)}\n` : formatSummary(result, pipeline, run.service) + describeDestinations(published).map((l) => `${l}\n`).join(''));
+    const reportLine = reported.reportPath ? `report: ${reported.reportPath}\n` : '';
+    (opts.out ?? process.stdout).write(opts.quiet ? `${outcomeLine(result, pipeline, run.service)}\n${reportLine}` : formatSummary(result, pipeline, run.service) + describeDestinations(published).map((l) => `${l}\n`).join('') + reportLine);
     if (config.notify.webhook_url) {
-      const sent = await sendNotice(config.notify.webhook_url, noticeOf(result, pipeline, config));
+      const sent = await sendNotice(config.notify.webhook_url, { ...noticeOf(result, pipeline, config), movers: reported.movers.map(moverLine), report: reported.reportPath });
       if (!sent.ok) logger.warn({ why: sent.why }, 'the run notice was not delivered');
     }
     return result;

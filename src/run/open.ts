@@ -57,7 +57,7 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
   const format = logFormat(env, opts.logFormat);
   const paths = warehousePaths(path.resolve(opts.root, config.warehouse.dir));
   // The whole pipeline is validated before the lock is taken or anything spent.
-  let pipeline = opts.pipelineFile ? loadPipeline(path.resolve(opts.root, opts.pipelineFile), config) : undefined;
+  let pipeline = opts.pipelineFile ? loadPipeline(path.resolve(opts.root, opts.pipelineFile), config, { env }) : undefined;
   mkdirSync(paths.dir, { recursive: true });
   // --wait: a second run (another cron line) waits for the first instead of exiting 3 at once.
   const lock = opts.waitMs
@@ -81,7 +81,7 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
     if (opts.resume && !runDate) {
       // `resume` continues what an earlier attempt left, never a new day's run (src/run/resume.ts).
       const target = await resumeTarget(ledger, paths.dir, pipeline);
-      pipeline ??= loadPipeline(target.pipelineFile, config);
+      pipeline ??= loadPipeline(target.pipelineFile, config, { env });
       ({ runDate, publishOnly } = target);
     }
     if (!pipeline) throw new UserError('a pipeline file is needed to start a run');
