@@ -136,6 +136,7 @@ function walkFilters(expr: unknown, operators: readonly string[], at: string): {
 
 function checkField(field: string, v: unknown, rule: FieldRule): ValidationIssue[] {
   switch (rule.type) {
+    case 'any': return [];
     case 'string': return checkString(field, v, rule);
     case 'integer':
     case 'number': {
@@ -247,7 +248,8 @@ export function validateTask(def: EndpointDef, task: unknown, opts: ValidateOpti
   const rules = def.fields ?? {};
   const out: ValidationIssue[] = [];
   for (const key of Object.keys(t)) {
-    if (!(key in rules)) out.push(issue(key, `is not a field of ${def.id}`, t[key], 40506));
+    // A field sent as null counts as absent, as on the live service (the official client sends every unset field so).
+    if (!(key in rules) && t[key] !== null) out.push(issue(key, `is not a field of ${def.id}`, t[key], 40506));
   }
   for (const [field, rule] of Object.entries(rules)) {
     const v = t[field];

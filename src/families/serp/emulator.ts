@@ -5,6 +5,7 @@ import { serpResult, SERP_LIVE } from './sandbox.js';
 import type { SerpParams } from './data.js';
 import { generateEventsHtml, generateEventsSerp, type EventsParams } from './events-data.js';
 import { handleEventsLocations, handleSerpEndpoints } from './lists.js';
+import { generatedSandbox } from '../../sandbox/generated.js';
 
 const page = (def: Parameters<typeof serpResult>[0], task: Parameters<NonNullable<FamilySandbox['results']>[string]>[1], ctx: Parameters<typeof serpResult>[2], at: number) =>
   [serpResult(def, withLocale<SerpParams>(task), ctx, task.seed, at)];
@@ -18,5 +19,6 @@ const sandbox: FamilySandbox = {
     events_html: (def, task, ctx, at) => [generateEventsHtml(withLocale<EventsParams>(task), ctx.engines[def.engine ?? 'engine_a'], task.seed, at)],
     serp_advanced: page, serp_regular: page, serp_html: page,
   },
+  fallback: generatedSandbox.fallback,
 };
 export default sandbox;
