@@ -46,17 +46,11 @@ export function renderTablesDoc(): string {
     'Loads replace a task\'s rows as a unit, so loading the same response twice changes nothing.',
     '',
     'The families declared from the official client\'s models have their tables (created only once a pipeline fetches',
-    'them) in one page per family, listed under "Generated families" below; `seo-etl tables --available` lists them too.',
+    'them) in one page per family, `docs/tables/<family>.md`; `seo-etl tables --available` lists them too.',
     '',
     '| table | parent | rows from |',
     '|---|---|---|',
     ...TABLES.map((t) => `| [\`${t.name}\`](#${t.name}) | ${t.parent ? `\`${t.parent}\`` : ''} | ${esc(sourceOf(t))} |`),
-    '',
-    '## Generated families',
-    '',
-    '| family | result kinds | tables | page |',
-    '|---|---|---|---|',
-    ...FAMILIES.filter((f) => f.onDemandTables?.length).map((f) => `| \`${f.name}\` | ${f.onDemandTables!.filter((t) => t.parent === null).length} | ${f.onDemandTables!.length} | [tables/${f.name}.md](tables/${f.name}.md) |`),
     '',
   ];
   for (const t of TABLES) {
