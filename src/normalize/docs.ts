@@ -14,6 +14,9 @@ const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 function sourceOf(t: TableDef): string {
   if (t.name === 'tasks') return 'every collected task (task object, envelope `version`)';
+  // The core lists every task family shares: named by kind, so a new family does not change this page.
+  if (t.resultKind === 'ready_list') return '`result[]` of every `tasks_ready` endpoint';
+  if (t.resultKind === 'fixed_tasks') return '`result[]` of every `tasks_fixed` endpoint';
   if (t.resultKind) {
     const eps = ENDPOINTS.filter((e) => e.result === t.resultKind || t.alsoResultKinds?.includes(e.result)).map((e) => `\`${e.id}\``);
     return `\`result[]\`${t.resultShape === 'scalar_lists' ? '[]' : ''} of ${eps.join(', ')}`;
