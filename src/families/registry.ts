@@ -1,6 +1,7 @@
 /** The registry: one line per family of the API; its folder declares the rest (src/families/types.ts). */
 export { default as appendix } from './appendix/index.js';
 export { default as backlinks } from './backlinks/index.js';
+export { default as content_analysis } from './content_analysis/index.js';
 export { default as content_generation } from './content_generation/index.js';
 export { default as dataforseo_labs } from './dataforseo_labs/index.js';
 export { default as domain_analytics } from './domain_analytics/index.js';
