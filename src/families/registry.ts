@@ -2,6 +2,7 @@
 export { default as app_data } from './app_data/index.js';
 export { default as appendix } from './appendix/index.js';
 export { default as backlinks } from './backlinks/index.js';
+export { default as business_data } from './business_data/index.js';
 export { default as content_analysis } from './content_analysis/index.js';
 export { default as content_generation } from './content_generation/index.js';
 export { default as dataforseo_labs } from './dataforseo_labs/index.js';
