@@ -1,4 +1,5 @@
 /** The registry: one line per family of the API; its folder declares the rest (src/families/types.ts). */
+export { default as ai_optimization } from './ai_optimization/index.js';
 export { default as app_data } from './app_data/index.js';
 export { default as appendix } from './appendix/index.js';
 export { default as backlinks } from './backlinks/index.js';
