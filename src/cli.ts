@@ -170,12 +170,13 @@ program
   .command('tables')
   .description('list the published tables with row counts')
   .option('--json', 'print as JSON')
+  .option('--available', 'instead: every result kind the API families declare and the tables it lands in')
   .option('--ddl <engine>', 'instead: external-table DDL over the Parquet export for bigquery, athena, trino, spark, snowflake or clickhouse')
   .option('--location <uri>', 'with --ddl: the folder holding the Parquet tables (default: the lake\'s, lake.url, else the local data/parquet)')
   .option('--schema <name>', 'with --ddl: schema / dataset to create the tables in (default: seo)')
   .action(async (opts) => {
     const { tablesCommand } = await import('./publish/command.js');
-    process.exitCode = await tablesCommand({ root: rootFor(), json: Boolean(opts.json), ddl: opts.ddl, location: opts.location, schema: opts.schema });
+    process.exitCode = await tablesCommand({ root: rootFor(), json: Boolean(opts.json), available: Boolean(opts.available), ddl: opts.ddl, location: opts.location, schema: opts.schema });
   });
 
 program

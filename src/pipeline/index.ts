@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { endpoint } from '../api/catalog.js';
+import { tablesOfTask } from '../normalize/extract.js';
 import type { Config } from '../config/index.js';
 import { parseYamlDocument, type PositionedIssue } from '../config/yaml.js';
 import { PipelineError } from './errors.js';
@@ -113,6 +114,11 @@ export function loadPipeline(file: string, config: Config, opts: LoadOptions = {
     for (const i of checkTasks(pipeline, step, collectResolved(step), { now: opts.now })) issues.push(i);
   }
   if (issues.length) throw new PipelineError(issues);
+  // The tables of what the pipeline fetches come into use: a generated family's tables are created only then.
+  for (const step of steps) {
+    const def = endpoint(step.endpointId);
+    for (const id of [def.id, def.getId]) if (id) tablesOfTask(id);
+  }
   return pipeline;
 }
 

@@ -9,7 +9,8 @@ import { existsSync, statSync } from 'node:fs';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describeService, otherDataFolder, serviceOfRun, type Service } from '../config/service.js';
 import { loadConfig } from '../config/index.js';
-import { TABLES } from '../normalize/catalog.js';
+import { AVAILABLE_TABLES, TABLES, familyOf } from '../normalize/catalog.js';
+import { ENDPOINTS } from '../api/catalog.js';
 import { q } from '../load/ddl.js';
 import { EXIT, UserError } from '../exit.js';
 import { warehousePaths } from './index.js';
@@ -39,7 +40,7 @@ export class WarehouseLockedError extends Error {
   }
 }
 
-const CATALOG_ORDER = new Map(TABLES.map((t, i) => [t.name, i]));
+const CATALOG_ORDER = new Map(AVAILABLE_TABLES.map((t, i) => [t.name, i]));
 
 /** Lists the published warehouse's tables (with exact row counts) and views, read-only. */
 export async function listPublished(file: string): Promise<PublishedListing> {
@@ -148,14 +149,34 @@ export interface TablesCommandOptions {
   ddl?: string;
   location?: string;
   schema?: string;
+  /** Instead: every result kind the registry's families declare, with the tables its results land in. */
+  available?: boolean;
   env?: NodeJS.ProcessEnv;
   out?: NodeJS.WritableStream;
+}
+
+/** `tables --available`: each result kind, the endpoints answering it and its tables (root first), whether in use or not. */
+export function availableListing(): { kind: string; family: string; endpoints: string[]; tables: string[] }[] {
+  const out: { kind: string; family: string; endpoints: string[]; tables: string[] }[] = [];
+  for (const root of AVAILABLE_TABLES.filter((t) => t.parent === null && t.resultKind)) {
+    const kinds = [root.resultKind!, ...(root.alsoResultKinds ?? [])];
+    const endpoints = ENDPOINTS.filter((e) => kinds.includes(e.result));
+    const tables = familyOf(root.name).map((t) => t.name);
+    for (const kind of kinds) out.push({ kind, family: endpoints[0]?.api ?? '', endpoints: endpoints.filter((e) => e.result === kind).map((e) => e.id), tables });
+  }
+  return out;
 }
 
 export async function tablesCommand(opts: TablesCommandOptions): Promise<number> {
   const config = loadConfig({ root: opts.root, env: opts.env ?? process.env });
   const dataDir = path.resolve(opts.root, config.warehouse.dir);
   const out = opts.out ?? process.stdout;
+  if (opts.available) {
+    const list = availableListing();
+    if (opts.json) out.write(`${JSON.stringify(list, null, 2)}\n`);
+    else for (const k of list) out.write(`${k.kind} (${k.family}; ${k.endpoints.length} endpoint${k.endpoints.length === 1 ? '' : 's'}): ${k.tables.join(', ')}\n`);
+    return EXIT.ok;
+  }
   if (opts.ddl !== undefined || opts.location !== undefined || opts.schema !== undefined) {
     out.write(ddlScript(opts, path.join(dataDir, 'parquet'), config.lake.url ? { url: config.lake.url, env: opts.env ?? process.env } : undefined));
     return EXIT.ok;
