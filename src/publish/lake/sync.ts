@@ -142,6 +142,9 @@ export async function syncLake(opts: LakeSyncOptions): Promise<LakeSyncResult> {
         state: next,
       });
     }
+  } catch (err) {
+    await Promise.allSettled(uploads); // the uploads already queued end before the error is reported
+    throw err;
   } finally {
     conn?.closeSync();
     db?.closeSync();
