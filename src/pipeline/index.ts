@@ -94,6 +94,7 @@ export function loadPipeline(file: string, config: Config, opts: LoadOptions = {
     name: draft.name,
     ...(draft.description !== undefined ? { description: draft.description } : {}),
     budgetUsd: draft.budgetUsd,
+    ...(draft.schedule ? { schedule: draft.schedule } : {}),
     steps,
     config,
   };

@@ -22,10 +22,13 @@ export interface PipelineDraft {
   name: string;
   description?: string;
   budgetUsd: number;
+  schedule?: (typeof SCHEDULES)[number];
   steps: StepDraft[];
 }
 
-const TOP_KEYS = ['name', 'description', 'budget_usd', 'steps'];
+const TOP_KEYS = ['name', 'description', 'budget_usd', 'schedule', 'steps'];
+/** How often a pipeline runs (`schedule:`), for plan's cost per month and year. */
+export const SCHEDULES = ['hourly', 'daily', 'weekly', 'monthly'] as const;
 const STEP_KEYS = ['name', 'description', 'endpoint', 'params', 'for_each', 'rows', 'collect', 'paging', 'budget_usd'];
 const SOURCE_KEYS = ['values', 'file', 'sql', 'column', 'limit', 'chunk'];
 const ROWS_KEYS = ['file', 'sql', 'columns', 'limit'];
@@ -236,6 +239,13 @@ export function readPipelineSchema(r: SchemaReader, config: Config, pipelineDir:
   const name = top.has('name') ? r.string(top.get('name')!.value, top.get('name')!.keyPlace, 'name', { pattern: NAME_PATTERN, patternRule: NAME_RULE }) : undefined;
   const description = top.has('description') ? r.string(top.get('description')!.value, top.get('description')!.keyPlace, 'description', { allowEmpty: true }) : undefined;
   const budgetUsd = top.has('budget_usd') ? r.number(top.get('budget_usd')!.value, top.get('budget_usd')!.keyPlace, 'budget_usd', { min: 0 }) : undefined;
+  let schedule: PipelineDraft['schedule'];
+  const scheduleEntry = top.get('schedule');
+  if (scheduleEntry) {
+    const v = r.string(scheduleEntry.value, scheduleEntry.keyPlace, 'schedule');
+    if (v !== undefined && !(SCHEDULES as readonly string[]).includes(v)) r.issue(r.place(scheduleEntry.value), 'schedule', `must be one of ${SCHEDULES.join(', ')} (got "${v}")${suggest(v, SCHEDULES)}`);
+    else if (v !== undefined) schedule = v as PipelineDraft['schedule'];
+  }
   const steps: StepDraft[] = [];
   const stepsEntry = top.get('steps');
   if (stepsEntry) {
@@ -255,7 +265,7 @@ export function readPipelineSchema(r: SchemaReader, config: Config, pipelineDir:
     }
   }
   // Carry on with stand-ins so the steps are checked too: the reader already holds the issues that make this fail.
-  return { name: name ?? 'invalid', description, budgetUsd: budgetUsd ?? 0, steps };
+  return { name: name ?? 'invalid', description, budgetUsd: budgetUsd ?? 0, ...(schedule ? { schedule } : {}), steps };
 }
 
 function readStep(r: SchemaReader, node: Node | null, index: number, at: Place, config: Config, pipelineDir: string): StepDraft | undefined {

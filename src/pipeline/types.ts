@@ -80,6 +80,8 @@ export interface Pipeline {
   name: string;
   description?: string;
   budgetUsd: number;
+  /** `schedule:`: how often it runs (hourly, daily, weekly, monthly), for plan's cost per month and year. */
+  schedule?: 'hourly' | 'daily' | 'weekly' | 'monthly';
   steps: PipelineStep[];
   config: Config;
 }
