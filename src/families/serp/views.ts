@@ -62,7 +62,7 @@ export const SERP_VIEWS: readonly ViewDef[] = [
       col('snapshot_date', 'Latest run date (`--run-date`, the Parquet partition) among the runs that collected those pages; the same day as `date` unless a run collected pages the service took on another day.'),
     ],
     select: `${SERP_ITEMS}
-SELECT ${SERIES.join(', ')}, date, url, any_value(domain) AS domain,
+SELECT ${SERIES.join(', ')}, date, url, min(domain) AS domain,
        min(rank_group) AS best_position, min(rank_absolute) AS best_rank_absolute, count(DISTINCT result_id) AS observations,
        max(snapshot_date) AS snapshot_date
 FROM serp_items
