@@ -6,9 +6,11 @@ STAMP := node_modules/.install-stamp
 
 # Installs dependencies only when they are missing or package files changed. `npm install` follows the lock file;
 # `npm ci` is not used because the npm here writes lock files without entries for other platforms' optional
-# binaries (DuckDB bindings, rollup) and then refuses them in `npm ci` as out of sync.
+# binaries (DuckDB bindings, rollup) and then refuses them in `npm ci` as out of sync. `--no-save` keeps npm from
+# writing those entries into package-lock.json: `make run` must leave a fresh clone as it was.
+NPM_INSTALL := npm install $(NPM_FLAGS) --no-save
 $(STAMP): package.json package-lock.json
-	npm install $(NPM_FLAGS)
+	$(NPM_INSTALL)
 	@touch $(STAMP)
 
 install: $(STAMP)

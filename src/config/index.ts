@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { parseYamlDocument, formatIssues, type PositionedIssue, type ParsedYaml } from './yaml.js';
 import { settingVariables, unknownVariableWarnings } from './env.js';
 import { postgresSchema } from './postgres.js';
+import { lakeEnvProblems, lakeSchema } from './lake.js';
 import { dataDirFor } from './service.js';
 import { ruleInWords, shown, type ValidatorIssue } from './words.js';
 
@@ -56,6 +57,12 @@ const priceSchema = z.strictObject({
   // Each page of results past the first, for endpoints the catalog bills per page (`billedPage`: merchant, SERP).
   per_extra_page: z.number().nonnegative().optional(),
   priority_2_multiplier: z.number().positive().optional(),
+  // SERP options (docs/api-live.md, SERP prices): added to the base, flat, per click, or a multiplier.
+  calculate_rectangles: z.number().nonnegative().optional(),
+  load_async_ai_overview: z.number().nonnegative().optional(),
+  people_also_ask_click: z.number().nonnegative().optional(),
+  search_operators_multiplier: z.number().positive().optional(),
+  get_website_url_multiplier: z.number().positive().optional(),
 });
 
 export const configSchema = z.strictObject({
@@ -126,6 +133,7 @@ export const configSchema = z.strictObject({
     callback_timeout_ms: z.int().positive().default(10_000),
   }),
   postgres: postgresSchema,
+  lake: lakeSchema,
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -299,6 +307,9 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
     throw new ConfigError(locateMergedIssues(result.error.issues as any, sources, envApplied, opts.overrides ?? {}, merged));
   }
   result.data.warehouse.dir = dataDirFor(result.data.warehouse.dir, result.data.api.base_url);
+  // The lake's AWS variables are checked before anything is posted, not when the night's upload starts.
+  const lake = result.data.lake.url ? lakeEnvProblems(env) : [];
+  if (lake.length) throw new ConfigError(lake.map((p) => ({ file: `environment variable ${p.variable}`, line: 0, column: 0, key: 'lake.url', rule: p.rule })));
   return result.data;
 }
 

@@ -71,7 +71,15 @@ export interface PipelineStep {
   budgetUsd?: number;
   /** True when an axis reads SQL: the step is expanded (and its tasks validated) at run time. */
   deferred: boolean;
+  /** The tracked target (`targets:` entry) the step's SERP pages are read for, by name. */
+  target?: string;
   at: Place;
+}
+
+/** A client or project an agency tracks: its domains, registrable (`client.com`) or not (`blog.client.com`). */
+export interface Target {
+  name: string;
+  domains: string[];
 }
 
 export interface Pipeline {
@@ -81,6 +89,8 @@ export interface Pipeline {
   name: string;
   description?: string;
   budgetUsd: number;
+  /** Tracked targets (`targets:`); a step names one with `target:`. */
+  targets: Target[];
   steps: PipelineStep[];
   /** The `alerts:` section (src/pipeline/alerts.ts), evaluated after each run by src/report. */
   alerts?: AlertsSpec;
@@ -103,4 +113,6 @@ export interface PlannedTask {
   paging?: Paging;
   /** Price of one call of this task by the configured price table (per page for paged live endpoints). */
   price: number;
+  /** The least the task can be billed, where it differs from `price` (SERP crawl control, refundable options). */
+  priceMin?: number;
 }

@@ -126,4 +126,4 @@ export async function statusCommand(o: { root: string; json: boolean }): Promise
 }
 
 /** A destination as users know it. */
-const destinationName = (name: string) => (name === 'postgres' ? 'PostgreSQL' : name);
+const destinationName = (name: string) => (name === 'postgres' ? 'PostgreSQL' : name === 'lake' ? 'the lake' : name);
