@@ -275,9 +275,11 @@ describe('the report of the last day', () => {
     expect(tracked).toContain(`<td class="n">${was}</td><td class="n">${now}</td><td class="n ${sign.startsWith('+') ? 'up' : 'down'}">${sign}</td>`);
   });
 
-  test('reads on a phone: one column, no chart wider than the screen', async () => {
-    const phone = await openReport(file(), { width: 390, screenshot: path.join(SCREENSHOTS, 'rank-tracking-phone.png') });
+  test('reads on a phone: one column, no chart wider than the screen; prints with no chart cut by a page break', async () => {
+    const phone = await openReport(file(), { width: 390, screenshot: path.join(SCREENSHOTS, 'rank-tracking-phone.png'), pdf: path.join(SCREENSHOTS, 'rank-tracking.pdf') });
     expect(phone.errors).toEqual([]);
     for (const c of phone.charts) expect(c.width, c.id).toBeLessThanOrEqual(390);
+    expect(phone.printed!.unbreakable).toBe(phone.charts.length);
+    expect(phone.printed!.pages).toBeGreaterThan(1);
   }, 60_000);
 });
