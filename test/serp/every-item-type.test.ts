@@ -94,7 +94,7 @@ describe('every item type of the client\'s models through ingest', () => {
     expect(parts.map((r) => r.item_type)).toEqual(Object.keys(SERP_ITEM_CLASSES.BaseSerpApiAiOverviewElementItem));
     expect((await q(`SELECT count(*) AS n FROM serp_results__items__ai_overview_elements__references`))[0].n).toBeGreaterThan(0n);
     // People also ask: the AI-overview answer's parts and sources.
-    expect((await q(`SELECT count(*) AS n FROM serp_results__items__people_also_ask__expanded__ai_overview_elements`))[0].n).toBeGreaterThan(0n);
+    expect((await q(`SELECT count(*) AS n FROM serp_results__items__paa_expanded__ai_elements`))[0].n).toBeGreaterThan(0n);
     expect((await q(`SELECT count(*) AS n FROM serp_results__items__people_also_ask__expanded__references`))[0].n).toBeGreaterThan(0n);
     // Every knowledge-graph part, and the elements of its lists.
     const kg = await q(`SELECT DISTINCT item_type FROM serp_results__items__knowledge_graph`);
