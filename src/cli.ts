@@ -5,12 +5,14 @@
  */
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { EXIT, exitCodeOf, describeError } from './exit.js';
+import { EXIT, EXIT_MEANINGS, exitCodeOf, describeError } from './exit.js';
+import { readFileSync } from 'node:fs';
 import { exitWhenDone } from './exit-when-done.js';
 import { findProject } from './config/project.js';
 import { configWarnings } from './config/index.js';
 import { isSandboxAddress } from './config/service.js';
 import { DEFAULT_WAIT_MS, parseWait } from './ledger/lock.js';
+import { RUN_DATE_RULE, isCalendarDay } from './pipeline/key.js';
 
 /** `--wait=<duration>`: 90s, 30m, 2h, 1d. */
 const duration = (v: string) => {
@@ -40,10 +42,7 @@ const int = (name: string, max = Number.MAX_SAFE_INTEGER) => (v: string) => {
 
 /** A real calendar day: `2026-13-45` is refused here rather than deep inside the run. */
 const day = (v: string) => {
-  const d = new Date(`${v}T00:00:00Z`);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(v) || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== v) {
-    throw new InvalidArgumentError('must be a calendar day written YYYY-MM-DD');
-  }
+  if (!isCalendarDay(v)) throw new InvalidArgumentError(RUN_DATE_RULE);
   return v;
 };
 
@@ -55,9 +54,15 @@ const outputOf = (opts: { progress?: boolean; quiet?: boolean; logFormat?: strin
 /** --take-over-destinations (src/publish/holder.ts). */
 const takeOver = () => Boolean(program.opts().takeOverDestinations);
 
+const VERSION = (JSON.parse(readFileSync(path.resolve(import.meta.dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
+const EXIT_HELP = `\nExit codes:\n${Object.entries(EXIT_MEANINGS).map(([code, what]) => `  ${code.padStart(3)}  ${what}`).join('\n')}\n`;
+
 const program = new Command()
   .name('seo-etl')
-  .description('Pulls Search-Data and Site-Analysis Task API data into a typed DuckDB + Parquet warehouse.')
+  .description('ETL for DataForSEO API users: pulls DataForSEO v3 API data (SERPs, keyword data, merchant, on-page) into a typed DuckDB + Parquet warehouse and PostgreSQL.')
+  .version(VERSION, '-V, --version', 'print the version of seo-etl')
+  // run --help shows --sandbox and the other global options beside the command's own.
+  .configureHelp({ showGlobalOptions: true })
   .option('-C, --root <dir>', 'project folder holding config/ and data/ (default: SEO_ETL_HOME, else the project holding the pipeline file, else the one at or above the working directory)')
   .option('--sandbox', 'use a sandbox and its own data folder (data/sandbox/) on purpose, whatever the configuration names: the one SEO_ETL_API_BASE_URL names (seo-etl sandbox), else the embedded one')
   .option('--take-over-destinations', 'publish to a destination (PostgreSQL schema) that holds another data folder\'s or the other service kind\'s data, replacing it on purpose')
@@ -92,6 +97,7 @@ program
   .argument('<pipeline>', 'pipeline YAML file')
   .option('--run-date <yyyy-mm-dd>', 'the day this run is for (a run of the same pipeline and day resumes)', day)
   .option('--wait [duration]', WAIT_HELP, duration)
+  .addHelpText('after', EXIT_HELP)
   .option('--no-progress', 'no progress bar, even on a terminal: log lines on stderr instead')
   .option('-q, --quiet', 'for cron: only warnings and errors on stderr, and the outcome on one line')
   .option('--log-format <format>', 'stderr log lines: human (default) or json (the log file is JSON either way)')
@@ -105,6 +111,7 @@ program
   .description('resume the last unfinished run of a pipeline: collect what was posted, never post it again')
   .argument('[pipeline]', 'pipeline YAML file (default: the last unfinished run)')
   .option('--wait [duration]', WAIT_HELP, duration)
+  .addHelpText('after', EXIT_HELP)
   .option('--no-progress', 'no progress bar, even on a terminal: log lines on stderr instead')
   .option('-q, --quiet', 'for cron: only warnings and errors on stderr, and the outcome on one line')
   .option('--log-format <format>', 'stderr log lines: human (default) or json (the log file is JSON either way)')
@@ -118,9 +125,13 @@ program
   .description('dry run: tasks per step, API calls, estimated cost and shortest duration; spends nothing')
   .argument('<pipeline>', 'pipeline YAML file')
   .option('--json', 'print the plan as JSON')
+  .option('--schedule <every>', 'price it per month and year at this schedule (hourly, daily, weekly, monthly); default: the pipeline\'s schedule:', (v: string) => {
+    if (!['hourly', 'daily', 'weekly', 'monthly'].includes(v)) throw new InvalidArgumentError('must be hourly, daily, weekly or monthly');
+    return v;
+  })
   .action(async (pipeline, opts) => {
     const { planCommand } = await import('./run/command.js');
-    process.exitCode = await planCommand({ root: rootFor(pipeline), pipeline: abs(pipeline), json: Boolean(opts.json) });
+    process.exitCode = await planCommand({ root: rootFor(pipeline), pipeline: abs(pipeline), json: Boolean(opts.json), schedule: opts.schedule });
   });
 
 program
@@ -146,7 +157,7 @@ program
   .description('rebuild every table from the raw archive, without calling the API')
   .option('--allow-fewer', 'publish even when a table ends with fewer rows than it had (the archive is missing or cut)')
   .action(async (opts) => {
-    const { reprocessCommand } = await import('./archive/command.js');
+    const { reprocessCommand } = await import('./run/archive-command.js');
     process.exitCode = await reprocessCommand({ root: rootFor(), allowFewer: Boolean(opts.allowFewer), takeOver: takeOver() });
   });
 
@@ -155,7 +166,7 @@ program
   .description('load response files saved elsewhere (JSON or gzip JSON; one envelope per file or NDJSON)')
   .argument('<files...>', 'response files')
   .action(async (files) => {
-    const { ingestCommand } = await import('./archive/command.js');
+    const { ingestCommand } = await import('./run/archive-command.js');
     process.exitCode = await ingestCommand({ root: rootFor(), files: files.map(abs), takeOver: takeOver() });
   });
 
@@ -163,12 +174,24 @@ program
   .command('tables')
   .description('list the published tables with row counts')
   .option('--json', 'print as JSON')
-  .option('--ddl <engine>', 'instead: external-table DDL over the Parquet export for spark, trino or bigquery')
-  .option('--location <uri>', 'with --ddl: the folder holding the Parquet tables (default: the local data/parquet)')
+  .option('--available', 'instead: every result kind the API families declare and the tables it lands in')
+  .option('--ddl <engine>', 'instead: external-table DDL over the Parquet export for bigquery, athena, trino, spark, snowflake or clickhouse')
+  .option('--location <uri>', 'with --ddl: the folder holding the Parquet tables (default: the lake\'s, lake.url, else the local data/parquet)')
   .option('--schema <name>', 'with --ddl: schema / dataset to create the tables in (default: seo)')
   .action(async (opts) => {
     const { tablesCommand } = await import('./publish/command.js');
-    process.exitCode = await tablesCommand({ root: rootFor(), json: Boolean(opts.json), ddl: opts.ddl, location: opts.location, schema: opts.schema });
+    process.exitCode = await tablesCommand({ root: rootFor(), json: Boolean(opts.json), available: Boolean(opts.available), ddl: opts.ddl, location: opts.location, schema: opts.schema });
+  });
+
+program
+  .command('report')
+  .description('write the HTML report of a run (the latest by default) from the published warehouse: data/reports/<run_id>.html')
+  .option('--run <id>', 'the run to report (seo-etl status lists them)')
+  .option('--pipeline <file>', 'the pipeline: its latest run, its tracked domains (alerts.domains) and SERP keywords')
+  .option('--days <n>', 'days of history the charts show (default 14)', int('--days', 366))
+  .action(async (opts) => {
+    const { reportCommand } = await import('./report/command.js');
+    process.exitCode = await reportCommand({ root: rootFor(opts.pipeline), run: opts.run, pipeline: opts.pipeline && abs(opts.pipeline), days: opts.days });
   });
 
 program

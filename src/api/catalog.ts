@@ -22,7 +22,9 @@ export type FieldRule =
   /** A list of objects whose fields have rules of their own (SERP `stop_crawl_on_match` targets). */
   | { type: 'object_array'; required?: boolean; minItems?: number; maxItems?: number; fields: Readonly<Record<string, FieldRule>> }
   | { type: 'filters'; maxConditions: number; operators: readonly string[] }
-  | { type: 'order_by'; maxRules: number; fields?: readonly string[] };
+  | { type: 'order_by'; maxRules: number; fields?: readonly string[] }
+  /** Any JSON value (objects and lists the models type loosely): only presence is checked. */
+  | { type: 'any'; required?: boolean; /** The type the models declare (`LlmMentionsTarget[]`, `map<string>`). */ of?: string };
 
 export type CrossRule =
   /** At least one of these fields must be present ("one of these location parameters"). */
@@ -83,6 +85,8 @@ export interface EndpointDef {
   postId?: string;
   /** Paging the endpoint supports. */
   paging?: 'limit_offset_token' | 'search_after_token' | 'limit_offset';
+  /** For endpoints generated from the official client (src/families/generated/): its models and method. */
+  model?: { client: string; result: string; request?: string };
 }
 
 /** Every tasks_ready endpoint of the live service: 20 calls a minute each, at most 1000 ids per call (docs/api-live.md). */

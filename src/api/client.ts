@@ -375,7 +375,7 @@ export class ApiClient {
       if (final.kind === 'failed') {
         const f = final.failure;
         for (const index of pending) {
-          const outcome: TaskOutcome = { ok: false, error: { code: f.code, message: f.message, path: segments, data: tasks[index], local: false, ambiguous: f.ambiguous, transport: f.transport, httpStatus: f.httpStatus, attempts: used } };
+          const outcome: TaskOutcome = { ok: false, error: { code: f.code, message: f.message, path: segments, data: tasks[index], local: false, ambiguous: f.ambiguous, transport: f.transport, httpStatus: f.httpStatus, attempts: used, ...(f.notSent ? { notSent: true } : {}) } };
           settled.push({ index, task: tasks[index], outcome });
         }
       } else {

@@ -136,6 +136,7 @@ function walkFilters(expr: unknown, operators: readonly string[], at: string): {
 
 function checkField(field: string, v: unknown, rule: FieldRule): ValidationIssue[] {
   switch (rule.type) {
+    case 'any': return [];
     case 'string': return checkString(field, v, rule);
     case 'integer':
     case 'number': {

@@ -21,27 +21,27 @@ async function recollect(ctx: CollectContext, listId: string, getId: string, ste
   // The list is free and changes over 24 hours, so a repeated attempt of the run asks again; the step's own
   // ledger task is only recorded the first time.
   const stepTasks = stepName ? await ctx.ledger.tasks(ctx.runId, { step: stepName, states: ['planned', 'posting'] }) : [];
-  if (stepTasks.length) await ctx.ledger.beginPost(ctx.runId, stepTasks.map((t) => t.key));
+  if (stepTasks.length) await ctx.sink({ kind: 'calling', keys: stepTasks.map((t) => t.key) });
   // A family the service retired (HTTP 404) has nothing to re-collect: its step fails, the run goes on. A list the
   // service did not answer (a rate-limit storm, the 5xx range) stays planned for `resume`, as a live call does.
   const env = await ctx.client.get(listId).catch((err: unknown) => { if (err instanceof ApiError && (err.httpStatus === 404 || askAgain(err.code, err.httpStatus))) return err; throw err; });
   if (env instanceof ApiError) {
     const retry = env.httpStatus !== 404;
     ctx.logger.warn({ endpoint: listId }, `${env.message}: ${retry ? 'asked again by resume' : 'nothing to re-collect'}`);
-    if (stepTasks.length) await ctx.ledger.recordPostFailed(ctx.runId, stepTasks.map((t) => ({ ref: t.key, code: env.code, message: env.message, retry })));
+    if (stepTasks.length) await ctx.sink({ kind: 'call_failed', failures: stepTasks.map((t) => ({ ref: t.key, code: env.code, message: env.message, retry })) });
     return;
   }
   const listTask = env.tasks?.[0];
   if (!listTask || isTaskError(listTask.status_code)) {
     const code = listTask?.status_code ?? env.status_code;
-    if (stepTasks.length) await ctx.ledger.recordPostFailed(ctx.runId, stepTasks.map((t) => ({ ref: t.key, code, message: listTask?.status_message ?? env.status_message, retry: askAgain(code) })));
+    if (stepTasks.length) await ctx.sink({ kind: 'call_failed', failures: stepTasks.map((t) => ({ ref: t.key, code, message: listTask?.status_message ?? env.status_message, retry: askAgain(code) })) });
     return;
   }
   const keys = stepTasks.map((t) => t.key);
   // The list is a result of its own only for a tasks_fixed step; otherwise it just names what to fetch again
   // (loading it would add a row no ledger task owns, once per attempt).
   if (keys.length) {
-    await ctx.ledger.recordPosted(ctx.runId, keys.map((key) => ({ key, serviceId: listTask.id, cost: 0 })));
+    await ctx.sink({ kind: 'posted', posted: keys.map((key) => ({ key, serviceId: listTask.id, cost: 0 })) });
     await ctx.sink({ kind: 'answered', keys, results: [{ endpointId: listId, task: listTask, version: env.version }], pages: 1 });
   }
   const ours: CollectedTask[] = [];

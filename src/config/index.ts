@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { parseYamlDocument, formatIssues, type PositionedIssue, type ParsedYaml } from './yaml.js';
 import { settingVariables, unknownVariableWarnings } from './env.js';
 import { postgresSchema } from './postgres.js';
+import { lakeEnvProblems, lakeSchema } from './lake.js';
 import { dataDirFor } from './service.js';
 import { ruleInWords, shown, type ValidatorIssue } from './words.js';
 
@@ -16,6 +17,10 @@ export type Engines = Record<EngineToken, string>;
 
 const isHttpUrl = (v: string) => {
   try { const u = new URL(v); return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== ''; } catch { return false; }
+};
+
+const isSmtpUrl = (v: string) => {
+  try { const u = new URL(v); return (u.protocol === 'smtp:' || u.protocol === 'smtps:') && u.hostname !== ''; } catch { return false; }
 };
 
 const segment = z.string().regex(/^[a-z0-9_]+$/, 'a path segment of lower-case letters, digits and _');
@@ -95,6 +100,7 @@ export const configSchema = z.strictObject({
     drain_timeout_ms: z.int().positive(),
     load_batch: z.int().positive().max(10_000),
     live_concurrency: z.int().positive().max(64),
+    expected_queue_ms: z.int().min(0),
   }),
   webhook: z.strictObject({
     listen_host: z.string().min(1),
@@ -105,6 +111,9 @@ export const configSchema = z.strictObject({
   notify: z.strictObject({
     // Not echoed in the error: a webhook's path is its secret.
     webhook_url: z.string().refine((v) => v === '' || isHttpUrl(v), 'must be empty (no notice) or an http:// or https:// address'),
+    // Not echoed either: the address carries the SMTP password.
+    smtp_url: z.string().refine((v) => v === '' || isSmtpUrl(v), 'must be empty (no alert email) or an smtp:// or smtps:// address'),
+    email_from: z.string().min(1),
   }),
   sandbox: z.strictObject({
     port: z.int().min(0).max(65535),
@@ -125,6 +134,7 @@ export const configSchema = z.strictObject({
     callback_timeout_ms: z.int().positive().default(10_000),
   }),
   postgres: postgresSchema,
+  lake: lakeSchema,
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -298,6 +308,9 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
     throw new ConfigError(locateMergedIssues(result.error.issues as any, sources, envApplied, opts.overrides ?? {}, merged));
   }
   result.data.warehouse.dir = dataDirFor(result.data.warehouse.dir, result.data.api.base_url);
+  // The lake's AWS variables are checked before anything is posted, not when the night's upload starts.
+  const lake = result.data.lake.url ? lakeEnvProblems(env) : [];
+  if (lake.length) throw new ConfigError(lake.map((p) => ({ file: `environment variable ${p.variable}`, line: 0, column: 0, key: 'lake.url', rule: p.rule })));
   return result.data;
 }
 

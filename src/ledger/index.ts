@@ -379,6 +379,49 @@ export async function markPosted(conn: DuckDBConnection, runId: string, posted: 
   return set.filter((p) => keys.has(p.key)).map((p) => p.key);
 }
 
+/**
+ * Planned tasks to `posting`, BEFORE their call is sent; returns the keys that moved (only those may be sent: a
+ * key already posting or posted by an earlier attempt is left out, so nothing is sent twice). No BEGIN/COMMIT.
+ */
+export async function markPosting(conn: DuckDBConnection, runId: string, keys: readonly string[], opts: { now?: Date; batchId?: string; span?: SeqSpan } = {}): Promise<string[]> {
+  const unique = [...new Set(keys)];
+  if (unique.length === 0) return [];
+  const batchId = opts.batchId ?? randomUUID();
+  // Updated first, selected only when some task was not `planned`: one statement for a batch in the usual case.
+  const n = await moveKeys(conn, runId, unique, ['planned'], 'posting', opts.now ?? new Date(), ', attempts = attempts + 1', opts.span, { batch_id: batchId });
+  if (n === unique.length) return unique;
+  const r = await rows(conn, `SELECT task_key FROM _tasks WHERE run_id = ? AND batch_id = ? ORDER BY seq`, [runId, batchId]);
+  return r.map((x) => String(x.task_key));
+}
+
+/**
+ * Tasks the service refused when they were sent (a task-level error, nothing created). With `retry` (rate limit,
+ * a 5xx-range code) they go back to `planned` with the error kept, to be sent again; otherwise `failed`. No BEGIN/COMMIT.
+ */
+export async function markPostFailed(conn: DuckDBConnection, runId: string, failures: readonly (Failure & { retry?: boolean })[], opts: { now?: Date } = {}): Promise<string[]> {
+  const moved: string[] = [];
+  const now = opts.now ?? new Date();
+  for (const f of failures.filter((x) => x.retry)) {
+    for (const k of await move(conn, runId, [f.ref], ['posting'], 'planned', now, '', undefined, { ...errorOf(f), batch_id: null })) moved.push(k);
+  }
+  const groups = new Map<string, Failure[]>();
+  for (const f of failures.filter((x) => !x.retry)) {
+    const k = `${f.code}\u0000${f.message}`;
+    const g = groups.get(k);
+    if (g) g.push(f);
+    else groups.set(k, [f]);
+  }
+  for (const g of groups.values()) {
+    for (const k of await move(conn, runId, g.map((f) => f.ref), ['posting'], 'failed', now, '', undefined, errorOf(g[0]))) moved.push(k);
+  }
+  return moved;
+}
+
+/** Posting tasks that certainly never reached the service (or that it never created): back to `planned`. No BEGIN/COMMIT. */
+export function markReleased(conn: DuckDBConnection, runId: string, keys: readonly string[], opts: { now?: Date; reason?: string } = {}): Promise<string[]> {
+  return move(conn, runId, keys, ['posting'], 'planned', opts.now ?? new Date(), '', undefined, { ...(opts.reason ? { error_message: opts.reason } : {}), batch_id: null });
+}
+
 /** Binds parameter 3 as DOUBLE[]: a list is otherwise typed by its first element, and [0, 0.5] fails as INTEGER[]. */
 const COSTS_AT_3: DuckDBType[] = [];
 COSTS_AT_3[2] = LIST(DOUBLE);
@@ -566,15 +609,8 @@ export class Ledger {
    */
   async beginPost(runId: string, keys: readonly string[], opts: { span?: SeqSpan } = {}): Promise<{ batchId: string; keys: string[] }> {
     const batchId = randomUUID();
-    const unique = [...new Set(keys)];
-    if (unique.length === 0) return { batchId, keys: [] };
-    const moved = await this.atomically(async () => {
-      // Updated first, selected only when some task was not `planned`: one statement for a batch in the usual case.
-      const n = await moveKeys(this.conn, runId, unique, ['planned'], 'posting', this.now(), ', attempts = attempts + 1', opts.span, { batch_id: batchId });
-      if (n === unique.length) return unique;
-      const r = await rows(this.conn, `SELECT task_key FROM _tasks WHERE run_id = ? AND batch_id = ? ORDER BY seq`, [runId, batchId]);
-      return r.map((x) => String(x.task_key));
-    });
+    if (keys.length === 0) return { batchId, keys: [] };
+    const moved = await this.atomically(() => markPosting(this.conn, runId, keys, { now: this.now(), batchId, span: opts.span }));
     return { batchId, keys: moved };
   }
 
@@ -605,35 +641,12 @@ export class Ledger {
    */
   async recordPostFailed(runId: string, failures: readonly (Failure & { retry?: boolean })[]): Promise<string[]> {
     if (failures.length === 0) return [];
-    return this.atomically(() => this.postFailed(runId, failures));
-  }
-
-  private async postFailed(runId: string, failures: readonly (Failure & { retry?: boolean })[]): Promise<string[]> {
-    const moved: string[] = [];
-    const now = this.now();
-    const retry = failures.filter((f) => f.retry);
-    const final = failures.filter((f) => !f.retry);
-    for (const f of retry) {
-      for (const k of await move(this.conn, runId, [f.ref], ['posting'], 'planned', now, '', undefined, { ...errorOf(f), batch_id: null })) moved.push(k);
-    }
-    if (final.length) {
-      const groups = new Map<string, Failure[]>();
-      for (const f of final) {
-        const k = `${f.code}\u0000${f.message}`;
-        const g = groups.get(k);
-        if (g) g.push(f);
-        else groups.set(k, [f]);
-      }
-      for (const g of groups.values()) {
-        for (const k of await move(this.conn, runId, g.map((f) => f.ref), ['posting'], 'failed', now, '', undefined, errorOf(g[0]))) moved.push(k);
-      }
-    }
-    return moved;
+    return this.atomically(() => markPostFailed(this.conn, runId, failures, { now: this.now() }));
   }
 
   /** A posting batch that certainly never reached the service (refused before sending): back to `planned`. */
   async releasePosting(runId: string, keys: readonly string[], reason?: string): Promise<string[]> {
-    return this.atomically(() => move(this.conn, runId, keys, ['posting'], 'planned', this.now(), '', undefined, { ...(reason ? { error_message: reason } : {}), batch_id: null }));
+    return this.atomically(() => markReleased(this.conn, runId, keys, { now: this.now(), reason }));
   }
 
   /** A step the service cannot serve (its endpoint is gone): its unposted tasks fail with the answer, once. */

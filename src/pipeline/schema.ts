@@ -11,6 +11,7 @@ import type { PositionedIssue } from '../config/yaml.js';
 import { NAME_PATTERN, NAME_RULE } from './key.js';
 import { TASK_COLLECT_MODES, type Target, type Axis, type CollectMode, type EnumeratedValue, type PipelineStep, type Place, type SourceSpec } from './types.js';
 import { suggest } from '../config/suggest.js';
+import { readAlerts, type AlertsSpec } from './alerts.js';
 
 /**
  * What the schema walk yields before file sources are read: a PipelineStep without what is known only later
@@ -23,14 +24,18 @@ export interface PipelineDraft {
   description?: string;
   budgetUsd: number;
   targets: Target[];
+  schedule?: (typeof SCHEDULES)[number];
   steps: StepDraft[];
+  alerts?: AlertsSpec;
 }
 
-const TOP_KEYS = ['name', 'description', 'budget_usd', 'targets', 'steps'];
+const TOP_KEYS = ['name', 'description', 'budget_usd', 'targets', 'schedule', 'steps', 'alerts'];
 const STEP_KEYS = ['name', 'description', 'endpoint', 'target', 'params', 'for_each', 'rows', 'collect', 'paging', 'budget_usd'];
 const TARGET_KEYS = ['name', 'domains'];
 /** A domain as a tracked target names it: lower-case host name, no scheme or path (`blog.client.com`). */
 const TARGET_DOMAIN = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63})+$/;
+/** How often a pipeline runs (`schedule:`), for plan's cost per month and year. */
+export const SCHEDULES = ['hourly', 'daily', 'weekly', 'monthly'] as const;
 const SOURCE_KEYS = ['values', 'file', 'sql', 'column', 'limit', 'chunk'];
 const ROWS_KEYS = ['file', 'sql', 'columns', 'limit'];
 const PAGING_KEYS = ['max_pages', 'max_items'];
@@ -232,7 +237,7 @@ function readSource(
 }
 
 /** Walks the pipeline document; returns the draft (possibly partial) and leaves every issue on the reader. */
-export function readPipelineSchema(r: SchemaReader, config: Config, pipelineDir: string): PipelineDraft | undefined {
+export function readPipelineSchema(r: SchemaReader, config: Config, pipelineDir: string, env: NodeJS.ProcessEnv = process.env): PipelineDraft | undefined {
   const root = r.resolve(r.doc.contents);
   const rootPlace = r.place(root);
   if (!r.expectMap(root, rootPlace, '', 'a mapping with name, budget_usd and steps')) return undefined;
@@ -241,6 +246,13 @@ export function readPipelineSchema(r: SchemaReader, config: Config, pipelineDir:
   const description = top.has('description') ? r.string(top.get('description')!.value, top.get('description')!.keyPlace, 'description', { allowEmpty: true }) : undefined;
   const budgetUsd = top.has('budget_usd') ? r.number(top.get('budget_usd')!.value, top.get('budget_usd')!.keyPlace, 'budget_usd', { min: 0 }) : undefined;
   const targets = top.has('targets') ? readTargets(r, top.get('targets')!.value, top.get('targets')!.keyPlace) : [];
+  let schedule: PipelineDraft['schedule'];
+  const scheduleEntry = top.get('schedule');
+  if (scheduleEntry) {
+    const v = r.string(scheduleEntry.value, scheduleEntry.keyPlace, 'schedule');
+    if (v !== undefined && !(SCHEDULES as readonly string[]).includes(v)) r.issue(r.place(scheduleEntry.value), 'schedule', `must be one of ${SCHEDULES.join(', ')} (got "${v}")${suggest(v, SCHEDULES)}`);
+    else if (v !== undefined) schedule = v as PipelineDraft['schedule'];
+  }
   const steps: StepDraft[] = [];
   const stepsEntry = top.get('steps');
   if (stepsEntry) {
@@ -263,8 +275,10 @@ export function readPipelineSchema(r: SchemaReader, config: Config, pipelineDir:
       });
     }
   }
+  const alertsEntry = top.get('alerts');
+  const alerts = alertsEntry ? readAlerts(r, alertsEntry.value, alertsEntry.keyPlace, config, env) : undefined;
   // Carry on with stand-ins so the steps are checked too: the reader already holds the issues that make this fail.
-  return { name: name ?? 'invalid', description, budgetUsd: budgetUsd ?? 0, targets, steps };
+  return { name: name ?? 'invalid', description, budgetUsd: budgetUsd ?? 0, targets, ...(schedule ? { schedule } : {}), steps, ...(alerts ? { alerts } : {}) };
 }
 
 /** `targets:` a list of { name, domains }: names unique, domains host names without scheme, path or `www.`. */

@@ -1,6 +1,7 @@
 /** The shapes a pipeline file becomes: a validated spec, its enumeration axes and the tasks it expands to. */
 import type { Config } from '../config/index.js';
 import type { EndpointKind } from '../api/catalog.js';
+import type { AlertsSpec } from './alerts.js';
 
 /** A place in a file; `file` is as the user wrote or passed it (relative to the working directory when inside it). */
 export interface Place {
@@ -90,7 +91,11 @@ export interface Pipeline {
   budgetUsd: number;
   /** Tracked targets (`targets:`); a step names one with `target:`. */
   targets: Target[];
+  /** `schedule:`: how often it runs (hourly, daily, weekly, monthly), for plan's cost per month and year. */
+  schedule?: 'hourly' | 'daily' | 'weekly' | 'monthly';
   steps: PipelineStep[];
+  /** The `alerts:` section (src/pipeline/alerts.ts), evaluated after each run by src/report. */
+  alerts?: AlertsSpec;
   config: Config;
 }
 

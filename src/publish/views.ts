@@ -10,6 +10,7 @@ import { TABLES, allColumns } from '../normalize/catalog.js';
 import { LEDGER_DDL } from '../ledger/schema.js';
 import { createTableSql, q } from '../load/ddl.js';
 import { FAMILIES } from '../families/index.js';
+import { RUN_VIEWS } from './views/runs.js';
 
 export interface ViewColumn { name: string; description: string }
 
@@ -374,6 +375,7 @@ SELECT t._task_id, t.endpoint_id, t.keyword, t.target, t.location_code, t.langua
        l.cost AS billed_cost_usd, t.cost AS answer_cost_usd, l.step, l.task_key, t._run_id AS run_id, t._loaded_at AS collected_at
 FROM tasks t LEFT JOIN _tasks l ON l.service_id = t._task_id`,
   },
+  ...RUN_VIEWS,
   ...FAMILIES.flatMap((f) => f.views ?? []),
 ];
 

@@ -2,7 +2,6 @@
  * The pipeline's steps in order: each is planned into the ledger a chunk at a time, then posted (task_post) or
  * called (live, list). A step fed by SQL waits until what earlier steps posted is collected and loaded.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
 import { endpoint } from '../api/catalog.js';
 import type { Collection } from '../collect/index.js';
 import { expandStepChunks, formatUsd, releaseStepInputs } from '../pipeline/index.js';
@@ -14,8 +13,8 @@ export interface StepsContext extends PostContext {
   collection: Collection;
   /** Resolves once everything handed to the writer is written. */
   settled: () => Promise<void>;
-  /** The working warehouse's connection, for SQL-fed steps. */
-  warehouse: DuckDBConnection;
+  /** A read of the working warehouse, for SQL-fed steps. */
+  query: (sql: string) => Promise<Record<string, unknown>[]>;
 }
 
 /** Plans and posts (or calls) every step; with `postOnly`, posts again what is still planned. */
@@ -33,7 +32,7 @@ export async function runSteps(ctx: StepsContext, opts: { postOnly?: boolean } =
         runId: ctx.runId,
         runDate: ctx.runDate,
         callbacks: ctx.collection.callbacksFor(step, { planned: true }),
-        query: async (sql) => (await ctx.warehouse.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[],
+        query: ctx.query,
       });
       for await (const tasks of chunks) {
         ctx.progress.add('planned', (await ctx.ledger.planTasks(tasks)).inserted);
@@ -51,10 +50,11 @@ export async function runSteps(ctx: StepsContext, opts: { postOnly?: boolean } =
       });
     }
     // A live step stopped at the budget leaves the later steps their chance at what is left (see postStep).
-    if (ctx.budget.stopped) {
-      ctx.budget.stopped = false;
-      ctx.stops.overBudget.add(step.name);
-      await ctx.ledger.notePlanned(ctx.runId, step.name, { message: `over the budget: it would pass budget_usd ${formatUsd(ctx.pipeline.budgetUsd)}` });
+    if (step.kind !== 'task_post' && ctx.budget.stoppedSteps.has(step.name)) {
+      const message = (await ctx.budget.stepsOwnIsTighter(step))
+        ? `over the step's budget: it would pass its budget_usd ${formatUsd(step.budgetUsd!)}`
+        : `over the budget: it would pass budget_usd ${formatUsd(ctx.pipeline.budgetUsd)}`;
+      await ctx.ledger.notePlanned(ctx.runId, step.name, { message });
     }
   }
 }
@@ -64,7 +64,7 @@ export async function runSteps(ctx: StepsContext, opts: { postOnly?: boolean } =
  * number of passes, collecting after each.
  */
 export async function postLeftovers(ctx: StepsContext): Promise<void> {
-  const stopped = () => ctx.budget.stopped || ctx.stops.account !== undefined || ctx.stops.overBudget.size > 0;
+  const stopped = () => ctx.budget.stopped || ctx.stops.account !== undefined;
   for (let pass = 1; pass <= ctx.config.api.retries && !stopped() && (await postableLeft(ctx)) > 0; pass++) {
     await runSteps(ctx, { postOnly: true });
     await ctx.collection.drain();

@@ -66,15 +66,15 @@ describe('a collector with vouch', () => {
     const { loadConfig } = await import('../../src/config/index.js');
     const { createLogger } = await import('../../src/api/logger.js');
     const { ROOT } = await import('../helpers/project.js');
+    const { channelOf } = await import('../helpers/channel.js');
+    const load = channelOf(async (b) => { loaded.push(...b.map((r) => r.task.id)); }, { quietMs: 1 });
     const adopted: string[] = [];
     const loaded: string[] = [];
     const c = new Collector({
       client: {} as never, engines: loadConfig({ root: ROOT, env: {} }).paths, logger: createLogger({ level: 'silent' }),
-      sink: async (b) => { loaded.push(...b.map((r) => r.task.id)); },
-      onFailed: async () => undefined,
+      load,
       onAdopt: async (_a, id) => { adopted.push(id); },
       vouch: async (_t, t) => postbackMismatch(posted, t),
-      flushQuietMs: 1,
     });
     c.awaitTags([{ key: 'k1', tag: posted.tag, postId: 'merchant.products.task_post', mode: 'postback' }]);
     const envelope = (id: string, data: Record<string, unknown>) => ({ version: '0.1', tasks: [{ id, status_code: 20000, status_message: 'Ok.', data, result: [] }] }) as never;
@@ -82,7 +82,7 @@ describe('a collector with vouch', () => {
     expect(adopted).toEqual([]);
     expect(c.stats.postbacksRefused).toBe(1);
     expect(await c.onPostback(envelope('real-id', echo))).toBe(true);
-    await c.flush();
+    await load.flush();
     expect({ adopted, loaded }).toEqual({ adopted: ['real-id'], loaded: ['real-id'] });
   });
 });

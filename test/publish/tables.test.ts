@@ -129,7 +129,7 @@ describe('seo-etl tables', () => {
   test('--ddl refuses an unknown engine, a schema that is not a name, and --location without an engine, naming the flag', async () => {
     const opts = { root: ROOT, env: { ...process.env, SEO_ETL_WAREHOUSE_DIR: tmp() }, out: collectStream() };
     for (const [bad, msg] of [
-      [{ ddl: 'hive' }, /--ddl: must be one of spark, trino, bigquery, got 'hive'/],
+      [{ ddl: 'hive' }, /--ddl: must be one of spark, trino, bigquery, athena, snowflake, clickhouse, got 'hive'/],
       [{ ddl: 'spark', schema: 'a;drop' }, /--schema: letters, digits/],
       [{ location: 's3://x' }, /--ddl: give the engine/],
     ] as const) {

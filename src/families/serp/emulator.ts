@@ -5,6 +5,7 @@ import { serpResult, settleSerpTask, SERP_LISTS, SERP_LIVE } from './sandbox.js'
 import type { SerpParams } from './data.js';
 import { generateEventsHtml, generateEventsSerp, type EventsParams } from './events-data.js';
 import { handleEventsLocations, handleSerpEndpoints } from './lists.js';
+import { generatedSandbox } from '../../sandbox/generated.js';
 
 const page = (def: Parameters<typeof serpResult>[0], task: Parameters<NonNullable<FamilySandbox['results']>[string]>[1], ctx: Parameters<typeof serpResult>[2], at: number) =>
   [serpResult(def, withLocale<SerpParams>(task), ctx, task.seed, at)];
@@ -21,5 +22,6 @@ const sandbox: FamilySandbox = {
   // A SERP task is billed for the pages it crawled and the options it used; task_get and postbacks report it.
   billed: Object.fromEntries(['serp_advanced', 'serp_regular', 'serp_html'].map((kind) => [kind, (def: Parameters<typeof serpResult>[0], task: Parameters<typeof settleSerpTask>[1], ctx: Parameters<typeof serpResult>[2], at: number) =>
     settleSerpTask(def, task, ctx, withLocale<SerpParams>(task), at)])),
+  fallback: generatedSandbox.fallback,
 };
 export default sandbox;

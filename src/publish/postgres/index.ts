@@ -21,7 +21,7 @@ import { pipeline } from 'node:stream/promises';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { CATALOG_TABLES, PG_VIEWS, STATE_TABLE, compatFunctions, createTableSql, keySql, lit, q, stateTableSql, tableComments, viewDdl, type PgTable } from './sql.js';
+import { CATALOG_TABLES, PG_VIEWS, STATE_TABLE, compatFunctions, createTableSql, keySql, lit, q, relationObjects, stateTableSql, tableComments, viewDdl, type PgTable } from './sql.js';
 import { DuckSource, ledgerTables } from './duck.js';
 import { redactText, redactUrl } from './config.js';
 import { EXIT } from '../../exit.js';
@@ -57,6 +57,10 @@ export type PostgresOutcome =
     status: 'published'; target: string; schema: string;
     tables: TableOutcome[]; inserted: number; deleted: number; csvBytes: number;
     views: number; viewsFailed: { view: string; error: string }[]; addedColumns: string[];
+    /** Foreign keys and join indexes added by this publish, and those PostgreSQL refused (rows without their parent). */
+    relationsAdded: number; relationsFailed: { name: string; error: string }[];
+    /** Columns converted from json to jsonb (a schema published before jsonb). */
+    jsonbColumns: string[];
     /** Whole publish, and the final transaction alone (what readers could notice). */
     durationMs: number; commitMs: number;
   }
@@ -258,15 +262,26 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
   const ddl = [...compatFunctions(schema), ...PG_VIEWS.flatMap((v) => viewDdl(schema, v)), ...tableComments()];
   const fingerprint = createHash('sha256').update(ddl.join(';\n')).digest('hex');
   const viewsMissing = await client.query(`SELECT count(*)::int AS n FROM information_schema.views WHERE table_schema = $1 AND table_name = ANY($2)`, [schema, PG_VIEWS.map((v) => v.name)]);
-  const refreshDdl = state.get('(views)')?.fingerprint !== fingerprint || viewsMissing.rows[0].n !== PG_VIEWS.length || plans.some((p) => p.mode === 'new') || addedColumns.length > 0;
+  let refreshDdl = state.get('(views)')?.fingerprint !== fingerprint || viewsMissing.rows[0].n !== PG_VIEWS.length || plans.some((p) => p.mode === 'new') || addedColumns.length > 0;
 
   await opts.beforeCommit?.();
   const tableOutcomes: TableOutcome[] = [];
   const viewsFailed: { view: string; error: string }[] = [];
   const commitStarted = Date.now();
+  const jsonColumns = (await client.query(
+    `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = $1 AND data_type = 'json' AND table_name = ANY($2)`,
+    [schema, tables.map((t) => t.name)])).rows as { table_name: string; column_name: string }[];
+  const relationsFailed: { name: string; error: string }[] = [];
+  let relationsAdded = 0;
   await client.query('BEGIN');
   try {
     await client.query(`SET LOCAL search_path TO ${q(schema)}, public`);
+    // A schema from before jsonb: its json columns become jsonb once (the views on them are dropped and recreated).
+    if (jsonColumns.length) {
+      for (const v of PG_VIEWS) await client.query(`DROP VIEW IF EXISTS ${q(schema)}.${q(v.name)} CASCADE`);
+      for (const c of jsonColumns) await client.query(`ALTER TABLE ${q(schema)}.${q(c.table_name)} ALTER COLUMN ${q(c.column_name)} TYPE jsonb USING ${q(c.column_name)}::jsonb`);
+      refreshDdl = true;
+    }
     for (const p of plans) {
       const name = `${q(schema)}.${q(p.table.name)}`;
       let deleted = 0;
@@ -285,6 +300,21 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
         `INSERT INTO ${q(schema)}.${STATE_TABLE} (object, published_through, row_count, run_id, published_at) VALUES ($1, $2, $3, $4, now())
          ON CONFLICT (object) DO UPDATE SET published_through = EXCLUDED.published_through, row_count = EXCLUDED.row_count, run_id = EXCLUDED.run_id, published_at = EXCLUDED.published_at`,
         [p.table.name, through, await duck.count(p.table.name), opts.runId ?? null]);
+    }
+    // Foreign keys and the indexes joins use, from the catalog: those missing (new tables, an older schema) are added.
+    const haveIndexes = new Set((await client.query('SELECT indexname FROM pg_indexes WHERE schemaname = $1', [schema])).rows.map((r) => String(r.indexname)));
+    const haveKeys = new Set((await client.query(`SELECT c.conname FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = $1`, [schema])).rows.map((r) => String(r.conname)));
+    for (const o of tables.flatMap((t) => relationObjects(schema, t))) {
+      if ((o.kind === 'index' ? haveIndexes : haveKeys).has(o.name)) continue;
+      await client.query('SAVEPOINT relation');
+      try {
+        await client.query(o.sql);
+        await client.query('RELEASE SAVEPOINT relation');
+        relationsAdded++;
+      } catch (err) {
+        await client.query('ROLLBACK TO SAVEPOINT relation');
+        relationsFailed.push({ name: `${o.table}.${o.name}`, error: describe(err) });
+      }
     }
     if (refreshDdl) {
       await client.query(compatFunctions(schema).join(';\n'));
@@ -327,6 +357,9 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
     views: PG_VIEWS.length - viewsFailed.length,
     viewsFailed,
     addedColumns,
+    relationsAdded,
+    relationsFailed,
+    jsonbColumns: jsonColumns.map((c) => `${c.table_name}.${c.column_name}`),
     commitMs,
   };
 }
@@ -355,6 +388,8 @@ export function describeOutcome(o: PostgresOutcome): string {
   const lines = [`PostgreSQL: published to ${o.target} (schema ${o.schema}): ${o.inserted} row(s) in, ${o.deleted} replaced, ${changed.length} table(s) changed${whole.length ? ` (${whole.length} sent whole)` : ''}, ${o.views} view(s); commit ${o.commitMs} ms of ${o.durationMs} ms`];
   if (o.addedColumns.length) lines.push(`  columns added: ${o.addedColumns.join(', ')}`);
   for (const f of o.viewsFailed) lines.push(`  view ${f.view} NOT created in PostgreSQL: ${f.error}`);
+  for (const f of o.relationsFailed) lines.push(`  key or index ${f.name} NOT added in PostgreSQL: ${f.error}`);
+  if (o.jsonbColumns.length) lines.push(`  columns converted from json to jsonb: ${o.jsonbColumns.join(', ')}`);
   return lines.join('\n');
 }
 
