@@ -59,7 +59,7 @@ const SERIES_COLUMNS = [
  * suffix list that covers the usual country second levels (docs/analysis.md).
  */
 export const registrable = (d: string) =>
-  `CASE WHEN regexp_extract(${d}, '(\\.(co|com|org|net|ac|gov|edu|ne|or|go)\\.[a-z]{2})$', 1) <> '' THEN regexp_extract(${d}, '([^.]+\\.[^.]+\\.[^.]+)$', 1) ELSE regexp_extract(${d}, '([^.]+\\.[^.]+)$', 1) END`;
+  `coalesce(nullif(regexp_extract(${d}, '([^.]+\\.(co|com|org|net|ac|gov|edu|ne|or|go)\\.[a-z]{2})$', 1), ''), regexp_extract(${d}, '([^.]+\\.[^.]+)$', 1))`;
 /** A domain that counts for a tracked one: itself or one of its subdomains. */
 const countsFor = (d: string, tracked: string) => `(${d} = ${tracked} OR right(${d}, length(${tracked}) + 1) = '.' || ${tracked})`;
 const series = (a: string) => SERIES.map((x) => `${a}.${x}`).join(', ');
@@ -80,7 +80,7 @@ const TRACKING = `${SERP_ITEMS},
     SELECT r._parent_id, r._list_idx + 1, nullif(regexp_replace(lower(r.domain), '^www\\.', ''), ''), r.url, r.title
     FROM serp_regular__items__ai_overview_references r
   ), page_citations AS (
-    SELECT item_id, count(*) AS sources_cited, string_agg(domain, ', ' ORDER BY citation_position) AS cited_domains FROM citations GROUP BY item_id
+    SELECT item_id, count(*) AS sources_cited, array_agg(domain ORDER BY citation_position) AS cited_domains FROM citations GROUP BY item_id
   ), tracked AS (
     SELECT DISTINCT t.run_id, t.service_id AS task_id, g.target, g.domain AS tracked_domain
     FROM _tasks t JOIN _targets g ON g.run_id = t.run_id AND g.step = t.step
@@ -252,7 +252,7 @@ GROUP BY ${series('p')}, p.date, c.domain, c.url`,
       col('ai_overview_shown', 'An AI Overview showed on the page.'),
       col('asynchronous_ai_overview', 'The overview was loaded asynchronously.'),
       col('sources_cited', 'Sources the overview cited (0 without an overview).'),
-      col('cited_domains', 'Domains the overview cited, in order, comma-separated.'),
+      col('cited_domains', 'Domains the overview cited, in order.'),
       col('cited', 'The tracked domain (or a subdomain) was cited.'),
       col('citation_position', 'Best position of the tracked domain among the overview\'s references; null when not cited.'),
       col('previous_date', 'Previous collected day of the series; null on its first day.'),
@@ -345,7 +345,8 @@ FROM joined`,
     FROM serp_items WHERE item_type = 'organic' AND domain IS NOT NULL
     GROUP BY ${SERIES.join(', ')}, date, registrable_domain
   ), weighted AS (
-    SELECT *, CASE WHEN position = 1 THEN 0.28 WHEN position = 2 THEN 0.15 WHEN position = 3 THEN 0.11 WHEN position = 4 THEN 0.08 WHEN position = 5 THEN 0.07 WHEN position = 6 THEN 0.05 WHEN position = 7 THEN 0.04 WHEN position = 8 THEN 0.03 WHEN position = 9 THEN 0.03 WHEN position = 10 THEN 0.02 WHEN position <= 20 THEN 0.01 ELSE 0 END AS ctr FROM best
+    SELECT *, CASE position WHEN 1 THEN 0.28 WHEN 2 THEN 0.15 WHEN 3 THEN 0.11 WHEN 4 THEN 0.08 WHEN 5 THEN 0.07 WHEN 6 THEN 0.05 WHEN 7 THEN 0.04
+                  WHEN 8 THEN 0.03 WHEN 9 THEN 0.03 WHEN 10 THEN 0.02 ELSE CASE WHEN position <= 20 THEN 0.01 ELSE 0 END END AS ctr FROM best
   ), kw AS (
     SELECT se, se_type, location_code, language_code, device, date, count(DISTINCT keyword) AS keywords FROM serp_items
     GROUP BY se, se_type, location_code, language_code, device, date
