@@ -2,13 +2,15 @@ SHELL := /bin/bash
 NPM_FLAGS := --no-audit --no-fund --loglevel=error
 STAMP := node_modules/.install-stamp
 
-.PHONY: install build typecheck run test bench bench-quick sandbox docs declarations clean postgres-binaries
+.PHONY: install build typecheck run test bench bench-quick sandbox docs declarations clean postgres-binaries faketime
 
 # Installs dependencies only when they are missing or package files changed. `npm install` follows the lock file;
 # `npm ci` is not used because the npm here writes lock files without entries for other platforms' optional
-# binaries (DuckDB bindings, rollup) and then refuses them in `npm ci` as out of sync.
+# binaries (DuckDB bindings, rollup) and then refuses them in `npm ci` as out of sync. `--no-save` keeps npm from
+# writing those entries into package-lock.json: `make run` must leave a fresh clone as it was.
+NPM_INSTALL := npm install $(NPM_FLAGS) --no-save
 $(STAMP): package.json package-lock.json
-	npm install $(NPM_FLAGS)
+	$(NPM_INSTALL)
 	@touch $(STAMP)
 
 install: $(STAMP)
@@ -27,7 +29,11 @@ run: build
 postgres-binaries:
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15 || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; }
 
-test: build typecheck postgres-binaries
+# The test suite's date guard runs the date-sensitive tests again on another day under libfaketime (Debian package).
+faketime:
+	@command -v faketime >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq faketime; }
+
+test: build typecheck postgres-binaries faketime
 	node scripts/test-summary.mjs
 
 bench: build postgres-binaries

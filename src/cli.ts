@@ -5,11 +5,22 @@
  */
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { EXIT, exitCodeOf, describeError } from './exit.js';
+import { EXIT, EXIT_MEANINGS, exitCodeOf, describeError } from './exit.js';
+import { readFileSync } from 'node:fs';
 import { exitWhenDone } from './exit-when-done.js';
 import { findProject } from './config/project.js';
 import { configWarnings } from './config/index.js';
 import { isSandboxAddress } from './config/service.js';
+import { DEFAULT_WAIT_MS, parseWait } from './ledger/lock.js';
+import { RUN_DATE_RULE, isCalendarDay } from './pipeline/key.js';
+
+/** `--wait=<duration>`: 90s, 30m, 2h, 1d. */
+const duration = (v: string) => {
+  const ms = parseWait(v);
+  if (ms === undefined) throw new InvalidArgumentError('must be a duration such as 90s, 30m, 2h or 1d');
+  return ms;
+};
+const WAIT_HELP = 'when another run holds the warehouse, wait for it to finish (at most <duration>: 90s, 30m, 2h; default 12h) instead of exiting 3';
 
 /** Set by the one command that serves until stopped (the sandbox); every other command ends its process. */
 let serving = false;
@@ -31,23 +42,30 @@ const int = (name: string, max = Number.MAX_SAFE_INTEGER) => (v: string) => {
 
 /** A real calendar day: `2026-13-45` is refused here rather than deep inside the run. */
 const day = (v: string) => {
-  const d = new Date(`${v}T00:00:00Z`);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(v) || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== v) {
-    throw new InvalidArgumentError('must be a calendar day written YYYY-MM-DD');
-  }
+  if (!isCalendarDay(v)) throw new InvalidArgumentError(RUN_DATE_RULE);
   return v;
 };
 
 /** What `run` and `resume` show while they work and when they end. */
-const outputOf = (opts: { progress?: boolean; quiet?: boolean; logFormat?: string }) => ({
-  progress: opts.progress, quiet: Boolean(opts.quiet), logFormat: opts.logFormat, sandbox: Boolean(program.opts().sandbox),
+const outputOf = (opts: { progress?: boolean; quiet?: boolean; logFormat?: string; wait?: number | true }) => ({
+  waitMs: opts.wait === true ? DEFAULT_WAIT_MS : opts.wait,
+  progress: opts.progress, quiet: Boolean(opts.quiet), logFormat: opts.logFormat, sandbox: Boolean(program.opts().sandbox), takeOverDestinations: takeOver(),
 });
+/** --take-over-destinations (src/publish/holder.ts). */
+const takeOver = () => Boolean(program.opts().takeOverDestinations);
+
+const VERSION = (JSON.parse(readFileSync(path.resolve(import.meta.dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
+const EXIT_HELP = `\nExit codes:\n${Object.entries(EXIT_MEANINGS).map(([code, what]) => `  ${code.padStart(3)}  ${what}`).join('\n')}\n`;
 
 const program = new Command()
   .name('seo-etl')
-  .description('Pulls Search-Data and Site-Analysis Task API data into a typed DuckDB + Parquet warehouse.')
+  .description('ETL for DataForSEO API users: pulls DataForSEO v3 API data (SERPs, keyword data, merchant, on-page) into a typed DuckDB + Parquet warehouse and PostgreSQL.')
+  .version(VERSION, '-V, --version', 'print the version of seo-etl')
+  // run --help shows --sandbox and the other global options beside the command's own.
+  .configureHelp({ showGlobalOptions: true })
   .option('-C, --root <dir>', 'project folder holding config/ and data/ (default: SEO_ETL_HOME, else the project holding the pipeline file, else the one at or above the working directory)')
   .option('--sandbox', 'use a sandbox and its own data folder (data/sandbox/) on purpose, whatever the configuration names: the one SEO_ETL_API_BASE_URL names (seo-etl sandbox), else the embedded one')
+  .option('--take-over-destinations', 'publish to a destination (PostgreSQL schema) that holds another data folder\'s or the other service kind\'s data, replacing it on purpose')
   .showHelpAfterError('(seo-etl help <command> lists its arguments and options)')
   // Usage mistakes are bad input (exit 2), answered by commander's one-line message, not a stack or exit 1.
   .exitOverride()
@@ -78,6 +96,8 @@ program
   .description('run a pipeline: plan, post, collect, normalize, load and publish')
   .argument('<pipeline>', 'pipeline YAML file')
   .option('--run-date <yyyy-mm-dd>', 'the day this run is for (a run of the same pipeline and day resumes)', day)
+  .option('--wait [duration]', WAIT_HELP, duration)
+  .addHelpText('after', EXIT_HELP)
   .option('--no-progress', 'no progress bar, even on a terminal: log lines on stderr instead')
   .option('-q, --quiet', 'for cron: only warnings and errors on stderr, and the outcome on one line')
   .option('--log-format <format>', 'stderr log lines: human (default) or json (the log file is JSON either way)')
@@ -90,6 +110,8 @@ program
   .command('resume')
   .description('resume the last unfinished run of a pipeline: collect what was posted, never post it again')
   .argument('[pipeline]', 'pipeline YAML file (default: the last unfinished run)')
+  .option('--wait [duration]', WAIT_HELP, duration)
+  .addHelpText('after', EXIT_HELP)
   .option('--no-progress', 'no progress bar, even on a terminal: log lines on stderr instead')
   .option('-q, --quiet', 'for cron: only warnings and errors on stderr, and the outcome on one line')
   .option('--log-format <format>', 'stderr log lines: human (default) or json (the log file is JSON either way)')
@@ -114,7 +136,7 @@ program
   .argument('[pipeline]', 'pipeline YAML file whose plan cost to compare with the balance')
   .action(async (pipeline) => {
     const { checkCommand } = await import('./check/index.js');
-    process.exitCode = await checkCommand({ root: program.opts().root, pipeline });
+    process.exitCode = await checkCommand({ root: rootFor(pipeline), pipeline: pipeline && abs(pipeline) });
   });
 
 program
@@ -131,8 +153,8 @@ program
   .description('rebuild every table from the raw archive, without calling the API')
   .option('--allow-fewer', 'publish even when a table ends with fewer rows than it had (the archive is missing or cut)')
   .action(async (opts) => {
-    const { reprocessCommand } = await import('./archive/command.js');
-    process.exitCode = await reprocessCommand({ root: rootFor(), allowFewer: Boolean(opts.allowFewer) });
+    const { reprocessCommand } = await import('./run/archive-command.js');
+    process.exitCode = await reprocessCommand({ root: rootFor(), allowFewer: Boolean(opts.allowFewer), takeOver: takeOver() });
   });
 
 program
@@ -140,8 +162,8 @@ program
   .description('load response files saved elsewhere (JSON or gzip JSON; one envelope per file or NDJSON)')
   .argument('<files...>', 'response files')
   .action(async (files) => {
-    const { ingestCommand } = await import('./archive/command.js');
-    process.exitCode = await ingestCommand({ root: rootFor(), files: files.map(abs) });
+    const { ingestCommand } = await import('./run/archive-command.js');
+    process.exitCode = await ingestCommand({ root: rootFor(), files: files.map(abs), takeOver: takeOver() });
   });
 
 program
@@ -149,8 +171,8 @@ program
   .description('list the published tables with row counts')
   .option('--json', 'print as JSON')
   .option('--available', 'instead: every result kind the API families declare and the tables it lands in')
-  .option('--ddl <engine>', 'instead: external-table DDL over the Parquet export for spark, trino or bigquery')
-  .option('--location <uri>', 'with --ddl: the folder holding the Parquet tables (default: the local data/parquet)')
+  .option('--ddl <engine>', 'instead: external-table DDL over the Parquet export for bigquery, athena, trino, spark, snowflake or clickhouse')
+  .option('--location <uri>', 'with --ddl: the folder holding the Parquet tables (default: the lake\'s, lake.url, else the local data/parquet)')
   .option('--schema <name>', 'with --ddl: schema / dataset to create the tables in (default: seo)')
   .action(async (opts) => {
     const { tablesCommand } = await import('./publish/command.js');

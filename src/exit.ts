@@ -10,8 +10,24 @@ export const EXIT = {
   postgres: 6,
   /** The service could not be reached at all (connection refused, unknown host, no answer): nothing was posted. */
   unreachable: 7,
+  /** The run completed into DuckDB and Parquet, but publishing to the lake failed; the next run catches it up. */
+  lake: 8,
   internal: 70,
 } as const;
+
+/** One line per exit code, for `run --help` and `resume --help` (the README's table says more). */
+export const EXIT_MEANINGS: Readonly<Record<number, string>> = {
+  [EXIT.ok]: 'the run completed; every task is loaded',
+  [EXIT.taskFailures]: 'finished, but some tasks failed or were not collected (seo-etl status; seo-etl resume)',
+  [EXIT.badInput]: 'bad input (pipeline, config, flag, credentials, sandbox/live mix, a destination holding other data); nothing was posted',
+  [EXIT.locked]: 'another run holds the warehouse (--wait waits for it)',
+  [EXIT.budget]: 'budget_usd left tasks unposted; everything posted was collected',
+  [EXIT.refused]: 'the service refused the account (credentials, payment, access)',
+  [EXIT.postgres]: 'completed into DuckDB and Parquet, but publishing to PostgreSQL failed',
+  [EXIT.unreachable]: 'the service could not be reached; nothing was posted',
+  130: 'interrupted by Ctrl-C (143: SIGTERM); seo-etl resume continues it',
+  [EXIT.internal]: 'internal error (a bug: please report it with the log)',
+};
 
 /** An error the user caused and can fix (a pipeline, a config, a flag): exit 2, printed without a stack. */
 export class UserError extends Error {

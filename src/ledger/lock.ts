@@ -3,7 +3,7 @@
  * host and start time of the run that owns it. A lock left by a process that is gone (same host, pid not alive)
  * is recovered; anything else refuses with LockedError (exit code 3).
  */
-import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { EXIT } from '../exit.js';
@@ -26,9 +26,13 @@ export class LockedError extends Error {
     const who = holder
       ? `pid ${holder.pid} on ${holder.host}, started ${holder.started_at}${holder.run_id ? `, run ${holder.run_id}` : ''}`
       : detail ?? 'an unreadable lock';
+    const remote = holder && holder.host !== hostname();
     super(
       `another seo-etl run holds this warehouse (${who}): ${lockPath}. ` +
-        `Wait for it to finish; if that process is gone${holder && holder.host !== hostname() ? ' (it ran on another host, so this one cannot check)' : ''}, delete the lock file.`,
+        'Pass --wait (or --wait=2h) to wait for it to finish, or run again later; ' +
+        (remote
+          ? 'it ran on another host, so this one cannot tell whether it is still alive: if that process is gone, delete the lock file.'
+          : 'a lock left by a process that is gone is recovered automatically, so this one is still running.'),
     );
     this.name = 'LockedError';
   }
@@ -166,7 +170,7 @@ export function acquireRunLock(dataDir: string, opts: AcquireOptions = {}): RunL
       // Created but not yet written, or garbage: only old garbage is taken as stale.
       let age = Infinity;
       try {
-        age = Date.now() - statSync(lockPath).mtimeMs;
+        age = fileSystemNow(path.dirname(lockPath)) - statSync(lockPath).mtimeMs;
       } catch {
         continue;
       }
@@ -179,4 +183,58 @@ export function acquireRunLock(dataDir: string, opts: AcquireOptions = {}): RunL
     if (removeStale(lockPath, text)) recovered = holder;
   }
   throw new LockedError(lockPath, readRunLock(dataDir), 'a lock that keeps changing');
+}
+
+/** Parses `--wait`'s duration: `90s`, `30m`, `2h`, `1d` or a number of seconds. */
+export function parseWait(text: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)\s*(s|m|h|d)?$/i.exec(text.trim());
+  if (!m) return undefined;
+  const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m[2] ?? 's').toLowerCase() as 's' | 'm' | 'h' | 'd'];
+  return Math.round(Number(m[1]) * unit);
+}
+
+/** `--wait` without a duration: long enough for any night's run. */
+export const DEFAULT_WAIT_MS = 12 * 3_600_000;
+
+export interface WaitOptions {
+  /** How long to wait for a held lock at most. */
+  waitMs: number;
+  /** Called once when the wait starts, with the holder and when the wait ends. */
+  onWait?: (err: LockedError, until: Date) => void;
+  pollMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+  clock?: () => number;
+}
+
+/** acquireRunLock, waiting up to `waitMs` for a live holder to release the lock; then the same LockedError. */
+export async function acquireRunLockWaiting(dataDir: string, opts: AcquireOptions, wait: WaitOptions): Promise<RunLock> {
+  const clock = wait.clock ?? Date.now;
+  const sleep = wait.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const deadline = clock() + wait.waitMs;
+  let told = false;
+  for (;;) {
+    try {
+      return acquireRunLock(dataDir, opts);
+    } catch (err) {
+      if (!(err instanceof LockedError) || clock() >= deadline) throw err;
+      if (!told) { told = true; wait.onWait?.(err, new Date(deadline)); }
+      await sleep(Math.min(wait.pollMs ?? 2000, Math.max(0, deadline - clock())));
+    }
+  }
+}
+
+/**
+ * "Now" as the file system that holds `dir` stamps it: the age of a file is measured on the clock that wrote its
+ * mtime, not this process's, which can differ (a network share's server, a process under another clock).
+ */
+function fileSystemNow(dir: string): number {
+  const probe = path.join(dir, `.clock-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  try {
+    writeFileSync(probe, '');
+    return statSync(probe).mtimeMs;
+  } catch {
+    return Date.now();
+  } finally {
+    rmSync(probe, { force: true });
+  }
 }

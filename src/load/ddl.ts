@@ -9,8 +9,9 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { TABLES, activateTables, allColumns, type DuckType, type TableDef } from '../normalize/catalog.js';
+import { q } from './quote.js';
 
-export const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
+export { q, lit } from './quote.js';
 
 export function createTableSql(t: TableDef, name = t.name, temp = false): string {
   const cols = allColumns(t).map((c) => `${q(c.name)} ${c.type}`).join(', ');

@@ -271,6 +271,19 @@ export class Warehouse {
     }
   }
 
+  /** Runs `work` in one transaction on the writing connection (ledger moves with no rows to load). */
+  async transact(work: (conn: DuckDBConnection) => Promise<void>): Promise<void> {
+    const conn = this.connection;
+    await conn.run('BEGIN TRANSACTION');
+    try {
+      await work(conn);
+      await conn.run('COMMIT');
+    } catch (err) {
+      await conn.run('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+  }
+
   /** A table's columns in the order the file has them (a column added by schema evolution is last). */
   private async columnsOf(name: string, conn: DuckDBConnection): Promise<string[]> {
     let cols = this.columnOrder.get(name);
@@ -314,7 +327,6 @@ export class Warehouse {
    * name first and renamed, so a reader never sees a partial file. Tables without rows get no file.
    */
   async exportParquet(dir: string, snapshotDate: string, runId: string, opts: ExportOptions = {}): Promise<{ table: string; file: string; rows: number }[]> {
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(snapshotDate)) throw new Error(`exportParquet: snapshotDate: must be YYYY-MM-DD, got '${snapshotDate}'`);
     if (!/^[A-Za-z0-9._-]+$/.test(runId)) throw new Error(`exportParquet: runId: only letters, digits, '.', '_' and '-' go in a file name, got '${runId}'`);
     const out: { table: string; file: string; rows: number }[] = [];
     // No promised order and row groups bounded in bytes: a sort, or insertion order across threads, held whole

@@ -133,13 +133,13 @@ export const columnApplies = (col: ColumnDef, kind: ResultKind | undefined): boo
 const ACTIVE: TableDef[] = [
   {
     name: 'tasks', parent: null, extra: true,
-    description: 'One row per collected task (failed ones included): status, cost, timing, the API version that answered, and the echo of the request parameters (`data`). Result tables join on `_task_id`.',
+    description: 'One row per collected task (failed ones included): status, timing, the API version that answered, and the echo of the request parameters (`data`). Result tables join on `_task_id`.',
     columns: [
       c('endpoint_id', 'VARCHAR', 'Catalog endpoint that returned the task (for example `keywords_for_site.task_get`).', '$endpoint_id'),
       c('api_version', 'VARCHAR', 'The `version` the API answered with.', '$version'),
       c('status_code', 'INTEGER', 'Task status code; 40000 and above is an error.'),
       c('status_message', 'VARCHAR', 'Task status message.'),
-      c('cost', 'DOUBLE', 'Cost of the task, USD.'),
+      c('cost', 'DOUBLE', 'What the service reported for the call that returned this answer, USD: for a `task_get` answer the free GET (0), NOT what the task was billed. The billed cost (reported when the task was posted) is `billed_cost_usd` in `v_task_costs` (and `cost` in the ledger table `_tasks`).'),
       c('time_seconds', 'DOUBLE', 'Execution time, seconds.', 'time', 'seconds'),
       c('result_count', 'BIGINT', 'Number of elements in `result`.'),
       c('path', 'VARCHAR', 'URL path segments of the call, joined with `/`.', 'path', 'join_path'),

@@ -16,11 +16,12 @@ import type { Axis, EnumeratedValue, Pipeline, PipelineStep, PlannedTask } from 
 
 export type { Pipeline, PipelineStep, PlannedTask, Paging, CollectMode, Axis, SourceSpec, EnumeratedValue, Origin, Place } from './types.js';
 export { PipelineError, type PositionedIssue } from './errors.js';
-export { runIdFor, utcDate, taskKey, canonicalJson, tagFor, parseTag, type ParsedTag, NAME_PATTERN } from './key.js';
+export { runIdFor, utcDate, isCalendarDay, dayOfRunId, RUN_DATE_RULE, taskKey, canonicalJson, tagFor, parseTag, type ParsedTag, NAME_PATTERN } from './key.js';
 export { planPipeline, estimatePlan, formatPlan, formatPlanJson, formatUsd, formatDuration, budgetAllows, batchCost, tasksPerPost, type Plan, type StepPlan, type PlanEstimate, type StepEstimate, type CallCounts, type PlanOptions } from './plan.js';
 export type { Callbacks, ExpandOptions, ResolvedAxes } from './expand.js';
 export { checkTasks, generateTasks } from './expand.js';
 export type { QueryFn } from './sources.js';
+export { Budget, withinBudget, type Spend } from './budget.js';
 export { parseCsv } from './csv.js';
 
 export interface LoadOptions {
@@ -84,7 +85,9 @@ export function loadPipeline(file: string, config: Config, opts: LoadOptions = {
       paramsPlace: d.paramsPlace,
       axes,
       ...(d.paging ? { paging: d.paging } : {}),
+      ...(d.budgetUsd !== undefined ? { budgetUsd: d.budgetUsd } : {}),
       deferred: axes.some((a) => a.source.type === 'sql'),
+      ...(d.target ? { target: d.target } : {}),
       at: d.at,
     });
   }
@@ -94,6 +97,7 @@ export function loadPipeline(file: string, config: Config, opts: LoadOptions = {
     name: draft.name,
     ...(draft.description !== undefined ? { description: draft.description } : {}),
     budgetUsd: draft.budgetUsd,
+    targets: draft.targets,
     steps,
     config,
   };

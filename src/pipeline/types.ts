@@ -66,9 +66,19 @@ export interface PipelineStep {
   axes: Axis[];
   /** Paging options as written (live and list endpoints that page); each task's Paging is derived from them. */
   paging?: { maxPages?: number; maxItems?: number };
+  /** The step's own budget (`budget_usd`), USD, besides the pipeline's: posting of this step stops at it. */
+  budgetUsd?: number;
   /** True when an axis reads SQL: the step is expanded (and its tasks validated) at run time. */
   deferred: boolean;
+  /** The tracked target (`targets:` entry) the step's SERP pages are read for, by name. */
+  target?: string;
   at: Place;
+}
+
+/** A client or project an agency tracks: its domains, registrable (`client.com`) or not (`blog.client.com`). */
+export interface Target {
+  name: string;
+  domains: string[];
 }
 
 export interface Pipeline {
@@ -78,6 +88,8 @@ export interface Pipeline {
   name: string;
   description?: string;
   budgetUsd: number;
+  /** Tracked targets (`targets:`); a step names one with `target:`. */
+  targets: Target[];
   steps: PipelineStep[];
   config: Config;
 }
@@ -98,4 +110,6 @@ export interface PlannedTask {
   paging?: Paging;
   /** Price of one call of this task by the configured price table (per page for paged live endpoints). */
   price: number;
+  /** The least the task can be billed, where it differs from `price` (SERP crawl control, refundable options). */
+  priceMin?: number;
 }

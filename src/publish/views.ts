@@ -349,6 +349,31 @@ SELECT t.run_id, try_cast(r.run_date AS DATE) AS run_date, r.pipeline, t.step, t
 FROM _tasks t LEFT JOIN _runs r ON r.run_id = t.run_id
 WHERE t.state = 'failed'`,
   },
+  {
+    name: 'v_task_costs',
+    question: 'What was each collected task billed, beside what it answered?',
+    grain: 'one row per collected task (a row of `tasks`).',
+    notes: 'From `tasks` joined to the ledger table `_tasks` by the service\'s task id. A task is billed when it is posted (or, for a live endpoint, when it is called): that price is in the ledger. A SERP task\'s `task_get` answer reports what it was billed in the end (pages crawled, options used, the rest refunded) and the ledger takes that; other families\' `task_get` answers report the free GET\'s 0. Sum `billed_cost_usd` for what a set of tasks cost.',
+    columns: [
+      col('_task_id', 'Task id at the service (joins every result table\'s `_task_id`).'),
+      col('endpoint_id', 'Catalog endpoint that returned the answer (for example `serp.google.organic.task_get.advanced`).'),
+      col('keyword', 'Keyword of the task, if any.'),
+      col('target', 'Target of the task, if any.'),
+      col('location_code', 'Location code of the task, if any.'),
+      col('language_code', 'Language code of the task, if any.'),
+      col('status_code', 'Task status code; 40000 and above is an error.'),
+      col('billed_cost_usd', 'What the service billed for the task, USD: the cost it reported when the task was posted (live endpoints: when called), from the ledger. Null for a task loaded from files (`ingest`) without a ledger row.'),
+      col('answer_cost_usd', 'What the service reported for the call that returned this answer, USD (`tasks.cost`): for a `task_get` answer the free GET, 0; for a live endpoint the same call as the billed one.'),
+      col('step', 'Pipeline step that posted the task.'),
+      col('task_key', 'The task\'s key in the ledger (stable across attempts).'),
+      col('run_id', 'Run that collected the task.'),
+      col('collected_at', 'When the answer was loaded (UTC).'),
+    ],
+    select: `
+SELECT t._task_id, t.endpoint_id, t.keyword, t.target, t.location_code, t.language_code, t.status_code,
+       l.cost AS billed_cost_usd, t.cost AS answer_cost_usd, l.step, l.task_key, t._run_id AS run_id, t._loaded_at AS collected_at
+FROM tasks t LEFT JOIN _tasks l ON l.service_id = t._task_id`,
+  },
   ...FAMILIES.flatMap((f) => f.views ?? []),
 ];
 
@@ -393,7 +418,11 @@ export function catalogComments(): string[] {
   }
   out.push(`COMMENT ON TABLE "_runs" IS ${lit('Ledger: one row per run (pipeline and day): status, attempts, budget. Summarised by v_runs.')}`);
   out.push(`COMMENT ON TABLE "_attempts" IS ${lit('Ledger: one row per attempt of a run (the first and each resume): started, finished (null when killed), status. v_runs sums them.')}`);
-  out.push(`COMMENT ON TABLE "_tasks" IS ${lit('Ledger: one row per task of a run: state, price, reported cost, errors, timestamps of each state. Summarised by v_run_steps and v_failed_tasks.')}`);
+  out.push(`COMMENT ON TABLE "_targets" IS ${lit('Ledger: the domains each run tracks (pipeline targets:), one row per step tied to a target and domain. The SERP tracking views read it.')}`);
+  for (const [c, d] of [['run_id', 'Run.'], ['step', 'Pipeline step tied to the target.'], ['target', 'Target name (targets[].name).'], ['domain', 'A domain the target tracks (its subdomains count for it).']]) {
+    out.push(`COMMENT ON COLUMN "_targets".${q(c)} IS ${lit(d)}`);
+  }
+  out.push(`COMMENT ON TABLE "_tasks" IS ${lit('Ledger: one row per task of a run: state, price, the cost the service billed (reported when the task was posted; for SERP tasks the bill their result reports), errors, timestamps of each state. Summarised by v_run_steps and v_failed_tasks; v_task_costs puts the billed cost beside each collected task.')}`);
   return out;
 }
 

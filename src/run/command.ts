@@ -8,6 +8,8 @@ import { Ledger, readRunLock, type RunSummary } from '../ledger/index.js';
 import { pidAlive } from '../ledger/lock.js';
 import { estimatePlan, formatPlan, formatPlanJson, loadPipeline, planPipeline, runIdFor, utcDate } from '../pipeline/index.js';
 import { warehousePaths } from '../publish/index.js';
+import { callbackWarning } from '../pipeline/callbacks.js';
+import { checkLocations, locationCacheDir, serviceLocationFetch } from '../check/locations.js';
 import { EXIT } from '../exit.js';
 import { runJob, type RunJobOptions } from './job.js';
 import { NothingToResume, pendingPublish } from './resume.js';
@@ -23,18 +25,18 @@ const serviceLine = (baseUrl: string, dataDir: string) => {
 };
 
 /** How `run` and `resume` show their work (src/run/progress.ts, src/run/summary.ts, src/api/log-output.ts). */
-type Output = Pick<RunJobOptions, 'progress' | 'quiet' | 'logFormat' | 'sandbox'>;
+type Output = Pick<RunJobOptions, 'progress' | 'quiet' | 'logFormat' | 'sandbox' | 'takeOverDestinations' | 'waitMs'>;
 
 export async function runCommand(o: { root: string; pipeline: string; runDate?: string } & Output): Promise<number> {
   tuneHeapForJob();
-  const r = await runJob({ root: o.root, pipelineFile: o.pipeline, runDate: o.runDate, progress: o.progress, quiet: o.quiet, logFormat: o.logFormat, sandbox: o.sandbox, pause: pauseFromEnv(process.env) });
+  const r = await runJob({ root: o.root, pipelineFile: o.pipeline, runDate: o.runDate, progress: o.progress, quiet: o.quiet, logFormat: o.logFormat, sandbox: o.sandbox, takeOverDestinations: o.takeOverDestinations, waitMs: o.waitMs, pause: pauseFromEnv(process.env) });
   return r.exitCode;
 }
 
 export async function resumeCommand(o: { root: string; pipeline?: string } & Output): Promise<number> {
   tuneHeapForJob();
   try {
-    const r = await runJob({ root: o.root, pipelineFile: o.pipeline, resume: true, progress: o.progress, quiet: o.quiet, logFormat: o.logFormat, sandbox: o.sandbox, pause: pauseFromEnv(process.env) });
+    const r = await runJob({ root: o.root, pipelineFile: o.pipeline, resume: true, progress: o.progress, quiet: o.quiet, logFormat: o.logFormat, sandbox: o.sandbox, takeOverDestinations: o.takeOverDestinations, waitMs: o.waitMs, pause: pauseFromEnv(process.env) });
     return r.exitCode;
   } catch (err) {
     if (!(err instanceof NothingToResume)) throw err;
@@ -58,6 +60,7 @@ export async function planCommand(o: { root: string; pipeline: string; json: boo
   const config = loadConfig({ root: o.root });
   const pipeline = loadPipeline(path.resolve(o.root, o.pipeline), config);
   const dataDir = path.resolve(o.root, config.warehouse.dir);
+  await checkLocations(pipeline, { cacheDir: locationCacheDir(dataDir), fetch: serviceLocationFetch(config), warn: (m) => process.stderr.write(`seo-etl: warning: ${m}\n`) });
   // SQL-fed steps are counted from the published warehouse as it is now (the plan never touches the job's files).
   const db = await openReadOnly(warehousePaths(dataDir).published);
   try {
@@ -68,6 +71,8 @@ export async function planCommand(o: { root: string; pipeline: string; json: boo
     });
     const estimate = estimatePlan(plan, config);
     process.stdout.write(o.json ? `${formatPlanJson(estimate)}\n` : `${formatPlan(estimate)}\n${serviceLine(config.api.base_url, dataDir)}\n`);
+    const unreachable = callbackWarning(pipeline.steps, config);
+    if (unreachable) (o.json ? process.stderr : process.stdout).write(`${o.json ? 'seo-etl: ' : ''}warning: ${unreachable}\n`);
     // The account's balance beside the estimate, when a real service answers (never fails the plan).
     if (!o.json) for (const line of await accountLines(config, estimate.totals.costUsd)) process.stdout.write(`${line}\n`);
     // A plan over its budget would stop posting part-way: a scheduler's check before `run` must see that.
@@ -112,9 +117,13 @@ export async function statusCommand(o: { root: string; json: boolean }): Promise
   if (!summaries.length) lines.push('no runs yet');
   lines.push(...statusLines(summaries, running?.run_id, service));
   const unpublished = running ? undefined : pendingPublish(dataDir);
-  if (unpublished) lines.push(`run ${unpublished.runId} was stopped while publishing: 'seo-etl resume' publishes it`);
+  if (unpublished?.behind?.length) lines.push(`${unpublished.behind.map(destinationName).join(', ')} is behind: run ${unpublished.runId} was not published to it; 'seo-etl resume' publishes it`);
+  else if (unpublished) lines.push(`run ${unpublished.runId} was stopped while publishing: 'seo-etl resume' publishes it`);
   const other = otherDataFolder(o.root, config);
   if (other) lines.push(`${other.kind === 'sandbox' ? 'sandbox' : 'live'} runs are in ${other.dir}: ${other.how}`);
   process.stdout.write(`${lines.join('\n')}\n`);
   return EXIT.ok;
 }
+
+/** A destination as users know it. */
+const destinationName = (name: string) => (name === 'postgres' ? 'PostgreSQL' : name === 'lake' ? 'the lake' : name);

@@ -10,12 +10,12 @@ import { ApiClient } from '../api/client.js';
 import { createLogger, logLevel, secretsOf, type Logger } from '../api/logger.js';
 import { ArchiveWriter } from '../archive/writer.js';
 import { credentialsFor, loadConfig, type Config } from '../config/index.js';
-import { Ledger, acquireRunLock } from '../ledger/index.js';
+import { Ledger, acquireRunLock, acquireRunLockWaiting } from '../ledger/index.js';
 import { Writer } from '../load/writer.js';
-import { loadPipeline, runIdFor, utcDate, type Pipeline } from '../pipeline/index.js';
+import { RUN_DATE_RULE, isCalendarDay, loadPipeline, runIdFor, utcDate, type Pipeline } from '../pipeline/index.js';
 import { warehousePaths, type WarehousePaths } from '../publish/index.js';
 import { RateLimiter } from '../queue/index.js';
-import { startSandbox, type Sandbox } from '../sandbox/index.js';
+import { startSandbox, clockOnDay, type Sandbox } from '../sandbox/index.js';
 import { UserError } from '../exit.js';
 import { Progress } from './progress.js';
 import { resumeTarget } from './resume.js';
@@ -47,6 +47,8 @@ export interface OpenedRun {
 /** Opens a run (or resumes one). Throws for bad input (exit 2) and a held lock (3). */
 export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
   const env = opts.env ?? process.env;
+  // The run date given is checked once, here, before anything is opened (a resume's comes from the ledger).
+  if (opts.runDate !== undefined && !isCalendarDay(opts.runDate)) throw new UserError(`--run-date: ${RUN_DATE_RULE}, got '${opts.runDate}'`);
   const config = loadConfig({ root: opts.root, env, overrides: opts.configOverrides });
   const credentials = credentialsFor(config, env); // missing live credentials: exit 2 before anything else
   const service = serviceOf(config.api.base_url);
@@ -57,7 +59,13 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
   // The whole pipeline is validated before the lock is taken or anything spent.
   let pipeline = opts.pipelineFile ? loadPipeline(path.resolve(opts.root, opts.pipelineFile), config) : undefined;
   mkdirSync(paths.dir, { recursive: true });
-  const lock = acquireRunLock(paths.dir, { pipeline: pipeline?.name });
+  // --wait: a second run (another cron line) waits for the first instead of exiting 3 at once.
+  const lock = opts.waitMs
+    ? await acquireRunLockWaiting(paths.dir, { pipeline: pipeline?.name }, {
+      waitMs: opts.waitMs,
+      onWait: (e, until) => process.stderr.write(`seo-etl: waiting until ${until.toISOString().slice(0, 19).replace('T', ' ')} UTC (--wait) for the run that holds the warehouse (${e.holder ? `pid ${e.holder.pid}${e.holder.run_id ? `, run ${e.holder.run_id}` : ''}` : 'lock being written'}) to finish\n`),
+    })
+    : acquireRunLock(paths.dir, { pipeline: pipeline?.name });
   const closers: (() => Promise<unknown> | void)[] = [() => lock.release()];
   const close = async () => {
     for (const c of closers.reverse()) await Promise.resolve().then(c).catch(() => undefined);
@@ -78,11 +86,12 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
     }
     if (!pipeline) throw new UserError('a pipeline file is needed to start a run');
     runDate ??= utcDate(new Date());
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(runDate)) throw new UserError(`--run-date: must be YYYY-MM-DD, got '${runDate}'`);
     const runId = runIdFor(pipeline.name, runDate);
     const attemptStartedAt = new Date();
     noteRunService(paths.dir, runId, service);
-    const { resumed } = await ledger.openRun({ runId, pipeline: pipeline.name, runDate, pipelineFile: pipeline.path, budgetUsd: pipeline.budgetUsd });
+    const tracked = pipeline.targets;
+    const targets = pipeline.steps.flatMap((st) => tracked.filter((t) => t.name === st.target).flatMap((t) => t.domains.map((domain) => ({ step: st.name, target: t.name, domain }))));
+    const { resumed } = await ledger.openRun({ runId, pipeline: pipeline.name, runDate, pipelineFile: pipeline.path, budgetUsd: pipeline.budgetUsd, targets });
 
     const logDir = path.join(paths.dir, 'logs');
     mkdirSync(logDir, { recursive: true });
@@ -101,8 +110,9 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
 
     let sandbox: Sandbox | null = null;
     if (config.api.base_url === 'sandbox') {
-      // It keeps its tasks in the data folder, so a killed run's `resume` finds them, as on the live service.
-      sandbox = await startSandbox({ config, credentials, stateFile: path.join(paths.dir, 'sandbox', 'tasks.ndjson') });
+      // It keeps its tasks in the data folder, so a killed run's `resume` finds them, as on the live service; it
+      // runs on the run's date, so runs on several --run-date values show several days (docs/analysis.md).
+      sandbox = await startSandbox({ config, credentials, clock: clockOnDay(runDate), stateFile: path.join(paths.dir, 'sandbox', 'tasks.ndjson') });
       closers.push(() => sandbox!.close());
       logger.info({ url: sandbox.url }, 'embedded sandbox started');
     }

@@ -19,11 +19,14 @@ export type PreflightResult =
 /** Codes after which no call of the account can succeed: nothing is collected either. */
 const NOTHING_ANSWERS: ReadonlySet<number> = new Set([401, 40100, 40201, 40207]);
 
+/** How long the account check waits for each answer. */
+export const PREFLIGHT_TIMEOUT_MS = 10_000;
+
 export async function preflight(config: Config, env: NodeJS.ProcessEnv | undefined, logger: Logger): Promise<PreflightResult> {
   if (config.api.base_url === 'sandbox') return { ok: true };
-  // The configured retries (a flaky service is not a dead one), each at most 15 s: a refused connection fails in
-  // milliseconds, a service that never answers in under two minutes with the defaults.
-  const { client } = await accountClient(config, { env, logger, timeoutMs: Math.min(config.api.timeout_ms, 15_000) });
+  // One retry, each attempt at most 10 s: a refused connection fails in milliseconds, a service that accepts
+  // connections and never answers in 20 s (the configured retries made it 70 s before anything was said).
+  const { client } = await accountClient(config, { env, logger, retries: Math.min(config.api.retries, 1), timeoutMs: Math.min(config.api.timeout_ms, PREFLIGHT_TIMEOUT_MS) });
   let outcome;
   try {
     outcome = await client.list('appendix.user_data');

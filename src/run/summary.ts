@@ -22,7 +22,9 @@ export function outcomeLine(r: RunJobResult, pipeline: Pipeline, service: Servic
   const tasks = s ? `, tasks ${s.tasks} (${statesOf(s)})` : '';
   const cost = s ? `, ${money(s.costUsd)} of $${pipeline.budgetUsd}${costNote(service)}` : '';
   const next = r.exitCode === 0 ? '' : r.notCollected || r.notPosted ? ': seo-etl resume finishes it' : ': seo-etl status lists what failed';
-  return `run ${r.runId} ${r.status}${r.resumed ? ' (resumed)' : ''} via ${service.label}${tasks}${cost}, exit ${r.exitCode}, ${(r.durationMs / 1000).toFixed(1)} s${next}`;
+  // The reason for a stop, as the full summary says it: cron's one line must not need `status` to be understood.
+  const why = r.stops ? stopLines(r.stops)[0] : undefined;
+  return `run ${r.runId} ${r.status}${r.resumed ? ' (resumed)' : ''} via ${service.label}${tasks}${cost}, exit ${r.exitCode}, ${(r.durationMs / 1000).toFixed(1)} s${why ? `; ${why}` : next}`;
 }
 
 export function formatSummary(r: RunJobResult, pipeline: Pipeline, service: Service): string {
@@ -41,6 +43,7 @@ export function formatSummary(r: RunJobResult, pipeline: Pipeline, service: Serv
   if (r.notPosted) lines.push(`${r.notPosted} tasks were not posted (why, below): ${r.budgetStopped ? 'raise budget_usd, then ' : ''}run 'seo-etl resume' to post them`);
   for (const f of r.notPostedReasons) lines.push(`not posted: ${f.count} x ${f.code ?? '-'} ${f.message ?? ''} (step ${f.step})`);
   if (r.load.unknownFields || r.load.unknownItemTypes) lines.push(`kept but not in the catalog: ${r.load.unknownFields} unknown fields, ${r.load.unknownItemTypes} unknown item types (see the extra columns)`);
+  if (r.callbacks?.recovered) lines.push(`callbacks: ${r.callbacks.recovered} task(s) never got their callback and were fetched by id instead (nothing lost, but slower): check that webhook.public_url reaches this machine from the service, or use collect: tasks_ready behind NAT`);
   lines.push(`published: ${r.publishedPath}`);
   lines.push('', ...rowsTable(r.load.rows));
   return `${lines.join('\n')}\n`;

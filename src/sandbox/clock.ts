@@ -20,6 +20,24 @@ export function systemClock(offsetMs = 0): SandboxClock {
   };
 }
 
+/**
+ * Real time moved onto another day: the date is `day` (YYYY-MM-DD, UTC), the time of day and its passing are real.
+ * The embedded sandbox runs on the run's date this way, so runs dated several days apart show several days of
+ * rank history and monthly volumes, as the live service would have served them on those days.
+ */
+export function clockOnDay(day: string, wallNow: () => number = Date.now): SandboxClock {
+  const [y, m, d] = day.split('-').map(Number);
+  const wall = wallNow();
+  const today = Math.floor(wall / DAY_MS) * DAY_MS;
+  let offset = Date.UTC(y!, m! - 1, d!) - today;
+  return {
+    now: () => wallNow() + offset,
+    advance: (ms) => {
+      offset += ms;
+    },
+  };
+}
+
 /** A clock that only moves when advanced, for tests that must not depend on the wall clock. */
 export function manualClock(startMs = Date.UTC(2026, 0, 1)): SandboxClock {
   let t = startMs;

@@ -20,7 +20,7 @@ import { SandboxAccount } from './account.js';
 import { loadFamilySandboxes } from './family.js';
 
 export type { SandboxClock } from './clock.js';
-export { systemClock, manualClock } from './clock.js';
+export { systemClock, manualClock, clockOnDay } from './clock.js';
 export type { SandboxControls, TaskSnapshot } from './controls.js';
 export type { AccountSettings } from './account.js';
 export type { FaultRule } from './faults.js';
@@ -60,7 +60,13 @@ export async function startSandbox(opts: StartSandboxOptions): Promise<Sandbox> 
   await loadFamilySandboxes();
   const state = opts.stateFile ? TaskJournal.open(opts.stateFile) : undefined;
   const store = new TaskStore(state?.journal);
-  if (state) store.restore(state.events, clock.now());
+  if (state) {
+    store.restore(state.events, clock.now());
+    // A clock moved onto the run's date must not read earlier than the tasks its journal holds for that day: a
+    // resume on a later morning would otherwise find them posted in the future and never completed.
+    const last = store.lastPostedOnDayOf(clock.now());
+    if (last !== null && last >= clock.now()) clock.advance(last + 1 - clock.now());
+  }
   const records = new Records();
   const ctx: SandboxContext = {
     config: effective,

@@ -27,6 +27,8 @@ export interface StoredTask {
   data: Record<string, unknown>;
   tag: string | null;
   cost: number;
+  /** What the task was billed once done (SERP: pages crawled, options used), set when its result is first served. */
+  billed?: number;
   /** Seed of the task's results: its endpoint and parameters, so equal tasks give equal results. */
   seed: number;
   postedAt: number;
@@ -93,6 +95,14 @@ export class TaskStore {
       if (task.delivery === 'pending') this.insertDue(task);
     }
     this.journal?.rewrite(this.tasks.values());
+  }
+
+  /** The latest posting time among the tasks that fall on the UTC day of `at`, or null. */
+  lastPostedOnDayOf(at: number): number | null {
+    const day = Math.floor(at / DAY_MS);
+    let last: number | null = null;
+    for (const t of this.tasks.values()) if (Math.floor(t.postedAt / DAY_MS) === day && (last === null || t.postedAt > last)) last = t.postedAt;
+    return last;
   }
 
   add(n: NewTask): StoredTask {

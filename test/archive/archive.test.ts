@@ -7,7 +7,7 @@ import { ArchiveWriter } from '../../src/archive/writer.js';
 import { listArchiveFiles, readLines, type ReadReport } from '../../src/archive/reader.js';
 import { readResponseFile, entryOf } from '../../src/archive/ingest.js';
 import { resolveEndpoint } from '../../src/archive/records.js';
-import { ingestCommand, reprocessCommand } from '../../src/archive/command.js';
+import { ingestCommand, reprocessCommand } from '../../src/run/archive-command.js';
 import { warehousePaths } from '../../src/publish/index.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { loadConfig } from '../../src/config/index.js';

@@ -61,6 +61,13 @@ export function collectStream(): Writable & { text(): string } {
 }
 
 /** Runs one query on a warehouse file opened read-only. */
+/** A DATE or TIMESTAMP read back from DuckDB as its UTC day, YYYY-MM-DD: days compare as text only in this form. */
+export function isoDay(v: unknown): string {
+  if (v instanceof Date) return v.toISOString().slice(0, 10);
+  if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v)) return v.slice(0, 10);
+  throw new Error(`not a date: ${String(v)}`);
+}
+
 export async function queryFile(file: string, sql: string): Promise<Record<string, unknown>[]> {
   const i = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
   const c = await i.connect();

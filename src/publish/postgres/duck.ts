@@ -73,6 +73,8 @@ export async function ledgerTables(): Promise<PgTable[]> {
       unit: 'run_id',
       stamp: 'updated_at',
       family: 'ledger' as const,
+      // Every task and attempt belongs to a run.
+      references: name === '_runs' ? [] : [{ column: 'run_id', table: '_runs', key: 'run_id' }],
     }));
   } finally {
     conn.closeSync();

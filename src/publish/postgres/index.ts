@@ -14,17 +14,18 @@
  * which also removes rows a re-collection no longer has. A table PostgreSQL lacks, or whose row count would not
  * come out equal to DuckDB's (a reprocess, a copy changed by hand), is sent whole.
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, readdirSync, rmSync } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { CATALOG_TABLES, PG_VIEWS, STATE_TABLE, compatFunctions, createTableSql, keySql, lit, q, stateTableSql, tableComments, viewDdl, type PgTable } from './sql.js';
+import { CATALOG_TABLES, PG_VIEWS, STATE_TABLE, compatFunctions, createTableSql, keySql, lit, q, relationObjects, stateTableSql, tableComments, viewDdl, type PgTable } from './sql.js';
 import { DuckSource, ledgerTables } from './duck.js';
 import { redactText, redactUrl } from './config.js';
 import { EXIT } from '../../exit.js';
+import { DestinationHeldError, holderJson, holderRefusal, parseHolder, type Holder } from '../holder.js';
 
 export { redactUrl } from './config.js';
 
@@ -40,6 +41,9 @@ export interface PublishToPostgresOptions {
   stageDir?: string;
   logger?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   connectTimeoutMs?: number;
+  /** The data folder publishing (src/publish/holder.ts): recorded, and another's refused unless `takeOver`. */
+  holder?: Holder;
+  takeOver?: boolean;
   /** Test seam: called after staging, before the publishing transaction. */
   beforeCommit?: () => Promise<void>;
 }
@@ -53,10 +57,16 @@ export type PostgresOutcome =
     status: 'published'; target: string; schema: string;
     tables: TableOutcome[]; inserted: number; deleted: number; csvBytes: number;
     views: number; viewsFailed: { view: string; error: string }[]; addedColumns: string[];
+    /** Foreign keys and join indexes added by this publish, and those PostgreSQL refused (rows without their parent). */
+    relationsAdded: number; relationsFailed: { name: string; error: string }[];
+    /** Columns converted from json to jsonb (a schema published before jsonb). */
+    jsonbColumns: string[];
     /** Whole publish, and the final transaction alone (what readers could notice). */
     durationMs: number; commitMs: number;
   }
-  | { status: 'failed'; target: string; schema: string; error: string; durationMs: number };
+  | { status: 'failed'; target: string; schema: string; error: string; durationMs: number }
+  /** The schema holds another data folder's or service kind's data: nothing was sent (exit 2). */
+  | { status: 'refused'; target: string; schema: string; error: string; durationMs: number };
 
 interface Plan {
   table: PgTable;
@@ -67,12 +77,36 @@ interface Plan {
   rows?: number;
 }
 
+/** The staging folders' names, beside the working warehouse: `postgres-stage-<pid>`. */
+export const STAGE_PREFIX = 'postgres-stage-';
+
+/** The staging folders among `names` whose process is gone (a publish killed in flight left them). Pure. */
+export function staleStages(names: readonly string[], alive: (pid: number) => boolean): string[] {
+  return names.filter((n) => {
+    const pid = n.startsWith(STAGE_PREFIX) ? Number(n.slice(STAGE_PREFIX.length)) : NaN;
+    return Number.isInteger(pid) && pid > 0 && !alive(pid);
+  });
+}
+
+/** Removes the staging folders killed publishes left in `dir`; returns their names. */
+export function removeStaleStages(dir: string, alive: (pid: number) => boolean): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const stale = staleStages(names, alive);
+  for (const n of stale) rmSync(path.join(dir, n), { recursive: true, force: true });
+  return stale;
+}
+
 /** Publishes the warehouse to PostgreSQL. Never throws for the database's refusals: they come back as `failed`. */
 export async function publishToPostgres(opts: PublishToPostgresOptions): Promise<PostgresOutcome> {
   const started = Date.now();
   const target = redactUrl(opts.url);
   const schema = opts.schema;
-  const stageDir = opts.stageDir ?? path.join(path.dirname(opts.warehouse), `postgres-stage-${process.pid}`);
+  const stageDir = opts.stageDir ?? path.join(path.dirname(opts.warehouse), `${STAGE_PREFIX}${process.pid}`);
   const client = new pg.Client({ connectionString: opts.url, connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000, application_name: 'seo-etl' });
   let connectionError: Error | undefined;
   client.on('error', (err) => { connectionError = err; });
@@ -87,6 +121,11 @@ export async function publishToPostgres(opts: PublishToPostgresOptions): Promise
     const { rowCount } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
     if (!rowCount) await client.query(`CREATE SCHEMA ${q(schema)}`);
     await client.query(stateTableSql(schema));
+    if (opts.holder && !opts.takeOver) {
+      const held = await client.query(`SELECT fingerprint FROM ${q(schema)}.${STATE_TABLE} WHERE object = $1`, [HOLDER_ROW]);
+      const why = holderRefusal(parseHolder(held.rows[0]?.fingerprint), opts.holder, `PostgreSQL schema ${schema} at ${target}`);
+      if (why) throw new DestinationHeldError(why);
+    }
     duck = await DuckSource.open(opts.warehouse);
     await mkdir(stageDir, { recursive: true });
     const result = await publish(client, duck, { ...opts, stageDir });
@@ -97,12 +136,34 @@ export async function publishToPostgres(opts: PublishToPostgresOptions): Promise
     return outcome;
   } catch (err) {
     const message = redactText(describe(connectionError ?? err), opts.url);
+    if (err instanceof DestinationHeldError) {
+      opts.logger?.warn({ target, schema, error: message }, 'PostgreSQL publish refused: the schema holds another data folder\'s data');
+      return { status: 'refused', target, schema, error: message, durationMs: Date.now() - started };
+    }
     opts.logger?.warn({ target, schema, error: message }, 'PostgreSQL publish failed; DuckDB and Parquet are complete, the next run catches PostgreSQL up');
     return { status: 'failed', target, schema, error: message, durationMs: Date.now() - started };
   } finally {
     duck?.close();
     await client.end().catch(() => undefined);
     await rm(stageDir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/** The `_publish_state` row recording which data folder the schema holds (its JSON in `fingerprint`). */
+export const HOLDER_ROW = '(holder)';
+
+/** Which data folder a schema holds: undefined when it holds nothing yet. Throws when the server cannot be reached. */
+export async function readPostgresHolder(url: string, schema: string, connectTimeoutMs = 10_000): Promise<Holder | undefined> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs, application_name: 'seo-etl' });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const { rows } = await client.query('SELECT to_regclass($1) IS NOT NULL AS present', [`${q(schema)}.${STATE_TABLE}`]);
+    if (!rows[0].present) return undefined;
+    const held = await client.query(`SELECT fingerprint FROM ${q(schema)}.${STATE_TABLE} WHERE object = $1`, [HOLDER_ROW]);
+    return parseHolder(held.rows[0]?.fingerprint);
+  } finally {
+    await client.end().catch(() => undefined);
   }
 }
 
@@ -201,15 +262,26 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
   const ddl = [...compatFunctions(schema), ...PG_VIEWS.flatMap((v) => viewDdl(schema, v)), ...tableComments()];
   const fingerprint = createHash('sha256').update(ddl.join(';\n')).digest('hex');
   const viewsMissing = await client.query(`SELECT count(*)::int AS n FROM information_schema.views WHERE table_schema = $1 AND table_name = ANY($2)`, [schema, PG_VIEWS.map((v) => v.name)]);
-  const refreshDdl = state.get('(views)')?.fingerprint !== fingerprint || viewsMissing.rows[0].n !== PG_VIEWS.length || plans.some((p) => p.mode === 'new') || addedColumns.length > 0;
+  let refreshDdl = state.get('(views)')?.fingerprint !== fingerprint || viewsMissing.rows[0].n !== PG_VIEWS.length || plans.some((p) => p.mode === 'new') || addedColumns.length > 0;
 
   await opts.beforeCommit?.();
   const tableOutcomes: TableOutcome[] = [];
   const viewsFailed: { view: string; error: string }[] = [];
   const commitStarted = Date.now();
+  const jsonColumns = (await client.query(
+    `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = $1 AND data_type = 'json' AND table_name = ANY($2)`,
+    [schema, tables.map((t) => t.name)])).rows as { table_name: string; column_name: string }[];
+  const relationsFailed: { name: string; error: string }[] = [];
+  let relationsAdded = 0;
   await client.query('BEGIN');
   try {
     await client.query(`SET LOCAL search_path TO ${q(schema)}, public`);
+    // A schema from before jsonb: its json columns become jsonb once (the views on them are dropped and recreated).
+    if (jsonColumns.length) {
+      for (const v of PG_VIEWS) await client.query(`DROP VIEW IF EXISTS ${q(schema)}.${q(v.name)} CASCADE`);
+      for (const c of jsonColumns) await client.query(`ALTER TABLE ${q(schema)}.${q(c.table_name)} ALTER COLUMN ${q(c.column_name)} TYPE jsonb USING ${q(c.column_name)}::jsonb`);
+      refreshDdl = true;
+    }
     for (const p of plans) {
       const name = `${q(schema)}.${q(p.table.name)}`;
       let deleted = 0;
@@ -229,6 +301,21 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
          ON CONFLICT (object) DO UPDATE SET published_through = EXCLUDED.published_through, row_count = EXCLUDED.row_count, run_id = EXCLUDED.run_id, published_at = EXCLUDED.published_at`,
         [p.table.name, through, await duck.count(p.table.name), opts.runId ?? null]);
     }
+    // Foreign keys and the indexes joins use, from the catalog: those missing (new tables, an older schema) are added.
+    const haveIndexes = new Set((await client.query('SELECT indexname FROM pg_indexes WHERE schemaname = $1', [schema])).rows.map((r) => String(r.indexname)));
+    const haveKeys = new Set((await client.query(`SELECT c.conname FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = $1`, [schema])).rows.map((r) => String(r.conname)));
+    for (const o of tables.flatMap((t) => relationObjects(schema, t))) {
+      if ((o.kind === 'index' ? haveIndexes : haveKeys).has(o.name)) continue;
+      await client.query('SAVEPOINT relation');
+      try {
+        await client.query(o.sql);
+        await client.query('RELEASE SAVEPOINT relation');
+        relationsAdded++;
+      } catch (err) {
+        await client.query('ROLLBACK TO SAVEPOINT relation');
+        relationsFailed.push({ name: `${o.table}.${o.name}`, error: describe(err) });
+      }
+    }
     if (refreshDdl) {
       await client.query(compatFunctions(schema).join(';\n'));
       for (const v of PG_VIEWS) {
@@ -247,6 +334,12 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
          ON CONFLICT (object) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, run_id = EXCLUDED.run_id, published_at = EXCLUDED.published_at`,
         [viewsFailed.length ? null : fingerprint, opts.runId ?? null]);
     }
+    if (opts.holder) {
+      await client.query(
+        `INSERT INTO ${q(schema)}.${STATE_TABLE} (object, fingerprint, run_id, published_at) VALUES ($1, $2, $3, now())
+         ON CONFLICT (object) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, run_id = EXCLUDED.run_id, published_at = EXCLUDED.published_at`,
+        [HOLDER_ROW, holderJson(opts.holder), opts.runId ?? null]);
+    }
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -264,6 +357,9 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
     views: PG_VIEWS.length - viewsFailed.length,
     viewsFailed,
     addedColumns,
+    relationsAdded,
+    relationsFailed,
+    jsonbColumns: jsonColumns.map((c) => `${c.table_name}.${c.column_name}`),
     commitMs,
   };
 }
@@ -283,19 +379,22 @@ async function pgColumns(client: pg.Client, schema: string): Promise<Map<string,
 
 /** One line for a run's summary. */
 export function describeOutcome(o: PostgresOutcome): string {
+  if (o.status === 'refused') return `PostgreSQL: NOT published: ${o.error}`;
   if (o.status === 'failed') {
-    return `PostgreSQL: NOT published to ${o.target} (schema ${o.schema}): ${o.error}. DuckDB and Parquet are complete; the next run (or reprocess) catches PostgreSQL up.`;
+    return `PostgreSQL: NOT published to ${o.target} (schema ${o.schema}): ${o.error}. DuckDB and Parquet are complete; PostgreSQL is behind until \`seo-etl resume\` (or the next run, or reprocess) catches it up.`;
   }
   const changed = o.tables.filter((t) => t.mode !== 'unchanged');
   const whole = changed.filter((t) => t.mode === 'new' || t.mode === 'full').map((t) => t.table);
   const lines = [`PostgreSQL: published to ${o.target} (schema ${o.schema}): ${o.inserted} row(s) in, ${o.deleted} replaced, ${changed.length} table(s) changed${whole.length ? ` (${whole.length} sent whole)` : ''}, ${o.views} view(s); commit ${o.commitMs} ms of ${o.durationMs} ms`];
   if (o.addedColumns.length) lines.push(`  columns added: ${o.addedColumns.join(', ')}`);
   for (const f of o.viewsFailed) lines.push(`  view ${f.view} NOT created in PostgreSQL: ${f.error}`);
+  for (const f of o.relationsFailed) lines.push(`  key or index ${f.name} NOT added in PostgreSQL: ${f.error}`);
+  if (o.jsonbColumns.length) lines.push(`  columns converted from json to jsonb: ${o.jsonbColumns.join(', ')}`);
   return lines.join('\n');
 }
 
 /** Prints a command's PostgreSQL outcome (if any) and gives its exit code: EXIT.postgres when it failed. */
 export function reportPostgres(o: PostgresOutcome | undefined, out: NodeJS.WritableStream): number {
   if (o) out.write(`${describeOutcome(o)}\n`);
-  return o?.status === 'failed' ? EXIT.postgres : EXIT.ok;
+  return o?.status === 'refused' ? EXIT.badInput : o?.status === 'failed' ? EXIT.postgres : EXIT.ok;
 }

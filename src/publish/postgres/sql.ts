@@ -20,7 +20,8 @@ const TYPES: Record<string, string> = {
   TIMESTAMPTZ: 'timestamptz',
   'TIMESTAMP WITH TIME ZONE': 'timestamptz',
   TIMESTAMP: 'timestamp',
-  JSON: 'json',
+  // jsonb, not json: BI tools and PostgreSQL's operators index and compare jsonb; json is kept as text.
+  JSON: 'jsonb',
   DATE: 'date',
 };
 
@@ -43,6 +44,8 @@ export interface PgTable {
   stamp: string;
   /** `catalog` tables share one set of changed tasks, `ledger` tables one set of changed runs. */
   family: 'catalog' | 'ledger';
+  /** Foreign keys (the catalog's nesting, the ledger's runs): what BI tools find joins by. */
+  references: { column: string; table: string; key: string }[];
 }
 
 export function catalogTable(t: TableDef): PgTable {
@@ -53,6 +56,7 @@ export function catalogTable(t: TableDef): PgTable {
     unit: '_task_id',
     stamp: '_loaded_at',
     family: 'catalog',
+    references: t.parent ? [{ column: '_parent_id', table: t.parent, key: '_id' }] : [],
   };
 }
 
@@ -72,6 +76,39 @@ export function keySql(schema: string, t: PgTable): string[] {
     `ALTER TABLE ${q(schema)}.${q(t.name)} ADD PRIMARY KEY (${t.primaryKey.map(q).join(', ')})`,
     ...(t.primaryKey[0] === t.unit ? [] : [`CREATE INDEX ON ${q(schema)}.${q(t.name)} (${q(t.unit)})`]),
   ];
+}
+
+/** A name PostgreSQL keeps whole (63 bytes at most), stable for the same table and column. */
+function objectName(table: string, column: string, suffix: string): string {
+  const name = `${table}_${column.replace(/^_/, '')}_${suffix}`;
+  if (name.length <= 63) return name;
+  let h = 0;
+  for (const ch of name) h = (Math.imul(h, 31) + ch.charCodeAt(0)) >>> 0;
+  return `${name.slice(0, 54)}_${h.toString(36).padStart(7, '0').slice(0, 7)}_${suffix[0]}`;
+}
+
+export interface RelationObject { kind: 'index' | 'foreign_key'; table: string; name: string; sql: string }
+
+/**
+ * A table's foreign keys and the indexes joins along them use (`_parent_id` of a nested table, `run_id` of the
+ * ledger's), by name, so a publish adds those missing (a new table, or a schema from before them). The keys are
+ * DEFERRABLE INITIALLY DEFERRED: a publish replaces a task's rows in every table of its family in one transaction,
+ * parents and children in any order, and the keys are checked at its commit.
+ */
+export function relationObjects(schema: string, t: PgTable): RelationObject[] {
+  const out: RelationObject[] = [];
+  for (const r of t.references) {
+    if (t.primaryKey[0] !== r.column && t.unit !== r.column) {
+      const name = objectName(t.name, r.column, 'idx');
+      out.push({ kind: 'index', table: t.name, name, sql: `CREATE INDEX IF NOT EXISTS ${q(name)} ON ${q(schema)}.${q(t.name)} (${q(r.column)})` });
+    }
+    const name = objectName(t.name, r.column, 'fkey');
+    out.push({
+      kind: 'foreign_key', table: t.name, name,
+      sql: `ALTER TABLE ${q(schema)}.${q(t.name)} ADD CONSTRAINT ${q(name)} FOREIGN KEY (${q(r.column)}) REFERENCES ${q(schema)}.${q(r.table)} (${q(r.key)}) DEFERRABLE INITIALLY DEFERRED`,
+    });
+  }
+  return out;
 }
 
 /** The bookkeeping table: per published table, how far it is published and how many rows it holds. */

@@ -1,0 +1,135 @@
+/**
+ * Issue 32, point 8: PostgreSQL for BI tools. docs/postgres.md followed step by step on a fresh server (its SQL
+ * blocks run in order, as the role each names); a run publishes through it from the CLI; the schema carries
+ * foreign keys and `_parent_id` indexes from the catalog and jsonb; and at a generated year of nightly SERPs the
+ * SERP views are planned without the nested loops that made v_serp_features take seconds.
+ */
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { runCli } from '../reliability/helpers.js';
+import { ROOT, pipelineFile } from '../helpers/project.js';
+import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { publishToPostgres } from '../../src/publish/postgres/index.js';
+import { TABLES } from '../../src/normalize/catalog.js';
+
+const SERP = pipelineFile(`name: ranks
+budget_usd: 5
+steps:
+  - name: ranks
+    endpoint: serp.google.organic.task_post
+    params: { location_code: 2840, language_code: en, depth: 20 }
+    for_each:
+      keyword: [camping tent, sleeping bag, hiking boots]
+      device: [desktop, mobile]
+`);
+
+let pgs: TestPostgres;
+let dir: string;
+const url = (user: string, password: string, db: string) => pgs.url.replace(/\/\/[^@]+@/, `//${user}:${encodeURIComponent(password)}@`).replace(/\/postgres$/, `/${db}`);
+let writer: string;
+let reader: string;
+
+async function as<T = Record<string, unknown>>(u: string, sql: string, values?: unknown[]): Promise<T[]> {
+  const c = new pg.Client({ connectionString: u });
+  await c.connect();
+  try { return (await c.query(sql, values)).rows as T[]; } finally { await c.end(); }
+}
+
+/** docs/postgres.md's SQL blocks, in order, each with the role its first line names. */
+function docBlocks(): { role: string; statements: string[] }[] {
+  const text = readFileSync(path.join(ROOT, 'docs', 'postgres.md'), 'utf8');
+  return [...text.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => {
+    const lines = m[1].split('\n').map((l) => l.trim()).filter(Boolean);
+    const role = /^-- as (.+)$/.exec(lines[0])?.[1] ?? '';
+    return { role, statements: lines.slice(1) };
+  });
+}
+
+/** Runs a block as a user would in psql: `\connect` switches the database; passwords become the test's. */
+async function runBlock(block: { role: string; statements: string[] }, base: (db: string) => string, db0: string): Promise<void> {
+  let db = db0;
+  for (const s of block.statements) {
+    const connect = /^\\connect (\w+)$/.exec(s);
+    if (connect) { db = connect[1]; continue; }
+    await as(base(db), s);
+  }
+}
+
+beforeAll(async () => {
+  pgs = await startPostgres();
+  dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-bi-'));
+}, 60_000);
+afterAll(() => { pgs?.close(); rmSync(dir, { recursive: true, force: true }); });
+
+test('docs/postgres.md followed step by step from a fresh server, then a run publishes a schema BI tools can use', async () => {
+  const blocks = docBlocks();
+  expect(blocks.map((b) => b.role)).toEqual(['the administrator', 'seo_etl_writer']);
+  const admin = (db: string) => url('postgres', pgs.password, db);
+  await runBlock(blocks[0], admin, 'postgres');
+  writer = url('seo_etl_writer', 'writer-password', 'analytics');
+  reader = url('bi_reader', 'reader-password', 'analytics');
+
+  const env = { ...process.env, SEO_ETL_API_BASE_URL: 'sandbox', SEO_ETL_WAREHOUSE_DIR: dir, SEO_ETL_POSTGRES_URL: writer, SEO_ETL_LOG_LEVEL: 'warn',
+    SEO_ETL_SANDBOX_COMPLETION_DELAY_MS: '30', SEO_ETL_COLLECT_POLL_MIN_MS: '20', SEO_ETL_COLLECT_POLL_MAX_MS: '200' };
+  const r = await runCli(['--sandbox', 'run', SERP, '--run-date', '2026-11-20', '--no-progress'], { env, timeoutMs: 90_000 });
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stdout).toMatch(/PostgreSQL: published to/);
+  expect(r.stdout).not.toMatch(/NOT (added|created)/);
+  await runBlock(blocks[1], (db) => writer.replace(/\/analytics$/, `/${db}`), 'analytics');
+
+  // The reader: no schema prefix (search_path), tables and views readable.
+  const [{ n }] = await as<{ n: string }>(reader, 'SELECT count(*) AS n FROM serp_results__items');
+  expect(Number(n)).toBeGreaterThan(0);
+  await as(reader, 'SELECT * FROM v_serp_features LIMIT 1');
+
+  // Keys from the catalog: every nested table's _parent_id, the ledger's run_id.
+  const fks = await as<{ table_name: string; column_name: string; foreign_table: string }>(writer, `
+    SELECT tc.table_name, kcu.column_name, ccu.table_name AS foreign_table
+    FROM information_schema.table_constraints tc
+    JOIN information_schema.key_column_usage kcu ON kcu.constraint_name = tc.constraint_name AND kcu.table_schema = tc.table_schema
+    JOIN information_schema.constraint_column_usage ccu ON ccu.constraint_name = tc.constraint_name AND ccu.table_schema = tc.table_schema
+    WHERE tc.table_schema = 'seo_etl' AND tc.constraint_type = 'FOREIGN KEY'`);
+  const nested = TABLES.filter((t) => t.parent);
+  for (const t of nested) expect(fks, t.name).toContainEqual({ table_name: t.name, column_name: '_parent_id', foreign_table: t.parent });
+  expect(fks).toContainEqual({ table_name: '_tasks', column_name: 'run_id', foreign_table: '_runs' });
+  const indexed = new Set((await as<{ tablename: string }>(writer, `SELECT tablename FROM pg_indexes WHERE schemaname = 'seo_etl' AND indexdef LIKE '%(_parent_id)%'`)).map((x) => x.tablename));
+  for (const t of nested) expect(indexed.has(t.name), t.name).toBe(true);
+  const types = await as<{ data_type: string; n: string }>(writer, `SELECT data_type, count(*) AS n FROM information_schema.columns WHERE table_schema = 'seo_etl' AND data_type IN ('json', 'jsonb') GROUP BY data_type`);
+  expect(types.map((t) => t.data_type)).toEqual(['jsonb']);
+}, 180_000);
+
+test('at a generated year of nightly SERPs, the SERP views are planned without nested-loop joins', async () => {
+  // The run's warehouse, its SERP pages repeated for the 364 nights before (each a page of its own, a day earlier).
+  const file = path.join(dir, 'year.duckdb');
+  copyFileSync(path.join(dir, 'warehouse.duckdb'), file);
+  const inst = await DuckDBInstance.create(file);
+  const c = await inst.connect();
+  const shift = (cols: string) => cols.split(',').map((x) => `${x.trim()} || '~' || d AS ${x.trim()}`).join(', ');
+  await c.run(`INSERT INTO tasks SELECT x.* REPLACE (${shift('_id, _task_id')}) FROM tasks x, range(1, 365) r(d)`);
+  await c.run(`INSERT INTO serp_results SELECT x.* REPLACE (${shift('_id, _task_id')}, datetime - to_days(CAST(d AS INTEGER)) AS datetime) FROM serp_results x, range(1, 365) r(d)`);
+  await c.run(`INSERT INTO serp_results__items SELECT x.* REPLACE (${shift('_id, _task_id, _parent_id')}) FROM serp_results__items x, range(1, 365) r(d)`);
+  const items = Number((await c.runAndReadAll('SELECT count(*) FROM serp_results__items')).getRows()[0][0]);
+  c.closeSync();
+  inst.closeSync();
+  expect(items).toBeGreaterThan(30_000);
+
+  const o = await publishToPostgres({ url: writer, schema: 'seo_etl', warehouse: file });
+  expect(o.status, o.status === 'published' ? '' : o.error).toBe('published');
+
+  for (const view of ['v_serp_features', 'v_serp_rank_history', 'v_serp_domain_movement']) {
+    const [{ 'QUERY PLAN': plan }] = await as<{ 'QUERY PLAN': unknown }>(reader, `EXPLAIN (FORMAT JSON) SELECT * FROM ${view}`);
+    const loops: string[] = [];
+    const walk = (node: Record<string, unknown>) => {
+      // A nested loop is quadratic when both of its sides are large (a join PostgreSQL could not hash).
+      const sides = ((node.Plans as Record<string, unknown>[] | undefined) ?? []).map((p) => Number(p['Plan Rows']));
+      if (node['Node Type'] === 'Nested Loop' && node['Join Filter'] && sides.every((n) => n > 100)) loops.push(`${String(node['Join Filter'])} (${sides.join(' x ')} rows)`);
+      for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+    };
+    walk((plan as { Plan: Record<string, unknown> }[])[0].Plan);
+    expect(loops, view).toEqual([]);
+  }
+}, 180_000);
