@@ -44,7 +44,7 @@ function ruleOf(g: GeneratedRule): FieldRule {
   const req = g.required ? { required: true as const } : {};
   switch (g.type) {
     case 'string': return { type: 'string', ...req, ...(g.maxLength ? { maxLength: g.maxLength } : {}), ...(g.enum ? { enum: g.enum } : {}) };
-    case 'number': return { type: 'number', ...req, ...(g.min !== undefined ? { min: g.min } : {}), ...(g.max !== undefined ? { max: g.max } : {}) };
+    case 'number': return { type: 'number', ...req, ...(g.min !== undefined ? { min: g.min } : {}), ...(g.max !== undefined ? { max: g.max } : {}), ...(g.default !== undefined ? { default: g.default } : {}) };
     case 'boolean': return { type: 'boolean', ...req };
     case 'string_array': return { type: 'string_array', ...req, ...(g.maxItems ? { maxItems: g.maxItems } : {}), ...(g.itemMaxLength ? { itemMaxLength: g.itemMaxLength } : {}), ...(g.itemMaxWords ? { itemMaxWords: g.itemMaxWords } : {}) };
     case 'filters': return { type: 'filters', maxConditions: g.maxConditions ?? 8, operators: g.operators ?? [] };
