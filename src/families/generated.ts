@@ -155,8 +155,7 @@ function columnsOf(b: Builder, table: string, model: string, colPrefix: string, 
   const taken = new Set<string>();
   for (const { field, type, only: fieldOnly } of fields) {
     const name = colPrefix ? `${colPrefix}__${field}` : field;
-    // A nested object two item types declare with different models: the first one's columns (the rest keep `extra`).
-    if (MODELS[type] && taken.has(name)) continue;
+    // A nested object two item types declare with different models: the columns of both (a name once).
     taken.add(name);
     const path = pathPrefix ? `${pathPrefix}.${field}` : field;
     const desc = `\`${path}\` (${model}.${field}: ${type})${fieldOnly ? `; item types ${fieldOnly.join(', ')} only` : ''}.`;
