@@ -2,7 +2,7 @@ SHELL := /bin/bash
 NPM_FLAGS := --no-audit --no-fund --loglevel=error
 STAMP := node_modules/.install-stamp
 
-.PHONY: install build typecheck run test bench bench-quick sandbox docs declarations clean postgres-binaries faketime
+.PHONY: install build typecheck run test bench bench-quick sandbox docs declarations clean postgres-binaries faketime chromium
 
 # Installs dependencies only when they are missing or package files changed. `npm install` follows the lock file;
 # `npm ci` is not used because the npm here writes lock files without entries for other platforms' optional
@@ -33,7 +33,11 @@ postgres-binaries:
 faketime:
 	@command -v faketime >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq faketime; }
 
-test: build typecheck postgres-binaries faketime
+# The report's test opens it in a real headless browser: Debian's Chromium, driven by playwright-core.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
+test: build typecheck postgres-binaries faketime chromium
 	node scripts/test-summary.mjs
 
 bench: build postgres-binaries

@@ -12,6 +12,8 @@ const SLOW_FIRST = [
   'test/reliability/pause-points.test.ts',
   'test/bench/quick.test.ts',
   'test/publish/postgres.test.ts',
+  'test/lake/lake.test.ts',
+  'test/lake/resume.test.ts',
   'test/reliability/faults.test.ts',
   'test/reliability/webhooks.test.ts',
   'test/reliability/postback-race.test.ts',

@@ -45,37 +45,60 @@ function interfaceOf(text, name) {
 
 /** `{ [key: string]: X; }` -> `map<X>`, other types as written. */
 function normType(t) {
-  const m = /^\{\s*\[key: string\]: (.+?);\s*\}$/.exec(t.trim());
-  return m ? `map<${normType(m[1])}>` : t.trim().replace(/\s+/g, ' ');
+  const m = /^\{\s*\[key: string\]: (.+?);\s*\}(\[\])?$/.exec(t.trim());
+  return m ? `map<${normType(m[1])}>${m[2] ?? ''}` : t.trim().replace(/\s+/g, ' ');
 }
+
+/** Where a model is declared when not in a file of its own: item types sit in their polymorphic base's file. */
+const declaredIn = new Map();
 
 /** Fields (own, in order) of a model with each field's note, which only the request rules read. */
 function modelFields(dir, name) {
-  const file = path.join(dir, 'models', `${name}.d.ts`);
+  let file = path.join(dir, 'models', `${name}.d.ts`);
+  if (!existsSync(file) && declaredIn.has(name)) file = path.join(dir, 'models', `${declaredIn.get(name)}.d.ts`);
   if (!existsSync(file)) return null;
   const text = readFileSync(file, 'utf8');
   const iface = interfaceOf(text, name);
   if (!iface) return null;
   const fields = [];
   let note = '';
+  const wire = wireNames(file.replace(/\.d\.ts$/, '.js'), name);
   for (const line of iface.body.split('\n')) {
     const doc = /^\s*\/\*\*(.*)\*\/\s*$/.exec(line);
     if (doc) { note = doc[1]; continue; }
     const f = /^\s*(\w+)\?: (.+?) \| undefined;/.exec(line);
-    if (f) fields.push({ name: f[1], type: normType(f[2]), note });
+    if (f) fields.push({ name: wire.get(f[1]) ?? f[1], type: normType(f[2]), note });
     note = '';
   }
   return { base: iface.base, fields };
 }
 
+/** The JSON name of each property whose name on the wire differs (`target_1` is sent as `target1`). */
+function wireNames(jsFile, name) {
+  const out = new Map();
+  if (!existsSync(jsFile)) return out;
+  const all = readFileSync(jsFile, 'utf8');
+  const at = all.indexOf(`export class ${name} `);
+  if (at < 0) return out;
+  const end = all.indexOf('\nexport class ', at + 1);
+  for (const m of all.slice(at, end < 0 ? undefined : end).matchAll(/this\.(\w+) = data\["([^"]+)"\]/g)) if (m[1] !== m[2]) out.set(m[1], m[2]);
+  return out;
+}
+
 /** Item types of a polymorphic model: the `type` value each subclass is chosen by (from the model's fromJS). */
 function variantsOf(dir, name) {
-  const file = path.join(dir, 'models', `${name}.js`);
+  let file = path.join(dir, 'models', `${name}.js`);
+  if (!existsSync(file) && declaredIn.has(name)) file = path.join(dir, 'models', `${declaredIn.get(name)}.js`);
   if (!existsSync(file)) return null;
-  const text = readFileSync(file, 'utf8');
+  const all = readFileSync(file, 'utf8');
+  const at = all.indexOf(`export class ${name} `);
+  if (at < 0) return null;
+  const end = all.indexOf('\nexport class ', at + 1);
+  const text = all.slice(at, end < 0 ? undefined : end);
   const out = {};
-  for (const m of text.matchAll(/if \(data\["type"\] === "([^"]+)"\) \{\s*let result = new (\w+)\(\)/g)) out[m[1]] = m[2];
-  return Object.keys(out).length ? out : null;
+  let by = null;
+  for (const m of text.matchAll(/if \(data\["(\w+)"\] === "([^"]+)"\) \{\s*let result = new (\w+)\(\)/g)) { by = m[1]; out[m[2]] = m[3]; }
+  return Object.keys(out).length ? { by, variants: out } : null;
 }
 
 const SCALARS = new Set(['string', 'number', 'boolean', 'any', 'Date']);
@@ -168,6 +191,7 @@ function fieldRule(f) {
     if (words) rule.itemMaxWords = num(words[1]);
   } else {
     rule.type = 'any';
+    rule.of = f.type;
   }
   return rule;
 }
@@ -237,11 +261,13 @@ export function generate(dir = clientDir()) {
     const name = want.shift();
     const m = modelFields(dir, name);
     if (!m) { delete models[name]; continue; }
-    const variants = variantsOf(dir, name);
+    const poly = variantsOf(dir, name);
+    const variants = poly?.variants;
+    if (variants) for (const v of Object.values(variants)) if (!declaredIn.has(v)) declaredIn.set(v, declaredIn.get(name) ?? name);
     models[name] = {
       ...(m.base ? { extends: m.base } : {}),
       fields: Object.fromEntries(m.fields.map((f) => [f.name, f.type])),
-      ...(variants ? { variants } : {}),
+      ...(variants ? { ...(poly.by !== 'type' ? { discriminator: poly.by } : {}), variants } : {}),
     };
     if (m.base) addModel(m.base);
     m.fields.forEach((f) => refs(f.type).forEach(addModel));

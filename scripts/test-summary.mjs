@@ -26,7 +26,7 @@ function vitest(args, prefix = [], env = process.env) {
 const args = process.argv.slice(2);
 const total = vitest(args);
 // Only for the whole suite: a run of chosen files (`node scripts/test-summary.mjs test/x.test.ts`) is just that.
-const shiftTo = process.env.SEO_ETL_TEST_SHIFTED_DAY ?? '2028-02-29 12:00:00';
+const shiftTo = process.env.DATE_GUARD_DAY ?? '2028-02-29 12:00:00';
 if (args.length === 0 && shiftTo !== 'off') {
   const files = readFileSync('test/date-sensitive.txt', 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
   const faketime = spawnSync('faketime', ['-f', '+0', 'true']).status === 0;

@@ -12,6 +12,7 @@ import { findProject } from './config/project.js';
 import { configWarnings } from './config/index.js';
 import { isSandboxAddress } from './config/service.js';
 import { DEFAULT_WAIT_MS, parseWait } from './ledger/lock.js';
+import { RUN_DATE_RULE, isCalendarDay } from './pipeline/key.js';
 
 /** `--wait=<duration>`: 90s, 30m, 2h, 1d. */
 const duration = (v: string) => {
@@ -41,10 +42,7 @@ const int = (name: string, max = Number.MAX_SAFE_INTEGER) => (v: string) => {
 
 /** A real calendar day: `2026-13-45` is refused here rather than deep inside the run. */
 const day = (v: string) => {
-  const d = new Date(`${v}T00:00:00Z`);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(v) || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== v) {
-    throw new InvalidArgumentError('must be a calendar day written YYYY-MM-DD');
-  }
+  if (!isCalendarDay(v)) throw new InvalidArgumentError(RUN_DATE_RULE);
   return v;
 };
 
@@ -159,7 +157,7 @@ program
   .description('rebuild every table from the raw archive, without calling the API')
   .option('--allow-fewer', 'publish even when a table ends with fewer rows than it had (the archive is missing or cut)')
   .action(async (opts) => {
-    const { reprocessCommand } = await import('./archive/command.js');
+    const { reprocessCommand } = await import('./run/archive-command.js');
     process.exitCode = await reprocessCommand({ root: rootFor(), allowFewer: Boolean(opts.allowFewer), takeOver: takeOver() });
   });
 
@@ -168,7 +166,7 @@ program
   .description('load response files saved elsewhere (JSON or gzip JSON; one envelope per file or NDJSON)')
   .argument('<files...>', 'response files')
   .action(async (files) => {
-    const { ingestCommand } = await import('./archive/command.js');
+    const { ingestCommand } = await import('./run/archive-command.js');
     process.exitCode = await ingestCommand({ root: rootFor(), files: files.map(abs), takeOver: takeOver() });
   });
 
@@ -176,12 +174,24 @@ program
   .command('tables')
   .description('list the published tables with row counts')
   .option('--json', 'print as JSON')
-  .option('--ddl <engine>', 'instead: external-table DDL over the Parquet export for spark, trino or bigquery')
-  .option('--location <uri>', 'with --ddl: the folder holding the Parquet tables (default: the local data/parquet)')
+  .option('--available', 'instead: every result kind the API families declare and the tables it lands in')
+  .option('--ddl <engine>', 'instead: external-table DDL over the Parquet export for bigquery, athena, trino, spark, snowflake or clickhouse')
+  .option('--location <uri>', 'with --ddl: the folder holding the Parquet tables (default: the lake\'s, lake.url, else the local data/parquet)')
   .option('--schema <name>', 'with --ddl: schema / dataset to create the tables in (default: seo)')
   .action(async (opts) => {
     const { tablesCommand } = await import('./publish/command.js');
-    process.exitCode = await tablesCommand({ root: rootFor(), json: Boolean(opts.json), ddl: opts.ddl, location: opts.location, schema: opts.schema });
+    process.exitCode = await tablesCommand({ root: rootFor(), json: Boolean(opts.json), available: Boolean(opts.available), ddl: opts.ddl, location: opts.location, schema: opts.schema });
+  });
+
+program
+  .command('report')
+  .description('write the HTML report of a run (the latest by default) from the published warehouse: data/reports/<run_id>.html')
+  .option('--run <id>', 'the run to report (seo-etl status lists them)')
+  .option('--pipeline <file>', 'the pipeline: its latest run, its tracked domains (alerts.domains) and SERP keywords')
+  .option('--days <n>', 'days of history the charts show (default 14)', int('--days', 366))
+  .action(async (opts) => {
+    const { reportCommand } = await import('./report/command.js');
+    process.exitCode = await reportCommand({ root: rootFor(opts.pipeline), run: opts.run, pipeline: opts.pipeline && abs(opts.pipeline), days: opts.days });
   });
 
 program

@@ -10,6 +10,8 @@ export const EXIT = {
   postgres: 6,
   /** The service could not be reached at all (connection refused, unknown host, no answer): nothing was posted. */
   unreachable: 7,
+  /** The run completed into DuckDB and Parquet, but publishing to the lake failed; the next run catches it up. */
+  lake: 8,
   internal: 70,
 } as const;
 

@@ -7,8 +7,12 @@
  *   load     inside a load transaction: rows written, ledger moved, not committed
  *   parquet  a Parquet file written under its temporary name, before the rename
  *   publish  the published copy written beside the old one, before the rename
+ *   postgres the PostgreSQL destination's rows staged (work/postgres-stage-<pid>/), before its transaction
+ *   lake     a lake publish: @file after its first data file is up (others in flight), @manifests once every
+ *            data file is up, before the first manifest
+ *   report   the report written and alerts delivered, before the run is marked published
  */
-export const PAUSE_POINTS = ['posted', 'live', 'load', 'parquet', 'publish'] as const;
+export const PAUSE_POINTS = ['posted', 'live', 'load', 'parquet', 'publish', 'postgres', 'lake', 'report'] as const;
 export type PausePoint = (typeof PAUSE_POINTS)[number];
 
 /** Resolves when the job may go on (a test's hook never resolves at the point it waits for). */

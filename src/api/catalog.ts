@@ -18,9 +18,13 @@ export type FieldRule =
   | { type: 'integer'; required?: boolean; min?: number; max?: number; enum?: readonly number[]; /** The service's documented default when the field is left out. */ default?: number }
   | { type: 'number'; required?: boolean; min?: number; max?: number }
   | { type: 'boolean'; required?: boolean }
-  | { type: 'string_array'; required?: boolean; minItems?: number; maxItems?: number; itemMaxLength?: number; itemMaxWords?: number }
+  | { type: 'string_array'; required?: boolean; minItems?: number; maxItems?: number; itemMaxLength?: number; itemMaxWords?: number; itemEnum?: readonly string[] }
+  /** A list of objects whose fields have rules of their own (SERP `stop_crawl_on_match` targets). */
+  | { type: 'object_array'; required?: boolean; minItems?: number; maxItems?: number; fields: Readonly<Record<string, FieldRule>> }
   | { type: 'filters'; maxConditions: number; operators: readonly string[] }
-  | { type: 'order_by'; maxRules: number; fields?: readonly string[] };
+  | { type: 'order_by'; maxRules: number; fields?: readonly string[] }
+  /** Any JSON value (objects and lists the models type loosely): only presence is checked. */
+  | { type: 'any'; required?: boolean; /** The type the models declare (`LlmMentionsTarget[]`, `map<string>`). */ of?: string };
 
 export type CrossRule =
   /** At least one of these fields must be present ("one of these location parameters"). */
@@ -37,7 +41,11 @@ export type CrossRule =
    * A `yyyy-mm-dd` range `from`..`to`: `past` dates up to yesterday and no more than `maxYearsBack` years ago;
    * `future` dates from tomorrow, `to` after `from` and at most a year ahead.
    */
-  | { rule: 'date_range'; from: string; to: string; window: 'past' | 'future'; maxYearsBack?: number };
+  | { rule: 'date_range'; from: string; to: string; window: 'past' | 'future'; maxYearsBack?: number }
+  /** `field` only works with `needs` set (SERP crawl control: target_search_mode needs stop_crawl_on_match). */
+  | { rule: 'needs'; field: string; needs: string }
+  /** Two lists that may not share a value (find_targets_in and ignore_targets_in). */
+  | { rule: 'disjoint'; fields: readonly [string, string] };
 
 export interface EndpointDef {
   /** Stable name used in pipelines, prices, logs and the ledger, e.g. `merchant.products.task_post`. */
@@ -77,6 +85,8 @@ export interface EndpointDef {
   postId?: string;
   /** Paging the endpoint supports. */
   paging?: 'limit_offset_token' | 'search_after_token' | 'limit_offset';
+  /** For endpoints generated from the official client (src/families/generated/): its models and method. */
+  model?: { client: string; result: string; request?: string };
 }
 
 /** Every tasks_ready endpoint of the live service: 20 calls a minute each, at most 1000 ids per call (docs/api-live.md). */

@@ -72,6 +72,19 @@ export interface TaskError {
   transport?: 'network' | 'timeout' | 'http' | 'malformed';
   httpStatus?: number;
   attempts?: number;
+  /** A connection that failed before the request left (refused, unknown host): nothing reached the service. */
+  notSent?: boolean;
+}
+
+/**
+ * Whether a final error is an answer the service gives when it did nothing (rate limit, the 50000 range, HTTP
+ * 408/429/500/503, a request that never left), so the task may be asked again without paying twice. Pure.
+ */
+export function nothingDone(e: TaskError): boolean {
+  if (e.local || e.ambiguous) return false;
+  if (e.transport === 'network' || e.transport === 'timeout' || e.transport === 'malformed') return e.notSent === true;
+  if (e.httpStatus === 502 || e.httpStatus === 504) return false;
+  return e.code === RATE_LIMIT_CODE || e.code >= 50000 || (e.httpStatus !== undefined && isRetryableHttp(e.httpStatus));
 }
 
 /** `version` is the answering envelope's `version` (tasks do not carry one), for calls that return a result. */
@@ -167,6 +180,7 @@ interface Failure {
   httpStatus?: number;
   ambiguous: boolean;
   attempts: number;
+  notSent?: boolean;
 }
 
 type Final = { kind: 'envelope'; envelope: Envelope; attempts: number; bytes: number } | { kind: 'failed'; failure: Failure };
@@ -361,7 +375,7 @@ export class ApiClient {
       if (final.kind === 'failed') {
         const f = final.failure;
         for (const index of pending) {
-          const outcome: TaskOutcome = { ok: false, error: { code: f.code, message: f.message, path: segments, data: tasks[index], local: false, ambiguous: f.ambiguous, transport: f.transport, httpStatus: f.httpStatus, attempts: used } };
+          const outcome: TaskOutcome = { ok: false, error: { code: f.code, message: f.message, path: segments, data: tasks[index], local: false, ambiguous: f.ambiguous, transport: f.transport, httpStatus: f.httpStatus, attempts: used, ...(f.notSent ? { notSent: true } : {}) } };
           settled.push({ index, task: tasks[index], outcome });
         }
       } else {
@@ -485,9 +499,14 @@ export class ApiClient {
     const segments = segmentsOf(path);
     if (final.kind === 'failed') {
       const f = final.failure;
-      return { ok: false, error: { code: f.code, message: f.message, path: segments, data: sent, local: false, transport: f.transport, httpStatus: f.httpStatus, attempts: f.attempts } };
+      return { ok: false, error: { code: f.code, message: f.message, path: segments, data: sent, local: false, transport: f.transport, httpStatus: f.httpStatus, attempts: f.attempts, ...(f.notSent ? { notSent: true } : {}) } };
     }
-    const outcome = taskOutcome(def, final.envelope.tasks?.[0], sent, segments);
+    const env = final.envelope;
+    // A refusal of the whole call (a rate limit still on after the last retry) holds no task: its code is the answer.
+    if (!env.tasks?.[0] && isTaskError(env.status_code)) {
+      return { ok: false, error: { code: env.status_code, message: env.status_message ?? statusMessage(env.status_code), path: segments, data: sent, local: false, attempts: final.attempts } };
+    }
+    const outcome = taskOutcome(def, env.tasks?.[0], sent, segments);
     if (outcome.ok && typeof final.envelope.version === 'string') outcome.version = final.envelope.version;
     if (outcome.ok) outcome.bytes = final.bytes;
     this.logTaskErrors(def, path, [outcome]);
@@ -618,7 +637,7 @@ export function rateLimitHeadersOf(headers: Headers): RateLimitHeaders {
 }
 
 function failureOf(a: Attempt, reason: string, ambiguous: boolean, attempts: number): Failure {
-  if (a.kind === 'network') return { code: 0, message: reason, transport: a.timeout ? 'timeout' : 'network', ambiguous, attempts };
+  if (a.kind === 'network') return { code: 0, message: reason, transport: a.timeout ? 'timeout' : 'network', ambiguous, attempts, ...(a.notSent ? { notSent: true } : {}) };
   if (a.httpStatus < 200 || a.httpStatus >= 300) return { code: a.envelope?.status_code ?? a.httpStatus, message: reason, transport: 'http', httpStatus: a.httpStatus, ambiguous, attempts };
   if (!a.envelope) return { code: 0, message: reason, transport: 'malformed', httpStatus: a.httpStatus, ambiguous, attempts };
   return { code: a.envelope.status_code, message: reason, transport: 'http', httpStatus: a.httpStatus, ambiguous, attempts };

@@ -2,7 +2,47 @@
 import type { EndpointDef } from './catalog.js';
 import type { PriceTable } from '../config/index.js';
 
+/** What the service did for a task that decides its bill after the fact (pages crawled, options it could use). */
+export interface BilledOutcome {
+  /** Result pages crawled: fewer than asked when the results ran out or crawl control stopped at a target. */
+  pages: number;
+  /** An AI Overview loaded asynchronously was returned (load_async_ai_overview is refunded otherwise). */
+  asyncAiOverview: boolean;
+  /** People-also-ask clicks made (people_also_ask_click_depth is refunded for those not made). */
+  paaClicks: number;
+}
+
+/** Search operators that make a keyword cost five times (client SERP Google request models, `keyword`). */
+const OPERATORS = /(?:^|[\s"(])(?:allinanchor|allintext|allintitle|allinurl|cache|define|filetype|id|inanchor|info|intext|intitle|inurl|link|site):/i;
+export const hasSearchOperator = (keyword: unknown): boolean => typeof keyword === 'string' && OPERATORS.test(decodeKeyword(keyword));
+function decodeKeyword(k: string): string {
+  try { return decodeURIComponent(k.replace(/\+/g, ' ')); } catch { return k; }
+}
+
+/** The most a task can cost: what the service bills at posting (and the budget reserves). */
 export function taskPrice(def: EndpointDef, task: Record<string, unknown>, prices: PriceTable): number {
+  return priceOf(def, task, prices);
+}
+
+/**
+ * The least and the most a task can cost. They differ when the bill depends on what the service finds: crawl
+ * control stops at the first page holding a target, and the async AI Overview and PAA clicks are refunded when
+ * there is nothing to load or click.
+ */
+export function taskPriceRange(def: EndpointDef, task: Record<string, unknown>, prices: PriceTable): { min: number; max: number } {
+  const max = priceOf(def, task, prices);
+  if (!def.billedPage) return { min: max, max };
+  const stops = Array.isArray(task.stop_crawl_on_match) && task.stop_crawl_on_match.length > 0;
+  const min = priceOf(def, task, prices, { pages: stops ? 1 : billedPages(def, task), asyncAiOverview: false, paaClicks: 0 });
+  return { min, max };
+}
+
+/** What the service bills a task once it is done: the price of the pages crawled and the options it used. */
+export function billedPrice(def: EndpointDef, task: Record<string, unknown>, prices: PriceTable, outcome: BilledOutcome): number {
+  return priceOf(def, task, prices, outcome);
+}
+
+function priceOf(def: EndpointDef, task: Record<string, unknown>, prices: PriceTable, outcome?: BilledOutcome): number {
   if (def.billing === 'free') return 0;
   const p = prices[def.id];
   if (!p) return 0;
@@ -11,8 +51,19 @@ export function taskPrice(def: EndpointDef, task: Record<string, unknown>, price
     const depth = typeof task.depth === 'number' ? task.depth : 10;
     cost += Math.max(0, Math.ceil(depth / 10) - 1) * p.per_extra_10_results;
   }
-  if (def.billedPage) cost += (billedPages(def, task) - 1) * (p.per_extra_page ?? p.per_task);
+  if (def.billedPage) {
+    const pages = outcome ? Math.max(1, Math.min(outcome.pages, billedPages(def, task))) : billedPages(def, task);
+    cost += (pages - 1) * (p.per_extra_page ?? p.per_task);
+  }
+  // One more base price, at the task's priority ("calculate_rectangles adds only one base price").
+  if (task.calculate_rectangles === true && p.calculate_rectangles) cost += p.calculate_rectangles;
   if (p.priority_2_multiplier && task.priority === 2) cost *= p.priority_2_multiplier;
+  if (p.search_operators_multiplier && hasSearchOperator(task.keyword)) cost *= p.search_operators_multiplier;
+  if (p.get_website_url_multiplier && task.get_website_url === true) cost *= p.get_website_url_multiplier;
+  // Flat extras, whatever the priority; refunded when unused.
+  if (task.load_async_ai_overview === true && p.load_async_ai_overview && (!outcome || outcome.asyncAiOverview)) cost += p.load_async_ai_overview;
+  const clicks = typeof task.people_also_ask_click_depth === 'number' ? task.people_also_ask_click_depth : 0;
+  if (clicks > 0 && p.people_also_ask_click) cost += p.people_also_ask_click * (outcome ? Math.min(clicks, outcome.paaClicks) : clicks);
   return roundUsd(cost);
 }
 

@@ -136,6 +136,7 @@ function walkFilters(expr: unknown, operators: readonly string[], at: string): {
 
 function checkField(field: string, v: unknown, rule: FieldRule): ValidationIssue[] {
   switch (rule.type) {
+    case 'any': return [];
     case 'string': return checkString(field, v, rule);
     case 'integer':
     case 'number': {
@@ -154,8 +155,20 @@ function checkField(field: string, v: unknown, rule: FieldRule): ValidationIssue
       const out: ValidationIssue[] = [];
       v.forEach((item, i) => {
         if (typeof item !== 'string' || item.length === 0) out.push(issue(`${field}[${i}]`, 'must be a non-empty string', item));
+        else if (rule.itemEnum && !rule.itemEnum.includes(item)) out.push(issue(`${field}[${i}]`, `must be one of ${rule.itemEnum.join(', ')}`, item));
         else if (rule.itemMaxLength !== undefined && item.length > rule.itemMaxLength) out.push(issue(`${field}[${i}]`, `must be at most ${rule.itemMaxLength} characters`, item));
         else if (rule.itemMaxWords !== undefined && item.trim().split(/\s+/).length > rule.itemMaxWords) out.push(issue(`${field}[${i}]`, `must be at most ${rule.itemMaxWords} words`, item));
+      });
+      return out.slice(0, 5);
+    }
+    case 'object_array': {
+      if (!Array.isArray(v)) return [issue(field, 'must be an array of objects', v)];
+      if (rule.minItems !== undefined && v.length < rule.minItems) return [issue(field, `must hold at least ${rule.minItems} item${rule.minItems === 1 ? '' : 's'}`, v)];
+      if (rule.maxItems !== undefined && v.length > rule.maxItems) return [issue(field, `must hold at most ${rule.maxItems} items`, v)];
+      const out: ValidationIssue[] = [];
+      v.forEach((item, i) => {
+        if (item === null || typeof item !== 'object' || Array.isArray(item)) { out.push(issue(`${field}[${i}]`, 'must be an object', item)); return; }
+        out.push(...checkObject(`${field}[${i}]`, item as Record<string, unknown>, rule.fields));
       });
       return out.slice(0, 5);
     }
@@ -208,6 +221,13 @@ function checkCross(task: Record<string, unknown>, rule: CrossRule, opts: Valida
         : [];
     }
     case 'date_range': return checkDateRange(task, rule, opts);
+    case 'needs': return has(rule.field) && !has(rule.needs) ? [issue(rule.field, `works only with ${rule.needs} set`, task[rule.field])] : [];
+    case 'disjoint': {
+      const [a, b] = rule.fields;
+      const left = Array.isArray(task[a]) ? (task[a] as unknown[]) : [];
+      const shared = Array.isArray(task[b]) ? (task[b] as unknown[]).filter((x) => left.includes(x)) : [];
+      return shared.length ? [issue(b, `must not repeat a value of ${a} (${shared.join(', ')})`, task[b])] : [];
+    }
   }
 }
 
@@ -237,6 +257,27 @@ function checkDateRange(task: Record<string, unknown>, rule: Extract<CrossRule, 
   return out;
 }
 
+/**
+ * The fields of an object against their rules. A field sent as null is absent, as the live service treats it
+ * (the official client sends every field of its request model, null when unset).
+ */
+function checkObject(at: string, t: Record<string, unknown>, rules: Readonly<Record<string, FieldRule>>, owner?: string): ValidationIssue[] {
+  const name = (k: string) => (at ? `${at}.${k}` : k);
+  const out: ValidationIssue[] = [];
+  for (const key of Object.keys(t)) {
+    if (!(key in rules) && t[key] !== null && t[key] !== undefined) out.push(issue(name(key), `is not a field of ${owner ?? at}`, t[key], 40506));
+  }
+  for (const [field, rule] of Object.entries(rules)) {
+    const v = t[field];
+    if (v === undefined || v === null) {
+      if ('required' in rule && rule.required) out.push(issue(name(field), 'is required', v));
+      continue;
+    }
+    out.push(...checkField(name(field), v, rule));
+  }
+  return out;
+}
+
 /** Every rule the task breaks, in field order; an empty list means it may be sent. */
 export function validateTask(def: EndpointDef, task: unknown, opts: ValidateOptions = {}): ValidationIssue[] {
   if (def.method === 'GET') return [];
@@ -244,19 +285,7 @@ export function validateTask(def: EndpointDef, task: unknown, opts: ValidateOpti
     return [{ field: '(task)', rule: 'must be a JSON object', value: task, code: 40503, message: `POST Data Is Invalid: each task must be a JSON object (got ${describe(task)}).` }];
   }
   const t = task as Record<string, unknown>;
-  const rules = def.fields ?? {};
-  const out: ValidationIssue[] = [];
-  for (const key of Object.keys(t)) {
-    if (!(key in rules)) out.push(issue(key, `is not a field of ${def.id}`, t[key], 40506));
-  }
-  for (const [field, rule] of Object.entries(rules)) {
-    const v = t[field];
-    if (v === undefined || v === null) {
-      if ('required' in rule && rule.required) out.push(issue(field, 'is required', v));
-      continue;
-    }
-    out.push(...checkField(field, v, rule));
-  }
+  const out = checkObject('', t, def.fields ?? {}, def.id);
   for (const rule of def.cross ?? []) out.push(...checkCross(t, rule, opts));
   return out;
 }

@@ -2,4 +2,3 @@ export { ArchiveWriter, archiveLine, type ArchiveEntry, type ArchiveWriterOption
 export { readLines, listArchiveFiles, type ReadReport } from './reader.js';
 export { resolveEndpoint, tasksOfEnvelope, tasksOfRecord, isArchiveRecord, isEnvelope, type ArchiveRecord } from './records.js';
 export { readResponseFile, entryOf } from './ingest.js';
-export { reprocessCommand, ingestCommand } from './command.js';

@@ -16,6 +16,7 @@ import { benchJobs } from './jobs.js';
 import { benchFamilies } from './families.js';
 import { benchSandboxRps } from './sandbox-rps.js';
 import { benchPostgres } from './postgres.js';
+import { benchLake } from './lake.js';
 import { REQUIRED_FIGURES, figureProblems, formatTable, type Figure, type Figures } from './figures.js';
 
 export interface BenchOptions {
@@ -49,6 +50,7 @@ const SECTIONS: Section[] = [
   { name: 'families', run: (ctx) => benchFamilies(ctx) },
   { name: 'sandbox', run: (ctx) => benchSandboxRps(ctx) },
   { name: 'postgres', run: (ctx) => benchPostgres(ctx) },
+  { name: 'lake', run: (ctx) => benchLake(ctx) },
 ];
 
 function limiterFigures(r: Awaited<ReturnType<typeof benchLimiter>>): Figures {

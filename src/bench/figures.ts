@@ -15,7 +15,7 @@ export interface Figure {
 export type Figures = Record<string, Figure>;
 
 /** The result families measured at full size (src/bench/families.ts). */
-export const FAMILY_NAMES = ['keywords_legacy', 'keywords_ads', 'keywords_for_keywords', 'merchant', 'serp_organic', 'events'] as const;
+export const FAMILY_NAMES = ['keywords_legacy', 'keywords_ads', 'keywords_for_keywords', 'merchant', 'serp_organic', 'serp_organic_d10', 'serp_organic_d100', 'keywords_ads_search_volume', 'events'] as const;
 
 /** Every figure `make bench` must produce (the issue's list); sections may add informational ones. */
 export const REQUIRED_FIGURES = [

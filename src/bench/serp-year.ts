@@ -8,7 +8,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
 import { ArchiveWriter } from '../archive/writer.js';
-import { generateSerp } from '../families/serp/data.js';
+import { generateSerpPage } from '../families/serp/data.js';
 import { Warehouse } from '../load/warehouse.js';
 import { WAREHOUSE_STORAGE } from '../load/database.js';
 import { loadArchiveFiles } from '../load/archive-load.js';
@@ -32,7 +32,7 @@ export async function serpYear(dir: string, url: string, keywords: number, night
       for (const device of ['desktop', 'mobile']) {
         const id = `00000400-0000-4000-8000-${(n++).toString(16).padStart(12, '0')}`;
         const params = { keyword: `running shoes ${k}`, location_code: 2840, language_code: 'en', device, depth: 20 };
-        const result = [generateSerp(params, 'google', 'organic', 'advanced', n, at, 20)];
+        const result = [generateSerpPage(params, 'google', 'organic', 'advanced', n, at, 20).result];
         const task = { id, status_code: 20000, status_message: 'Ok.', time: '0.0100 sec.', cost: 0, result_count: 1, path: ['v3', 'serp', 'google', 'organic', 'task_get', 'advanced', id], data: { api: 'serp', function: 'task_get', se: 'google', se_type: 'organic', ...params }, result };
         await w.append({ endpointId: 'serp.google.organic.task_get.advanced', method: 'GET', path: `/${task.path.join('/')}`, httpStatus: 200, body: JSON.stringify({ version: '0.1.20240801', status_code: 20000, status_message: 'Ok.', time: '0.01 sec.', cost: 0, tasks_count: 1, tasks_error: 0, tasks: [task] }) });
       }

@@ -15,122 +15,24 @@
  * - A callback for a task not known yet (its POST answer is still being recorded) is declined, so the service
  *   lists the task instead of forgetting it, and remembered, so the task is fetched as soon as it is tracked.
  *
- * Every result goes through `sink` (normalize + load + ledger state in one transaction) in small batches, so a
- * crash loses no more than the batch in flight, which the ledger still shows as posted and a resume collects.
- * The collect stage (index.ts) turns both `sink` and `onFailed` into its Outcomes.
+ * Every result (or failure) is handed to the load channel (src/load/channel.ts) as one Outcome: it decides the
+ * transactions and commits each result's rows with its ledger move, so a crash loses no more than what it held,
+ * which the ledger still shows as posted and a resume collects. Before a task_get is sent, the channel reserves
+ * room for its answer (the largest its endpoint gave so far): fetching waits while the answers held are at the
+ * channel's budget, so results arrive no faster than they load.
  */
-import { ENDPOINTS, endpoint, findEndpoint, matchPath } from '../api/catalog.js';
-import type { CollectedTask } from '../normalize/extract.js';
-import { batchFull, bytesOf, LOAD_BYTES, takeBatch } from '../normalize/batch.js';
-import { ApiError, type ApiClient, type ReadyItem, type TaskOutcome } from '../api/client.js';
-import { dispositionOf } from '../api/status.js';
-import type { ApiTask, Envelope } from '../api/envelope.js';
-import type { Engines } from '../config/index.js';
-import type { Logger } from '../api/logger.js';
-import type { PostedEcho } from './vouch.js';
+import { ENDPOINTS, endpoint } from '../api/catalog.js';
+import { ApiError, type ReadyItem } from '../api/client.js';
+import type { Envelope } from '../api/envelope.js';
+import { Fetcher, isTransient } from './fetcher.js';
+import type { AmbiguousTask, CollectorOptions, Pending, TrackedTask } from './types.js';
 
-export interface TrackedTask {
-  key: string;
-  serviceId: string;
-  /** The task_post endpoint it was posted to. */
-  postId: string;
-  mode: 'tasks_ready' | 'pingback' | 'postback';
-  /** For events: which task_get variant to fetch (postback_data), default advanced. */
-  variant?: string;
-  /** What was posted (postback tasks): a postback is checked against it without a ledger read (vouch.ts). */
-  posted?: PostedEcho;
-}
+export type { AmbiguousTask, CollectorOptions, TrackedTask, WaitingStore } from './types.js';
 
-export interface CollectorOptions {
-  client: ApiClient;
-  engines: Engines;
-  logger: Logger;
-  /** Loads results and moves their ledger state, in one transaction. Failures are loaded as failed tasks. */
-  sink: (results: CollectedTask[]) => Promise<void>;
-  /** A task the service answered with an error on task_get (status >= 40000 other than not-ready). */
-  onFailed: (t: TrackedTask, code: number, message: string) => Promise<void>;
-  /**
-   * A task whose POST may or may not have reached the service turned up (listed by tasks_ready or announced by a
-   * callback, matched by its tag): record its service id before it is fetched.
-   */
-  onAdopt?: (t: AmbiguousTask, serviceId: string) => Promise<void>;
-  /** Ambiguous tasks not seen within `ambiguousGraceMs`: the service never created them; they may be posted again. */
-  onGiveUp?: (ts: AmbiguousTask[]) => Promise<void>;
-  ambiguousGraceMs?: number;
-  /** Called for each task listed ready or announced by a callback. */
-  onReady?: (t: TrackedTask) => void;
-  /** Why a postback's task does not match what was posted (see vouch.ts), or undefined: only matching ones load. */
-  vouch?: (t: TrackedTask, task: ApiTask) => Promise<string | undefined>;
-  pollMinMs?: number;
-  pollMaxMs?: number;
-  /** After this long without a callback or a listing, look the task up by id. */
-  stragglerAfterMs?: number;
-  /** Results loaded per transaction at most. */
-  batchSize?: number;
-  /** Answer bytes loaded per transaction at most (default LOAD_BYTES; a larger single answer goes alone). */
-  loadBytes?: number;
-  /** Answer bytes held at most: fetched and not loaded yet, or being fetched (default HOLD_BYTES; see admits). */
-  holdBytes?: number;
-  /** A partial batch is loaded once no result arrived for this long (default 100 ms). */
-  flushQuietMs?: number;
-  /** Outstanding task_get calls at most (the limiter paces them; this bounds memory). */
-  maxInFlight?: number;
-  /**
-   * Where polled (tasks_ready) tasks wait: with a store, tracking one keeps nothing in memory, and the collector
-   * holds only the tasks it fetches (and those it must look at again), so its memory does not grow with the night.
-   */
-  store?: WaitingStore;
-  now?: () => number;
-}
-
-/**
- * Polled tasks waiting to be collected, kept outside the collector (the job's is the ledger: posted tasks not
- * loaded yet). A task stays waiting until its result (or failure) is recorded, so fetched tasks whose load is
- * still on its way are listed too: the collector skips those it holds.
- */
-export interface WaitingStore {
-  /** Waiting tasks, counted by the task_post endpoint they were posted to. */
-  waiting(): Promise<{ postId: string; count: number }[]>;
-  /** Of these service ids, the waiting tasks (the others are another run's, or collected already). */
-  lookup(serviceIds: readonly string[]): Promise<TrackedTask[]>;
-  /** Waiting tasks posted before `before` (epoch ms), oldest first, at most `limit`: stragglers never listed. */
-  overdue(before: number, limit: number): Promise<TrackedTask[]>;
-}
-
-/** A task whose POST got no clear answer: known by its tag until the service shows its id. */
-export interface AmbiguousTask {
-  key: string;
-  tag: string;
-  postId: string;
-  mode: TrackedTask['mode'];
-  variant?: string;
-  posted?: PostedEcho;
-}
-
-const NOT_READY = new Set([40601, 40602]);
 /** The list of failed callback deliveries (E13). */
 const ERRORS_ID = ENDPOINTS.find((e) => e.result === 'domain_errors')!.id;
 /** Callbacks remembered for tasks not tracked yet, at most. */
 const EARLY_MAX = 10_000;
-/** A partial batch is loaded once no result arrived for this long (see flushWhenQuiet). */
-const FLUSH_QUIET_MS = 100;
-/**
- * Answer bytes held at most (parsed, an answer takes about three times its size in the heap): the batch being
- * loaded and the next one, so fetching keeps ahead of loading without holding a night's largest results at once.
- */
-const HOLD_BYTES = 2 * LOAD_BYTES;
-
-/** An answer that says nothing about the task itself: ask again later. */
-function isTransient(code: number, transport: unknown): boolean {
-  if (transport || code === 0 || NOT_READY.has(code)) return true;
-  const d = dispositionOf(code);
-  return d === 'retry' || d === 'slow_down';
-}
-/**
- * `stored`: the task also waits in the store (so it is counted there, not here). `resent`: its failed callback was
- * re-sent (webhook_resend) once; if it still does not come, the task is fetched by id.
- */
-type Pending = TrackedTask & { since: number; fetching: boolean; stored?: boolean; resent?: boolean; recovered?: boolean };
 
 export class Collector {
   private readonly pending = new Map<string, Pending>();
@@ -140,49 +42,19 @@ export class Collector {
   private readonly early = new Map<string, string | null>();
   /** By tasks_ready endpoint: when the last poll that listed everything ready (less than a full page) started. */
   private readonly lookedAt = new Map<string, number>();
-  private readonly buffer: CollectedTask[] = [];
-  private flushing: Promise<void> = Promise.resolve();
-  /** A flush is queued behind the running one and has not started: later calls join it. */
-  private flushQueued = false;
-  /** Fetches waiting for the buffered batch to be taken by a load. */
-  private batchTaken: (() => void)[] = [];
-  /** When the last result was buffered (performance.now()), and the timer that loads a partial batch after it. */
-  private lastPushAt = 0;
-  private quietTimer: NodeJS.Timeout | null = null;
-  private loadsRunning = 0;
-  private lastLoadEndAt = 0;
-  private inFlight = 0;
-  /** Answer bytes of results pushed and not loaded yet, and reserved by fetches in flight (see admits). */
-  private heldBytes = 0;
-  private inFlightBytes = 0;
-  /** By task_get endpoint: the largest answer seen, what a fetch of it reserves. */
-  private readonly largest = new Map<string, number>();
-  /** Fetches waiting for a slot, first come first served. */
-  private readonly slotWaiters: { getId: string; admit: (reserved: number) => void }[] = [];
-  /** Resolves the drain loop once no fetch waits for a slot (see backlogCleared). */
-  private backlogWaiter: (() => void) | null = null;
-  private readonly gets = new Set<Promise<void>>();
+  private readonly fetcher: Fetcher;
   private readonly now: () => number;
   private wake: (() => void) | null = null;
   private lastError: unknown;
   readonly stats = { polls: 0, taskGets: 0, callbacks: 0, recovered: 0, postbacksLoaded: 0, postbacksRefused: 0, resent: 0, duplicates: 0, foreign: 0, errorsLookups: 0 };
 
-  /** Service ids whose result (or failure) is being recorded: still waiting in the store until it commits. */
+  /** Service ids whose result (or failure) is being committed: still waiting in the store until it commits. */
   private readonly settling = new Map<string, string | undefined>();
-  private readonly o: CollectorOptions;
 
-  constructor(o: CollectorOptions) {
+  constructor(private readonly o: CollectorOptions) {
     this.now = o.now ?? Date.now;
-    this.o = {
-      ...o,
-      sink: async (results) => {
-        try {
-          await o.sink(results);
-        } finally {
-          for (const r of results) this.settling.delete(r.task.id);
-        }
-      },
-    };
+    const books = { pending: this.pending, settling: this.settling, stats: this.stats, now: this.now, fail: (err: unknown) => { this.lastError ??= err; } };
+    this.fetcher = new Fetcher(o, books);
   }
 
   /** Tasks to collect; a service id already tracked is ignored. */
@@ -195,7 +67,7 @@ export class Collector {
       const p: Pending = { ...t, since: this.now(), fetching: false, ...(stored ? { stored } : {}) };
       this.pending.set(t.serviceId, p);
       // Its callback came while the POST answer was being recorded: it is complete, fetch it now.
-      if (this.early.delete(t.serviceId)) this.fetch(p);
+      if (this.early.delete(t.serviceId)) this.fetcher.fetch(p);
     }
     this.poke();
   }
@@ -209,7 +81,7 @@ export class Collector {
       if (this.pending.has(t.serviceId) || this.settling.has(t.serviceId)) continue;
       const p: Pending = { ...t, since: this.now(), fetching: false };
       this.pending.set(t.serviceId, p);
-      this.fetch(p);
+      this.fetcher.fetch(p);
     }
     this.poke();
   }
@@ -229,7 +101,7 @@ export class Collector {
     for (const [id, tag] of this.early) {
       if (!tag || !this.awaiting.has(tag)) continue;
       this.early.delete(id);
-      void this.adopt(tag, id).then((t) => t && this.fetch(t), (err) => { this.lastError ??= err; });
+      void this.adopt(tag, id).then((t) => t && this.fetcher.fetch(t), (err) => { this.lastError ??= err; });
     }
     this.poke();
   }
@@ -311,7 +183,7 @@ export class Collector {
       return false;
     }
     this.o.onReady?.(t);
-    this.fetch(t);
+    this.fetcher.fetch(t);
     return true;
   }
 
@@ -352,11 +224,11 @@ export class Collector {
       this.o.onReady?.(t);
       if (task.status_code >= 40000 || !Array.isArray(task.result)) {
         // A postback of a failed task, or a truncated one: fetch it by id for the authoritative answer.
-        this.fetch(t);
+        this.fetcher.fetch(t);
         continue;
       }
       this.stats.postbacksLoaded++;
-      this.push(t, { endpointId: this.getIdFor(t, task), task, version: envelope.version, bytes: share });
+      this.fetcher.push(t, { endpointId: this.fetcher.getIdFor(t, task), task, version: envelope.version, bytes: share });
     }
     return taken;
   }
@@ -373,7 +245,7 @@ export class Collector {
     while ((await this.outstanding()) > 0 && this.now() < deadline) {
       if (this.lastError) throw this.lastError;
       let progressed = await this.expireAmbiguous();
-      await this.backlogCleared();
+      await this.fetcher.backlogCleared();
       const { families } = await this.census();
       if (families.size) {
         const listed = await this.pollReady(families);
@@ -381,14 +253,11 @@ export class Collector {
         if (listed >= 1000) continue; // a full page: more are waiting
       }
       progressed = (await this.fetchStragglers()) || progressed;
-      // Results still arriving are loaded by flushWhenQuiet or in full batches.
-      if (!this.quietTimer) await this.flush();
       if ((await this.outstanding()) === 0) break;
       delay = progressed ? (this.o.pollMinMs ?? 250) : Math.min(maxDelay, Math.round(delay * 1.6));
       await this.idle(Math.min(delay, Math.max(0, deadline - this.now())));
     }
-    await Promise.all([...this.gets]);
-    await this.flush();
+    await this.fetcher.settled();
     if (this.lastError) throw this.lastError;
     return this.outstanding();
   }
@@ -440,7 +309,7 @@ export class Collector {
         if (t.fetching) continue;
         listed++;
         this.o.onReady?.(t);
-        this.fetch(t);
+        this.fetcher.fetch(t);
       }
       // Not held here: waiting in the store, or another run's (or another client's) task.
       const found = unknown.length && this.o.store ? await this.o.store.lookup(unknown) : [];
@@ -450,7 +319,7 @@ export class Collector {
         if (!t || t.fetching) continue;
         listed++;
         this.o.onReady?.(t);
-        this.fetch(t);
+        this.fetcher.fetch(t);
       }
       listed = Math.max(listed, items.length >= 1000 ? 1000 : 0);
     }
@@ -481,7 +350,7 @@ export class Collector {
       if (resent.has(t)) continue;
       // A callback task fetched by id: its callback never came (counted once, for the summary).
       if (t.mode !== 'tasks_ready' && !t.recovered) { t.recovered = true; this.stats.recovered++; }
-      this.fetch(t);
+      this.fetcher.fetch(t);
     }
     return true;
   }
@@ -519,187 +388,6 @@ export class Collector {
   }
 
   // ---- fetching and loading ------------------------------------------------------------------------------------
-
-  private getIdFor(t: TrackedTask, task?: ApiTask): string {
-    if (task?.path?.length) {
-      const m = matchPath('GET', `/${task.path.join('/')}`, this.o.engines, { anyEngine: true });
-      if (m && m.def.kind === 'task_get') return m.def.id;
-    }
-    const def = endpoint(t.postId);
-    if (t.variant) {
-      const variantId = `${def.getId?.replace(/\.[a-z]+$/, '')}.${t.variant}`;
-      if (findEndpoint(variantId)?.kind === 'task_get') return variantId;
-    }
-    return def.getId!;
-  }
-
-  private fetch(t: Pending): void {
-    if (t.fetching) return;
-    t.fetching = true;
-    const run = (async () => {
-      const getId = this.getIdFor(t);
-      const reserved = await this.acquireSlot(getId);
-      try {
-        this.stats.taskGets++;
-        const outcome: TaskOutcome = await this.o.client.taskGet(getId, t.serviceId);
-        if (outcome.ok && outcome.bytes) this.largest.set(getId, Math.max(outcome.bytes, this.largest.get(getId) ?? 0));
-        await this.settle(t, outcome);
-        // A full batch waiting behind a running load holds this slot until that batch's load starts: results
-        // arrive no faster than they load.
-        if (this.loadsRunning > 0 && this.batchFull()) await new Promise<void>((r) => this.batchTaken.push(r));
-      } catch (err) {
-        this.lastError ??= err;
-      } finally {
-        this.releaseSlot(reserved);
-      }
-    })();
-    this.gets.add(run);
-    void run.finally(() => this.gets.delete(run));
-  }
-
-  /** Resolves with the bytes the fetch reserved once it may start (see admits). */
-  private acquireSlot(getId: string): Promise<number> {
-    return new Promise<number>((admit) => {
-      this.slotWaiters.push({ getId, admit });
-      this.admitWaiting();
-    });
-  }
-
-  /**
-   * Whether a fetch of `getId` may start: a slot is free (maxInFlight), and the answers held, those in flight
-   * and this one (at the largest size its endpoint answered) fit in holdBytes. Until an endpoint has answered
-   * once its size is unknown and it is fetched alone; one fetch is always let through, so collection never stops.
-   */
-  private admits(getId: string): boolean {
-    if (this.inFlight >= (this.o.maxInFlight ?? 64)) return false;
-    if (this.inFlight === 0) return true;
-    const size = this.largest.get(getId);
-    return size !== undefined && this.heldBytes + this.inFlightBytes + size <= (this.o.holdBytes ?? HOLD_BYTES);
-  }
-
-  /** Starts waiting fetches, in order, while they are admitted. */
-  private admitWaiting(): void {
-    while (this.slotWaiters.length && this.admits(this.slotWaiters[0].getId)) {
-      const w = this.slotWaiters.shift()!;
-      const reserved = this.largest.get(w.getId) ?? 0;
-      this.inFlight++;
-      this.inFlightBytes += reserved;
-      w.admit(reserved);
-    }
-    if (this.slotWaiters.length === 0 && this.backlogWaiter) {
-      const w = this.backlogWaiter;
-      this.backlogWaiter = null;
-      w();
-    }
-  }
-
-  /** Frees a fetch's slot and reservation, and lets waiting fetches in. */
-  private releaseSlot(reserved: number): void {
-    this.inFlight--;
-    this.inFlightBytes -= reserved;
-    this.admitWaiting();
-  }
-
-  private batchFull(): boolean {
-    return batchFull(this.buffer, this.o.batchSize ?? 200, this.o.loadBytes ?? LOAD_BYTES);
-  }
-
-  /** Waits until no fetch is queued for a slot: before that, a poll would list the queued tasks again. */
-  private backlogCleared(): Promise<void> {
-    if (this.slotWaiters.length === 0) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      this.backlogWaiter = resolve;
-    });
-  }
-
-  private async settle(t: Pending, outcome: TaskOutcome): Promise<void> {
-    if (outcome.ok) {
-      this.push(t, { endpointId: this.getIdFor(t, outcome.task), task: outcome.task, version: outcome.version ?? '', bytes: outcome.bytes });
-      return;
-    }
-    const { code, message } = outcome.error;
-    if (isTransient(code, outcome.error.transport)) {
-      // Not finished yet, or no answer about it after the client's retries: keep it pending for a later look.
-      t.fetching = false;
-      t.since = this.now();
-      return;
-    }
-    this.pending.delete(t.serviceId);
-    this.settling.set(t.serviceId, t.stored ? t.postId : undefined);
-    try {
-      await this.o.onFailed(t, code, message);
-    } finally {
-      this.settling.delete(t.serviceId);
-    }
-  }
-
-  private push(t: TrackedTask, r: CollectedTask): void {
-    // Leaving `pending` here is what makes a second postback or pingback of the same task a no-op.
-    this.pending.delete(t.serviceId);
-    this.settling.set(t.serviceId, (t as Pending).stored ? t.postId : undefined);
-    this.buffer.push({ ...r, key: t.key });
-    this.heldBytes += r.bytes ?? 0;
-    if (this.batchFull()) void this.flush();
-    else this.flushWhenQuiet();
-  }
-
-  /**
-   * Loads a partial batch once no result arrived for flushQuietMs: the end of a burst of postbacks is loaded
-   * right away instead of at the drain loop's next turn (up to poll_max_ms later), and a burst still arriving is
-   * loaded in full batches rather than a partial one per turn (each load has a fixed cost).
-   */
-  private flushWhenQuiet(): void {
-    this.lastPushAt = performance.now();
-    if (this.quietTimer) return;
-    const wait = this.o.flushQuietMs ?? FLUSH_QUIET_MS;
-    const check = () => {
-      // Quiet counts from the last result or the end of the last load, whichever is later: a load holds the
-      // event loop for a while, and the results that came in meanwhile are not pushed yet when it ends.
-      const quiet = performance.now() - Math.max(this.lastPushAt, this.lastLoadEndAt);
-      if (this.loadsRunning > 0 || quiet < wait) {
-        this.quietTimer = setTimeout(check, this.loadsRunning > 0 ? wait : wait - quiet);
-        this.quietTimer.unref();
-        return;
-      }
-      this.quietTimer = null;
-      void this.flush();
-    };
-    this.quietTimer = setTimeout(check, wait);
-    this.quietTimer.unref();
-  }
-
-  /**
-   * Loads what is buffered, one transaction at a time, each at most a batch (batchSize results, loadBytes of
-   * answers). A flush asked for while another waits to start is that one: it loads everything buffered, and what
-   * arrives meanwhile, batch after batch. (Queueing one per call made a flood of results, arriving while a load
-   * ran, into a train of tiny loads, each paying a transaction's fixed cost.)
-   */
-  flush(): Promise<void> {
-    if (this.flushQueued) return this.flushing;
-    this.flushQueued = true;
-    this.flushing = this.flushing.then(async () => {
-      this.flushQueued = false;
-      for (;;) {
-        for (const taken of this.batchTaken.splice(0)) taken();
-        if (!this.buffer.length) return;
-        const batch = takeBatch(this.buffer, this.o.batchSize ?? 200, this.o.loadBytes ?? LOAD_BYTES);
-        this.loadsRunning++;
-        try {
-          await this.o.sink(batch);
-        } catch (err) {
-          this.lastError ??= err;
-          return;
-        } finally {
-          this.loadsRunning--;
-          this.lastLoadEndAt = performance.now();
-          // Loaded (or failed, and the run with it): its answers are no longer held.
-          this.heldBytes -= bytesOf(batch);
-          this.admitWaiting();
-        }
-      }
-    });
-    return this.flushing;
-  }
 
   private poke(): void {
     this.wake?.();

@@ -3,31 +3,32 @@ import type { ApiClient } from '../api/client.js';
 import type { Logger } from '../api/logger.js';
 import type { Config } from '../config/index.js';
 import type { Ledger } from '../ledger/index.js';
-import type { Pipeline } from '../pipeline/index.js';
+import type { Budget, Pipeline } from '../pipeline/index.js';
 import type { PauseHook } from '../pause.js';
 import type { Progress } from '../run/progress.js';
-import type { Sink } from './outcome.js';
+import type { LoadPort, Sink } from './outcome.js';
 
-/** Set once the budget stops posting and live calls; shared by both. */
-export interface Budget {
-  stopped: boolean;
-}
 
 export interface CollectContext {
   config: Config;
   pipeline: Pipeline;
   runId: string;
+  /** Read only here: every ledger move is an Outcome handed to the load channel. */
   ledger: Ledger;
   client: ApiClient;
   logger: Logger;
   progress: Pick<Progress, 'add' | 'counts'>;
+  /** The run's load channel: results and ledger moves go nowhere else. */
+  load: LoadPort;
+  /** Hands an outcome to the load channel and resolves once it is committed. */
   sink: Sink;
-  /** Resolves once everything handed to the sink is written. */
+  /** Resolves once everything handed to the load channel is committed. */
   settled: () => Promise<void>;
   /** The raw archive's root (`<data>/raw`): answers an earlier attempt received are recovered from it. */
   rawDir: string;
   /** When this attempt opened the run: tasks posted before it are collected by polling, whatever their mode. */
   attemptStartedAt: Date;
+  /** The one answer to "may I spend X?" for posting and live calls alike. */
   budget: Budget;
   pause: PauseHook;
   /** The clock (epoch ms; a test seam): which tasks are too old for tasks_ready to list. */

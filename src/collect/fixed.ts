@@ -5,7 +5,7 @@
  */
 import { endpointsOfKind } from '../api/catalog.js';
 import { isTaskError } from '../api/status.js';
-import { ApiError } from '../api/client.js';
+import { ApiError, nothingDone } from '../api/client.js';
 import type { CollectedTask } from '../normalize/extract.js';
 import type { CollectContext } from './context.js';
 
@@ -21,24 +21,27 @@ async function recollect(ctx: CollectContext, listId: string, getId: string, ste
   // The list is free and changes over 24 hours, so a repeated attempt of the run asks again; the step's own
   // ledger task is only recorded the first time.
   const stepTasks = stepName ? await ctx.ledger.tasks(ctx.runId, { step: stepName, states: ['planned', 'posting'] }) : [];
-  if (stepTasks.length) await ctx.ledger.beginPost(ctx.runId, stepTasks.map((t) => t.key));
-  // A family the service retired (HTTP 404) has nothing to re-collect: its step fails, the run goes on.
-  const env = await ctx.client.get(listId).catch((err: unknown) => { if (err instanceof ApiError && err.httpStatus === 404) return err; throw err; });
+  if (stepTasks.length) await ctx.sink({ kind: 'calling', keys: stepTasks.map((t) => t.key) });
+  // A family the service retired (HTTP 404) has nothing to re-collect: its step fails, the run goes on. A list the
+  // service did not answer (a rate-limit storm, the 5xx range) stays planned for `resume`, as a live call does.
+  const env = await ctx.client.get(listId).catch((err: unknown) => { if (err instanceof ApiError && (err.httpStatus === 404 || askAgain(err.code, err.httpStatus))) return err; throw err; });
   if (env instanceof ApiError) {
-    ctx.logger.warn({ endpoint: listId }, `${env.message}: nothing to re-collect`);
-    if (stepTasks.length) await ctx.ledger.recordPostFailed(ctx.runId, stepTasks.map((t) => ({ ref: t.key, code: env.code, message: env.message })));
+    const retry = env.httpStatus !== 404;
+    ctx.logger.warn({ endpoint: listId }, `${env.message}: ${retry ? 'asked again by resume' : 'nothing to re-collect'}`);
+    if (stepTasks.length) await ctx.sink({ kind: 'call_failed', failures: stepTasks.map((t) => ({ ref: t.key, code: env.code, message: env.message, retry })) });
     return;
   }
   const listTask = env.tasks?.[0];
   if (!listTask || isTaskError(listTask.status_code)) {
-    if (stepTasks.length) await ctx.ledger.recordPostFailed(ctx.runId, stepTasks.map((t) => ({ ref: t.key, code: listTask?.status_code ?? env.status_code, message: listTask?.status_message ?? env.status_message })));
+    const code = listTask?.status_code ?? env.status_code;
+    if (stepTasks.length) await ctx.sink({ kind: 'call_failed', failures: stepTasks.map((t) => ({ ref: t.key, code, message: listTask?.status_message ?? env.status_message, retry: askAgain(code) })) });
     return;
   }
   const keys = stepTasks.map((t) => t.key);
   // The list is a result of its own only for a tasks_fixed step; otherwise it just names what to fetch again
   // (loading it would add a row no ledger task owns, once per attempt).
   if (keys.length) {
-    await ctx.ledger.recordPosted(ctx.runId, keys.map((key) => ({ key, serviceId: listTask.id, cost: 0 })));
+    await ctx.sink({ kind: 'posted', posted: keys.map((key) => ({ key, serviceId: listTask.id, cost: 0 })) });
     await ctx.sink({ kind: 'answered', keys, results: [{ endpointId: listId, task: listTask, version: env.version }], pages: 1 });
   }
   const ours: CollectedTask[] = [];
@@ -52,4 +55,9 @@ async function recollect(ctx: CollectContext, listId: string, getId: string, ste
     ctx.logger.info({ tasks: ours.length }, 're-parsed results collected again; their earlier rows are replaced');
     await ctx.sink({ kind: 'collected', results: ours });
   }
+}
+
+/** An answer of a service that did nothing, a gateway's or none at all: the list is free, so asking again costs nothing. Pure. */
+export function askAgain(code: number, httpStatus?: number): boolean {
+  return httpStatus === 0 || (httpStatus ?? 0) >= 500 || nothingDone({ code, message: '', path: [], data: null, local: false, ...(httpStatus ? { httpStatus, transport: 'http' as const } : {}) });
 }

@@ -20,10 +20,11 @@ import { recollectFixed } from './fixed.js';
 import { collectLeftovers, resumeOutstanding } from './recover.js';
 import { redactCallbacks, redactOutcome } from './redact.js';
 import { postbackMismatch } from './vouch.js';
+import type { LoadPort } from './outcome.js';
 
 export { Collector, type AmbiguousTask, type TrackedTask, type WaitingStore, type CollectorOptions } from './collector.js';
-export type { Outcome, Sink } from './outcome.js';
-export type { CollectContext, Budget } from './context.js';
+export type { Outcome, Sink, LoadPort } from './outcome.js';
+export type { CollectContext } from './context.js';
 export { modeOf, variantOf } from './tracked.js';
 export { postedEcho } from './vouch.js';
 
@@ -36,8 +37,9 @@ export class Collection {
 
   /** `archive`: where postback bodies are kept before they are parsed (the raw archive). */
   static async open(given: CollectContext, archive: (e: ArchiveEntry) => Promise<void>): Promise<Collection> {
-    // Every way a result arrives ends in this sink: no callback secret reaches a table (redact.ts).
-    const ctx: CollectContext = { ...given, sink: (o) => given.sink(redactOutcome(o)) };
+    // Every way a result arrives ends in the load channel: no callback secret reaches a table (redact.ts).
+    const load = redacting(given.load);
+    const ctx: CollectContext = { ...given, load, sink: async (o) => (await load.admit(o)).done };
     const collector = makeCollector(ctx);
     const { webhook } = ctx.config;
     const receiver = ctx.pipeline.steps.some((s) => s.collect === 'pingback' || s.collect === 'postback')
@@ -122,7 +124,6 @@ function makeCollector(ctx: CollectContext): Collector {
     pollMaxMs: c.poll_max_ms,
     stragglerAfterMs: c.straggler_after_ms,
     ambiguousGraceMs: c.ambiguous_grace_ms,
-    batchSize: c.load_batch,
     maxInFlight: Math.max(8, ctx.config.rate_limit.concurrency * 2),
     // Polled tasks wait in the ledger (posted, not loaded), not in the collector's memory; a pipeline that posts
     // nothing has none (and an empty list of endpoints cannot be bound).
@@ -131,24 +132,36 @@ function makeCollector(ctx: CollectContext): Collector {
       lookup: async (ids) => (await ctx.ledger.pollLookup(ctx.runId, scope, ids)).map(trackedOf),
       overdue: async (before, limit) => (await ctx.ledger.pollOverdue(ctx.runId, scope, new Date(before), limit)).map(trackedOf),
     },
-    sink: (results) => ctx.sink({ kind: 'collected', results }),
-    onFailed: (t, code, message) => ctx.sink({ kind: 'failed', ref: t.serviceId, code, message }),
+    load: ctx.load,
     onReady: () => ctx.progress.add('ready'),
     vouch: async (t, task) => {
       const posted = t.posted ?? (await ctx.ledger.byKey(ctx.runId, t.key));
-      return posted ? postbackMismatch(posted, task) : 'not a task of this run';
+      return posted ? postbackMismatch(posted, task, ctx.config.paths) : 'not a task of this run';
     },
     onAdopt: async (a, serviceId) => {
       const t = await ctx.ledger.byKey(ctx.runId, a.key);
-      await ctx.ledger.recordPosted(ctx.runId, [{ key: a.key, serviceId, cost: t?.price ?? 0 }]);
+      await ctx.sink({ kind: 'posted', posted: [{ key: a.key, serviceId, cost: t?.price ?? 0 }] });
       ctx.logger.info({ task: a.key, service_id: serviceId }, 'ambiguous POST resolved: the service has the task');
       ctx.progress.add('posted');
     },
     onGiveUp: async (ts) => {
-      await ctx.ledger.releasePosting(ctx.runId, ts.map((t) => t.key), 'not found at the service after an unclear POST');
+      await ctx.sink({ kind: 'released', keys: ts.map((t) => t.key), reason: 'not found at the service after an unclear POST' });
       ctx.logger.warn({ tasks: ts.length }, 'ambiguous POST: the service never listed these tasks; they are posted again');
     },
   });
+}
+
+/** The load channel as collection uses it: every outcome redacted on its way in. */
+function redacting(load: LoadPort): LoadPort {
+  return {
+    admit: (o, opts) => load.admit(redactOutcome(o), opts),
+    reserve: async (sizeKey) => {
+      const hold = await load.reserve(sizeKey);
+      return { admit: (o, opts) => hold.admit(redactOutcome(o), opts), cancel: () => hold.cancel() };
+    },
+    flush: () => load.flush(),
+    idle: () => load.idle(),
+  };
 }
 
 function trackedOf(w: WaitingTask): TrackedTask {

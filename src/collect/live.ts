@@ -3,11 +3,11 @@
  * call's id and cost, so its rows and its posted state commit in one transaction.
  */
 import { endpoint, type EndpointDef } from '../api/catalog.js';
-import type { ApiClient, TaskOutcome } from '../api/client.js';
+import { nothingDone, type ApiClient, type TaskError, type TaskOutcome } from '../api/client.js';
 import { pageHtmlTerms, pageResources } from '../api/paging.js';
 import { isTaskError } from '../api/status.js';
 import type { LedgerTask } from '../ledger/index.js';
-import { budgetAllows, type PipelineStep } from '../pipeline/index.js';
+import type { PipelineStep } from '../pipeline/index.js';
 import type { CollectedTask } from '../normalize/extract.js';
 import type { CollectContext } from './context.js';
 
@@ -16,49 +16,47 @@ export async function callStep(ctx: CollectContext, step: PipelineStep): Promise
   // `posting` here is a live call a crash interrupted: its answer (if any) is in the raw archive; ask again.
   // Read a page at a time and shared by the workers (an async generator hands each task to one of them).
   const todo = eachTask(ledger.pages(runId, { step: step.name, states: ['planned', 'posting'] }));
-  // What the calls in flight may cost: the ledger knows a call's cost only once it is answered.
-  let inFlightUsd = 0;
-  // The step's own budget (budget_usd on the step) stops this step's calls only.
-  let stepStopped = false;
+  await ctx.budget.refresh(step);
   const worker = async () => {
-    while (!ctx.budget.stopped && !stepStopped) {
+    while (!ctx.budget.stoppedSteps.has(step.name)) {
       const next = await todo.next();
       if (next.done) return;
       const t = next.value;
-      const spent = await ledger.spentUsd(runId);
-      const price = t.price * (t.paging?.maxPages ?? 1);
-      if (!budgetAllows(spent + inFlightUsd, price, ctx.pipeline.budgetUsd)) {
-        ctx.budget.stopped = true;
-        logger.warn({ step: step.name, spent_usd: spent, budget_usd: ctx.pipeline.budgetUsd }, 'budget reached: no more live calls');
+      // What the calls in flight may cost is held against the budget until each reports its cost.
+      const spend = await ctx.budget.take(t.price * (t.paging?.maxPages ?? 1), step);
+      if (!spend) {
+        if (!ctx.budget.stoppedSteps.has(step.name)) {
+          const own = await ctx.budget.stepsOwnIsTighter(step);
+          logger.warn({ step: step.name, spent_usd: await ctx.budget.spentUsd(), budget_usd: ctx.budget.limitUsd, ...(step.budgetUsd !== undefined ? { step_budget_usd: step.budgetUsd } : {}) },
+            own ? "the step's budget is reached: no more live calls of this step" : 'budget reached: no more live calls');
+        }
+        ctx.budget.stop(step.name);
         return;
       }
-      if (step.budgetUsd !== undefined && !budgetAllows((await ledger.spentUsd(runId, step.name)) + inFlightUsd, price, step.budgetUsd)) {
-        if (!stepStopped) logger.warn({ step: step.name, step_budget_usd: step.budgetUsd }, "the step's budget is reached: no more live calls of this step");
-        stepStopped = true;
-        return;
-      }
-      inFlightUsd += price;
-      if (t.state === 'planned') await ledger.beginPost(runId, [t.key]);
+      if (t.state === 'planned') await ctx.sink({ kind: 'calling', keys: [t.key] });
       const results: CollectedTask[] = [];
       let cost = 0;
-      let error: { code: number; message: string } | undefined;
+      let error: TaskError | undefined;
       for await (const o of callPages(ctx.client, step, t)) {
-        if (!o.ok) { error = { code: o.error.code, message: o.error.message }; break; }
+        if (!o.ok) { error = o.error; break; }
         cost += o.cost;
         results.push({ endpointId: step.endpointId, task: o.task, version: o.version ?? '' });
       }
       if (!results.length) {
-        await ledger.recordPostFailed(runId, [{ ref: t.key, code: error?.code ?? 0, message: error?.message ?? 'no answer' }]);
-        ctx.progress.add('failed');
-        inFlightUsd -= price;
+        // An answer of a service that did nothing (rate limit, 50000 range) leaves the task planned with its code:
+        // a later pass of the run or `resume` calls it again.
+        const retry = error !== undefined && nothingDone(error);
+        await ctx.sink({ kind: 'call_failed', failures: [{ ref: t.key, code: error?.code ?? 0, message: error?.message ?? 'no answer', retry }] });
+        if (!retry) ctx.progress.add('failed');
+        spend.settle(0);
         continue;
       }
       if (error) logger.warn({ step: step.name, task: t.key, pages: results.length, error }, 'paging stopped early; the pages fetched are kept');
       await ctx.pause('live', step.name);
       ctx.progress.add('posted');
       ctx.progress.counts.costUsd += cost;
+      spend.settle(cost);
       await ctx.sink({ kind: 'answered', keys: [t.key], results, pages: results.length, posted: { key: t.key, serviceId: results[0].task.id, cost } });
-      inFlightUsd -= price; // now in the ledger's spend
     }
   };
   await Promise.all(Array.from({ length: ctx.config.collect.live_concurrency }, worker));

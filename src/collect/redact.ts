@@ -54,7 +54,13 @@ export function redactResult(r: CollectedTask): CollectedTask {
 
 /** An outcome as the sink may store it. */
 export function redactOutcome(o: Outcome): Outcome {
-  return o.kind === 'failed' ? { ...o, message: redactSecret(o.message) } : { ...o, results: o.results.map(redactResult) };
+  switch (o.kind) {
+    case 'failed': return { ...o, message: redactSecret(o.message) };
+    case 'call_failed': return { ...o, failures: o.failures.map((f) => ({ ...f, message: redactSecret(f.message) })) };
+    case 'collected':
+    case 'answered': return { ...o, results: o.results.map(redactResult) };
+    default: return o;
+  }
 }
 
 /** The callback addresses as the ledger keeps them with a planned task (those posted are the receiver's own). */

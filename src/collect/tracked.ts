@@ -1,7 +1,7 @@
 /** A ledger task as the collector tracks it. */
 import type { LedgerTask } from '../ledger/index.js';
 import type { PipelineStep } from '../pipeline/index.js';
-import type { TrackedTask } from './collector.js';
+import type { TrackedTask } from './types.js';
 
 /** How a step's (or a ledger task's) results are collected. */
 export function modeOf(of: { collect: PipelineStep['collect'] }): TrackedTask['mode'] {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { parseYamlDocument, formatIssues, type PositionedIssue, type ParsedYaml } from './yaml.js';
 import { settingVariables, unknownVariableWarnings } from './env.js';
 import { postgresSchema } from './postgres.js';
+import { lakeEnvProblems, lakeSchema } from './lake.js';
 import { dataDirFor } from './service.js';
 import { ruleInWords, shown, type ValidatorIssue } from './words.js';
 
@@ -16,6 +17,10 @@ export type Engines = Record<EngineToken, string>;
 
 const isHttpUrl = (v: string) => {
   try { const u = new URL(v); return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== ''; } catch { return false; }
+};
+
+const isSmtpUrl = (v: string) => {
+  try { const u = new URL(v); return (u.protocol === 'smtp:' || u.protocol === 'smtps:') && u.hostname !== ''; } catch { return false; }
 };
 
 const segment = z.string().regex(/^[a-z0-9_]+$/, 'a path segment of lower-case letters, digits and _');
@@ -52,6 +57,12 @@ const priceSchema = z.strictObject({
   // Each page of results past the first, for endpoints the catalog bills per page (`billedPage`: merchant, SERP).
   per_extra_page: z.number().nonnegative().optional(),
   priority_2_multiplier: z.number().positive().optional(),
+  // SERP options (docs/api-live.md, SERP prices): added to the base, flat, per click, or a multiplier.
+  calculate_rectangles: z.number().nonnegative().optional(),
+  load_async_ai_overview: z.number().nonnegative().optional(),
+  people_also_ask_click: z.number().nonnegative().optional(),
+  search_operators_multiplier: z.number().positive().optional(),
+  get_website_url_multiplier: z.number().positive().optional(),
 });
 
 export const configSchema = z.strictObject({
@@ -100,6 +111,9 @@ export const configSchema = z.strictObject({
   notify: z.strictObject({
     // Not echoed in the error: a webhook's path is its secret.
     webhook_url: z.string().refine((v) => v === '' || isHttpUrl(v), 'must be empty (no notice) or an http:// or https:// address'),
+    // Not echoed either: the address carries the SMTP password.
+    smtp_url: z.string().refine((v) => v === '' || isSmtpUrl(v), 'must be empty (no alert email) or an smtp:// or smtps:// address'),
+    email_from: z.string().min(1),
   }),
   sandbox: z.strictObject({
     port: z.int().min(0).max(65535),
@@ -120,6 +134,7 @@ export const configSchema = z.strictObject({
     callback_timeout_ms: z.int().positive().default(10_000),
   }),
   postgres: postgresSchema,
+  lake: lakeSchema,
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -134,20 +149,47 @@ export class ConfigError extends Error {
   }
 }
 
+/** What a setting's variable is read as: its schema's scalar type; a nested value cannot come from a variable. */
+export type SettingKind = 'number' | 'boolean' | 'string' | 'nested';
+
+/** The scalar type a schema takes, past its defaults and optionality. Pure. */
+export function settingKind(schema: unknown): SettingKind {
+  let t = schema as { def?: { type?: string; innerType?: unknown; in?: unknown } } | undefined;
+  for (let i = 0; i < 10 && t?.def; i++) {
+    if (t.def.innerType !== undefined) t = t.def.innerType as typeof t;
+    else if (t.def.type === 'pipe') t = t.def.in as typeof t;
+    else break;
+  }
+  const type = t?.def?.type;
+  return type === 'number' || type === 'boolean' || type === 'string' ? type : 'nested';
+}
+
+/**
+ * Every setting a variable can set, by section and key, with its kind: every key of the schema (the price table
+ * aside), whether or not a file holds it, so a key with a default only (the sandbox's own options) is set too.
+ */
+export function settingKinds(): Record<string, Record<string, SettingKind>> {
+  const out: Record<string, Record<string, SettingKind>> = {};
+  for (const [section, schema] of Object.entries(configSchema.shape)) {
+    if (section === 'prices' || !('shape' in schema)) continue;
+    out[section] = Object.fromEntries(Object.entries(schema.shape as Record<string, unknown>).map(([key, s]) => [key, settingKind(s)]));
+  }
+  return out;
+}
+
 /** Environment overrides: SEO_ETL_<SECTION>_<KEY>, for example SEO_ETL_API_BASE_URL or SEO_ETL_RATE_LIMIT_CALLS. */
 function applyEnv(raw: Record<string, any>, env: NodeJS.ProcessEnv): { path: string[]; name: string }[] {
   const applied: { path: string[]; name: string }[] = [];
-  for (const [section, values] of Object.entries(raw)) {
-    if (!values || typeof values !== 'object' || section === 'prices') continue;
-    for (const key of Object.keys(values)) {
+  for (const [section, keys] of Object.entries(settingKinds())) {
+    for (const [key, kind] of Object.entries(keys)) {
       const name = `SEO_ETL_${section}_${key}`.toUpperCase();
       const v = env[name];
-      if (v === undefined) continue;
-      const current = values[key];
+      if (v === undefined || kind === 'nested') continue;
       // A number or flag that does not read as one stays text, so the error shows what was given.
       const asNumber = v.trim() === '' ? NaN : Number(v);
-      values[key] = typeof current === 'number' && !Number.isNaN(asNumber) ? asNumber
-        : typeof current === 'boolean' && (v === 'true' || v === 'false') ? v === 'true' : v;
+      const values = (raw[section] ??= {}) as Record<string, unknown>;
+      values[key] = kind === 'number' && !Number.isNaN(asNumber) ? asNumber
+        : kind === 'boolean' && (v === 'true' || v === 'false') ? v === 'true' : v;
       applied.push({ path: [section, key], name });
     }
   }
@@ -233,7 +275,8 @@ export interface LoadConfigOptions {
 
 /** Warnings about the environment: SEO_ETL_* variables that set nothing (a misspelling, or a removed setting). */
 export function configWarnings(env: NodeJS.ProcessEnv = process.env): string[] {
-  const sections = Object.fromEntries(Object.entries(configSchema.shape).map(([name, schema]) => [name, 'shape' in schema ? (schema.shape as Record<string, unknown>) : {}]));
+  // The variables applyEnv reads, and no other: a setting no variable can set is warned about too.
+  const sections = Object.fromEntries(Object.entries(settingKinds()).map(([name, keys]) => [name, Object.fromEntries(Object.entries(keys).filter(([, k]) => k !== 'nested'))]));
   return unknownVariableWarnings(env, settingVariables(sections));
 }
 
@@ -265,6 +308,9 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
     throw new ConfigError(locateMergedIssues(result.error.issues as any, sources, envApplied, opts.overrides ?? {}, merged));
   }
   result.data.warehouse.dir = dataDirFor(result.data.warehouse.dir, result.data.api.base_url);
+  // The lake's AWS variables are checked before anything is posted, not when the night's upload starts.
+  const lake = result.data.lake.url ? lakeEnvProblems(env) : [];
+  if (lake.length) throw new ConfigError(lake.map((p) => ({ file: `environment variable ${p.variable}`, line: 0, column: 0, key: 'lake.url', rule: p.rule })));
   return result.data;
 }
 

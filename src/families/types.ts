@@ -13,8 +13,10 @@ export interface FamilyDef {
   name: string;
   description: string;
   endpoints: readonly EndpointDef[];
-  /** The tables its results land in (root tables name their `resultKind`). */
+  /** The tables its results land in (root tables name their `resultKind`), always in use. */
   tables?: readonly TableDef[];
+  /** Tables of generated result kinds: in use (created) once a pipeline or a load needs them (activateTables). */
+  onDemandTables?: readonly TableDef[];
   /** Request parameters the family echoes in a task's `data`, as further columns of `tasks`. */
   taskColumns?: readonly ColumnDef[];
   views?: readonly ViewDef[];

@@ -305,6 +305,24 @@ export function markLoaded(conn: DuckDBConnection, runId: string, refs: readonly
   return move(conn, runId, refs, ['posted', 'ready', 'collected', 'loaded'], 'loaded', opts.now ?? new Date(), collected + pages);
 }
 
+/**
+ * The cost the service reported in a task's result (SERP: after the refunds of pages not crawled and options not
+ * used), replacing what posting reserved; the run's spend and the budget follow it. In-transaction safe.
+ */
+export async function recordBilled(conn: DuckDBConnection, runId: string, billed: readonly { ref: TaskRef; cost: number }[]): Promise<void> {
+  if (billed.length === 0) return;
+  const match = matchRefs(billed.map((b) => b.ref), undefined, 3);
+  // One statement: each row takes its cost from the list by the position of its key (or service id).
+  await conn.run(
+    `UPDATE _tasks SET cost = list_extract($2::DOUBLE[], coalesce(nullif(list_position($3::VARCHAR[], task_key), 0), list_position($3::VARCHAR[], service_id)))
+     WHERE run_id = $1 AND ${match.sql}`,
+    [runId, listValue(billed.map((b) => b.cost)), ...match.values],
+    COSTS_AT_2,
+  );
+}
+const COSTS_AT_2: DuckDBType[] = [];
+COSTS_AT_2[1] = LIST(DOUBLE);
+
 /** A task the service answered with an error (status >= 40000, or no result). In-transaction safe. */
 export async function markFailed(conn: DuckDBConnection, runId: string, failures: readonly Failure[], opts: { now?: Date } = {}): Promise<string[]> {
   const now = opts.now ?? new Date();
@@ -361,6 +379,49 @@ export async function markPosted(conn: DuckDBConnection, runId: string, posted: 
   return set.filter((p) => keys.has(p.key)).map((p) => p.key);
 }
 
+/**
+ * Planned tasks to `posting`, BEFORE their call is sent; returns the keys that moved (only those may be sent: a
+ * key already posting or posted by an earlier attempt is left out, so nothing is sent twice). No BEGIN/COMMIT.
+ */
+export async function markPosting(conn: DuckDBConnection, runId: string, keys: readonly string[], opts: { now?: Date; batchId?: string; span?: SeqSpan } = {}): Promise<string[]> {
+  const unique = [...new Set(keys)];
+  if (unique.length === 0) return [];
+  const batchId = opts.batchId ?? randomUUID();
+  // Updated first, selected only when some task was not `planned`: one statement for a batch in the usual case.
+  const n = await moveKeys(conn, runId, unique, ['planned'], 'posting', opts.now ?? new Date(), ', attempts = attempts + 1', opts.span, { batch_id: batchId });
+  if (n === unique.length) return unique;
+  const r = await rows(conn, `SELECT task_key FROM _tasks WHERE run_id = ? AND batch_id = ? ORDER BY seq`, [runId, batchId]);
+  return r.map((x) => String(x.task_key));
+}
+
+/**
+ * Tasks the service refused when they were sent (a task-level error, nothing created). With `retry` (rate limit,
+ * a 5xx-range code) they go back to `planned` with the error kept, to be sent again; otherwise `failed`. No BEGIN/COMMIT.
+ */
+export async function markPostFailed(conn: DuckDBConnection, runId: string, failures: readonly (Failure & { retry?: boolean })[], opts: { now?: Date } = {}): Promise<string[]> {
+  const moved: string[] = [];
+  const now = opts.now ?? new Date();
+  for (const f of failures.filter((x) => x.retry)) {
+    for (const k of await move(conn, runId, [f.ref], ['posting'], 'planned', now, '', undefined, { ...errorOf(f), batch_id: null })) moved.push(k);
+  }
+  const groups = new Map<string, Failure[]>();
+  for (const f of failures.filter((x) => !x.retry)) {
+    const k = `${f.code}\u0000${f.message}`;
+    const g = groups.get(k);
+    if (g) g.push(f);
+    else groups.set(k, [f]);
+  }
+  for (const g of groups.values()) {
+    for (const k of await move(conn, runId, g.map((f) => f.ref), ['posting'], 'failed', now, '', undefined, errorOf(g[0]))) moved.push(k);
+  }
+  return moved;
+}
+
+/** Posting tasks that certainly never reached the service (or that it never created): back to `planned`. No BEGIN/COMMIT. */
+export function markReleased(conn: DuckDBConnection, runId: string, keys: readonly string[], opts: { now?: Date; reason?: string } = {}): Promise<string[]> {
+  return move(conn, runId, keys, ['posting'], 'planned', opts.now ?? new Date(), '', undefined, { ...(opts.reason ? { error_message: opts.reason } : {}), batch_id: null });
+}
+
 /** Binds parameter 3 as DOUBLE[]: a list is otherwise typed by its first element, and [0, 0.5] fails as INTEGER[]. */
 const COSTS_AT_3: DuckDBType[] = [];
 COSTS_AT_3[2] = LIST(DOUBLE);
@@ -378,6 +439,8 @@ export interface OpenRunInput {
   runDate: string;
   pipelineFile?: string;
   budgetUsd?: number;
+  /** Tracked domains of the steps tied to a target (pipeline `targets:`); replaced on each attempt. */
+  targets?: readonly { step: string; target: string; domain: string }[];
 }
 
 /** Runs writes one at a time: the warehouse's one writer (src/load/writer.ts) in the job, a chain of its own otherwise. */
@@ -432,6 +495,10 @@ export class Ledger {
          VALUES (?, ?, ?, ?, ?, 'running', 1, ?::TIMESTAMP, ?::TIMESTAMP)`,
         [input.runId, input.pipeline, input.runDate, input.pipelineFile ?? null, input.budgetUsd ?? null, now, now],
       );
+    }
+    if (input.targets) {
+      await this.conn.run(`DELETE FROM _targets WHERE run_id = ?`, [input.runId]);
+      for (const t of input.targets) await this.conn.run(`INSERT OR REPLACE INTO _targets (run_id, step, target, domain) VALUES (?, ?, ?, ?)`, [input.runId, t.step, t.target, t.domain]);
     }
     const run = (await this.run(input.runId))!;
     await this.conn.run(
@@ -542,15 +609,8 @@ export class Ledger {
    */
   async beginPost(runId: string, keys: readonly string[], opts: { span?: SeqSpan } = {}): Promise<{ batchId: string; keys: string[] }> {
     const batchId = randomUUID();
-    const unique = [...new Set(keys)];
-    if (unique.length === 0) return { batchId, keys: [] };
-    const moved = await this.atomically(async () => {
-      // Updated first, selected only when some task was not `planned`: one statement for a batch in the usual case.
-      const n = await moveKeys(this.conn, runId, unique, ['planned'], 'posting', this.now(), ', attempts = attempts + 1', opts.span, { batch_id: batchId });
-      if (n === unique.length) return unique;
-      const r = await rows(this.conn, `SELECT task_key FROM _tasks WHERE run_id = ? AND batch_id = ? ORDER BY seq`, [runId, batchId]);
-      return r.map((x) => String(x.task_key));
-    });
+    if (keys.length === 0) return { batchId, keys: [] };
+    const moved = await this.atomically(() => markPosting(this.conn, runId, keys, { now: this.now(), batchId, span: opts.span }));
     return { batchId, keys: moved };
   }
 
@@ -581,35 +641,12 @@ export class Ledger {
    */
   async recordPostFailed(runId: string, failures: readonly (Failure & { retry?: boolean })[]): Promise<string[]> {
     if (failures.length === 0) return [];
-    return this.atomically(() => this.postFailed(runId, failures));
-  }
-
-  private async postFailed(runId: string, failures: readonly (Failure & { retry?: boolean })[]): Promise<string[]> {
-    const moved: string[] = [];
-    const now = this.now();
-    const retry = failures.filter((f) => f.retry);
-    const final = failures.filter((f) => !f.retry);
-    for (const f of retry) {
-      for (const k of await move(this.conn, runId, [f.ref], ['posting'], 'planned', now, '', undefined, { ...errorOf(f), batch_id: null })) moved.push(k);
-    }
-    if (final.length) {
-      const groups = new Map<string, Failure[]>();
-      for (const f of final) {
-        const k = `${f.code}\u0000${f.message}`;
-        const g = groups.get(k);
-        if (g) g.push(f);
-        else groups.set(k, [f]);
-      }
-      for (const g of groups.values()) {
-        for (const k of await move(this.conn, runId, g.map((f) => f.ref), ['posting'], 'failed', now, '', undefined, errorOf(g[0]))) moved.push(k);
-      }
-    }
-    return moved;
+    return this.atomically(() => markPostFailed(this.conn, runId, failures, { now: this.now() }));
   }
 
   /** A posting batch that certainly never reached the service (refused before sending): back to `planned`. */
   async releasePosting(runId: string, keys: readonly string[], reason?: string): Promise<string[]> {
-    return this.atomically(() => move(this.conn, runId, keys, ['posting'], 'planned', this.now(), '', undefined, { ...(reason ? { error_message: reason } : {}), batch_id: null }));
+    return this.atomically(() => markReleased(this.conn, runId, keys, { now: this.now(), reason }));
   }
 
   /** A step the service cannot serve (its endpoint is gone): its unposted tasks fail with the answer, once. */

@@ -31,6 +31,15 @@ export const LEDGER_DDL = [
     updated_at TIMESTAMP NOT NULL,
     PRIMARY KEY (run_id, attempt)
   )`,
+  // The domains a run tracks (pipeline `targets:`), per step tied to a target: what the SERP views read a
+  // tracked domain's rows from, including the days it did not rank.
+  `CREATE TABLE IF NOT EXISTS _targets (
+    run_id VARCHAR NOT NULL,
+    step VARCHAR NOT NULL,
+    target VARCHAR NOT NULL,
+    domain VARCHAR NOT NULL,
+    PRIMARY KEY (run_id, step, domain)
+  )`,
   // One row per task and run. params is the JSON body sent; price what one call is billed by the price table;
   // cost what the service reported. Timestamps are UTC.
   `CREATE TABLE IF NOT EXISTS _tasks (

@@ -4,7 +4,7 @@
  */
 import { DuckDBDataChunk, JSToDuckDBValueConverter, type DuckDBAppender, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
 import { q } from './ddl.js';
-import { fillColumn } from './chunk-fill.js';
+import { checkStringLayout, fillColumn } from './chunk-fill.js';
 import type { Row } from '../normalize/extract.js';
 
 const CHUNK_ROWS = 2048;
@@ -29,6 +29,7 @@ export class RowAppender {
   }
 
   static async open(conn: DuckDBConnection, table: string, columns: readonly string[]): Promise<RowAppender> {
+    await checkStringLayout(); // once per process: chunk-fill.ts writes DuckDB's string layout itself
     const appender = await conn.createAppender(table);
     if (appender.columnCount !== columns.length) {
       appender.closeSync();

@@ -1,20 +1,23 @@
 /**
- * Loading raw archive files (reprocess, ingest, the benchmark) through the nightly's own path (Warehouse.loadTasks,
- * as the writer calls it for every batch of a night), in batches. Lines are streamed, so memory stays flat however
- * large the archive is; the next batch is read while DuckDB commits the one before, and batches load in order, so
- * a later line of a task replaces what an earlier one loaded.
+ * Loading raw archive files (reprocess, ingest, the benchmark) through the nightly's own path: the load channel
+ * (channel.ts) cuts the transactions and bounds what is held, and each commits with Warehouse.loadTasks, as the
+ * writer does for every transaction of a night. Lines are streamed, so memory stays flat however large the
+ * archive is; the next lines are read while DuckDB commits the transaction before, and transactions commit in
+ * order, so a later line of a task replaces what an earlier one loaded. No ledger moves: an archive's tasks were
+ * recorded by the runs that fetched them.
  */
 import type { Engines } from '../config/index.js';
 import { readLines, type ReadReport } from '../archive/reader.js';
 import { isArchiveRecord, isEnvelope, tasksOfEnvelope, tasksOfRecord } from '../archive/records.js';
 import type { CollectedTask } from '../normalize/extract.js';
-import { batchFull } from '../normalize/batch.js';
+import { LoadChannel } from './channel.js';
+import { resultsOf } from './outcome.js';
 import { Warehouse, emptySummary, mergeSummary, type LoadSummary } from './warehouse.js';
 
 export interface ArchiveLoadOptions {
   loadedAt?: Date;
   engines?: Engines | null;
-  /** Tasks per batch at most (default 2000); a batch also ends at LOAD_BYTES of archive lines. */
+  /** Tasks per transaction at most (default 2000); the channel also ends one at its bytes of archive lines. */
   batchTasks?: number;
   /** Run id for lines that carry none (bare envelopes). */
   runId?: string;
@@ -25,7 +28,7 @@ export interface ArchiveLoadResult extends LoadSummary {
   lines: number;
   /** Lines that were not JSON or held no envelope. */
   badLines: number;
-  /** Where the time went: loading batches (normalize + append + commit), and reading the next batch waiting for it. */
+  /** Where the time went: loading (normalize + append + commit), and reading waiting for room in the channel. */
   timings: { totalMs: number; loadMs: number; waitMs: number };
 }
 
@@ -34,24 +37,16 @@ export async function loadArchiveFiles(wh: Warehouse, files: readonly string[], 
   const started = performance.now();
   const engines = opts.engines ?? null;
   const loadOpts = { runId: opts.runId ?? 'archive', loadedAt: opts.loadedAt ?? new Date(), engines: engines ? Object.values(engines) : [] };
-  const batchSize = opts.batchTasks ?? 2000;
   const result: ArchiveLoadResult = { ...emptySummary(), files: [], lines: 0, badLines: 0, timings: { totalMs: 0, loadMs: 0, waitMs: 0 } };
-  let batch: CollectedTask[] = [];
-  // One load in flight while the next batch is normalized: DuckDB works on its own threads meanwhile.
-  let loading: Promise<void> = Promise.resolve();
-  const flush = async () => {
-    if (!batch.length) return;
-    const tasks = batch;
-    batch = [];
-    const t0 = performance.now();
-    await loading;
-    result.timings.waitMs += performance.now() - t0;
-    loading = (async () => {
+  const channel = new LoadChannel({
+    maxCount: opts.batchTasks ?? 2000,
+    commit: async (batch) => {
       const t1 = performance.now();
-      mergeSummary(result, await wh.loadTasks(tasks, loadOpts));
+      mergeSummary(result, await wh.loadTasks(batch.flatMap((o) => [...resultsOf(o)]), loadOpts));
       result.timings.loadMs += performance.now() - t1;
-    })();
-  };
+    },
+  });
+  let failure: unknown;
   try {
     for (const file of files) {
       const report: ReadReport = { file, lines: 0, droppedBytes: 0 };
@@ -62,15 +57,20 @@ export async function loadArchiveFiles(wh: Warehouse, files: readonly string[], 
           result.badLines++;
           continue;
         }
-        for (const t of tasks) batch.push(t);
-        if (batchFull(batch, batchSize)) await flush();
+        for (const t of tasks) {
+          const t0 = performance.now();
+          const { done } = await channel.admit({ kind: 'collected', results: [t] });
+          result.timings.waitMs += performance.now() - t0;
+          done.catch((err: unknown) => { failure ??= err; });
+        }
+        if (failure) throw failure;
       }
       result.files.push(report);
     }
-    await flush();
   } finally {
-    await loading;
+    await channel.idle();
   }
+  if (failure) throw failure;
   result.timings.totalMs = performance.now() - started;
   return result;
 }

@@ -4,9 +4,14 @@
  * inlined in their 16-byte slot (DuckDB's string_t), longer ones are handed to DuckDB as one buffer per column and
  * chunk, their slots pointing into DuckDB's copy of it. Returns false for a value of an unexpected type, so the
  * caller converts that column the generic way.
+ *
+ * It writes DuckDB's internal string_t layout through `@duckdb/node-bindings`: that package is declared and pinned
+ * to the exact version `@duckdb/node-api` uses (package.json), and `checkStringLayout` proves the layout against
+ * DuckDB itself once per process before the first append, so an upgrade that changes it stops the load with a
+ * clear error instead of corrupting strings (test/load/chunk-fill.test.ts).
  */
 import duckdb from '@duckdb/node-bindings';
-import { DuckDBTypeId, type DuckDBDataChunk, type DuckDBType } from '@duckdb/node-api';
+import { DuckDBDataChunk, DuckDBInstance, DuckDBTypeId, VARCHAR, type DuckDBType } from '@duckdb/node-api';
 
 type Vector = ReturnType<typeof duckdb.data_chunk_get_vector>;
 
@@ -21,6 +26,44 @@ function buffer(bytes: number): ArrayBuffer {
   return scratch;
 }
 let validityScratch = new Uint8Array(2048 / 8);
+
+/** Strings of every path above: inline ASCII, inline non-ASCII, heap strings repeated and not, empty, null. */
+const PROBE: (string | null)[] = ['', 'short', 'twelve bytes', 'thirteen bytes', 'thirteen bytes', 'é', 'ééééééééééééé', null, 'x'.repeat(300), 'a longer string past the inline prefix'];
+
+let layoutChecked: Promise<void> | null = null;
+
+/** probeStringLayout once per process: every later caller gets the same answer (a failure included). */
+export function checkStringLayout(): Promise<void> {
+  layoutChecked ??= probeStringLayout();
+  return layoutChecked;
+}
+
+/**
+ * Fills a chunk with PROBE through `fill`, appends it to an in-memory table and reads it back through SQL:
+ * resolves when DuckDB sees exactly the strings written, throws when it does not.
+ */
+export async function probeStringLayout(fill: typeof fillColumn = fillColumn): Promise<void> {
+  const instance = await DuckDBInstance.create(':memory:');
+  const conn = await instance.connect();
+  try {
+    await conn.run('CREATE TABLE probe (i INTEGER, s VARCHAR)');
+    const appender = await conn.createAppender('probe');
+    const chunk = DuckDBDataChunk.create([appender.columnType(0), VARCHAR]);
+    chunk.rowCount = PROBE.length;
+    chunk.setColumnValues(0, PROBE.map((_, i) => i));
+    if (!fill(chunk, 1, VARCHAR, PROBE, PROBE.length)) throw new Error('the probe strings were not taken');
+    appender.appendDataChunk(chunk);
+    appender.closeSync();
+    const got = (await conn.runAndReadAll('SELECT s FROM probe ORDER BY i')).getRows().map((r) => r[0]);
+    const bad = PROBE.findIndex((v, i) => got[i] !== v);
+    if (got.length !== PROBE.length || bad >= 0) {
+      throw new Error(`@duckdb/node-bindings (DuckDB ${duckdb.library_version()}): DuckDB's string layout is not the one src/load/chunk-fill.ts writes (probe ${bad}: wrote ${JSON.stringify(PROBE[bad])}, read ${JSON.stringify(got[bad])}); loading stopped before any string was corrupted. Pin @duckdb/node-api and @duckdb/node-bindings back, or update chunk-fill.ts`);
+    }
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+  }
+}
 
 export function fillColumn(chunk: DuckDBDataChunk, column: number, type: DuckDBType, values: readonly unknown[], count: number): boolean {
   switch (type.typeId) {

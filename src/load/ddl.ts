@@ -8,9 +8,10 @@
  * DuckDB refuses to re-insert a key deleted earlier in the same transaction, which the task-level replace does.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { TABLES, allColumns, type DuckType, type TableDef } from '../normalize/catalog.js';
+import { TABLES, activateTables, allColumns, type DuckType, type TableDef } from '../normalize/catalog.js';
+import { q } from './quote.js';
 
-export const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
+export { q, lit } from './quote.js';
 
 export function createTableSql(t: TableDef, name = t.name, temp = false): string {
   const cols = allColumns(t).map((c) => `${q(c.name)} ${c.type}`).join(', ');
@@ -36,6 +37,8 @@ export async function ensureSchema(conn: DuckDBConnection): Promise<SchemaChange
     if (!existing.has(t)) existing.set(t, new Map());
     existing.get(t)!.set(c, ty);
   }
+  // Tables of generated families this warehouse already holds stay in use (their schema evolves with the catalog).
+  activateTables(existing.keys());
   const changes: SchemaChange[] = [];
   for (const t of TABLES) {
     const have = existing.get(t.name);

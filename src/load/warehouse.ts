@@ -210,8 +210,11 @@ export class Warehouse {
   /** Creates missing tables and columns from the catalog (never drops or narrows). */
   async ensureSchema(): Promise<SchemaChange[]> {
     this.columnOrder.clear();
-    return ensureSchema(this.connection);
+    const changes = await ensureSchema(this.connection);
+    this.tablesInSchema = TABLES.length;
+    return changes;
   }
+  private tablesInSchema = -1;
 
   /** Drops and recreates every catalog table (reprocess). Other tables (the ledger's) are left alone. */
   async resetTables(): Promise<void> {
@@ -228,6 +231,9 @@ export class Warehouse {
   async loadTasks(tasks: readonly CollectedTask[], opts: LoadOptions): Promise<LoadSummary> {
     const conn = this.connection;
     const plan = planLoad(tasks);
+    // A task of a generated family puts its tables in use (tablesOfTask): create them before the load writes.
+    const tables = tablesOfTasks(plan.tasks);
+    if (TABLES.length !== this.tablesInSchema) await this.ensureSchema();
     const stats = new NormalizeStats();
     const ctx = { runId: opts.runId, loadedAt: opts.loadedAt ?? new Date(), engines: opts.engines };
     await conn.run('DROP TABLE IF EXISTS temp._stage_keys');
@@ -241,7 +247,7 @@ export class Warehouse {
     try {
       await this.deleteReplaced(plan, conn);
       // Every table a load may write, opened before the first row: opening one is a round trip to DuckDB.
-      for (const name of tablesOfTasks(plan.tasks)) appenders.set(name, await RowAppender.open(conn, name, await this.columnsOf(name, conn)));
+      for (const name of tables) appenders.set(name, await RowAppender.open(conn, name, await this.columnsOf(name, conn)));
       const emit = (table: string, row: Row) => {
         const a = appenders.get(table);
         if (!a) throw new Error(`load: a row of ${table}, which no task of this load writes (tablesOfTask)`);
@@ -260,6 +266,19 @@ export class Warehouse {
       return summary;
     } catch (err) {
       for (const a of appenders.values()) a.abandon();
+      await conn.run('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** Runs `work` in one transaction on the writing connection (ledger moves with no rows to load). */
+  async transact(work: (conn: DuckDBConnection) => Promise<void>): Promise<void> {
+    const conn = this.connection;
+    await conn.run('BEGIN TRANSACTION');
+    try {
+      await work(conn);
+      await conn.run('COMMIT');
+    } catch (err) {
       await conn.run('ROLLBACK').catch(() => undefined);
       throw err;
     }
@@ -308,7 +327,6 @@ export class Warehouse {
    * name first and renamed, so a reader never sees a partial file. Tables without rows get no file.
    */
   async exportParquet(dir: string, snapshotDate: string, runId: string, opts: ExportOptions = {}): Promise<{ table: string; file: string; rows: number }[]> {
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(snapshotDate)) throw new Error(`exportParquet: snapshotDate: must be YYYY-MM-DD, got '${snapshotDate}'`);
     if (!/^[A-Za-z0-9._-]+$/.test(runId)) throw new Error(`exportParquet: runId: only letters, digits, '.', '_' and '-' go in a file name, got '${runId}'`);
     const out: { table: string; file: string; rows: number }[] = [];
     // No promised order and row groups bounded in bytes: a sort, or insertion order across threads, held whole

@@ -5,11 +5,13 @@
  * Between two turns it rests the warehouse: a checkpoint once the write-ahead log has grown, under a lowered
  * memory limit, then DuckDB's cache trimmed. The memory policy is these constants; users set memory_limit only.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import type { CollectedTask } from '../normalize/extract.js';
 import { sizeInBytes } from '../config/index.js';
-import { Warehouse, type LoadSummary } from './warehouse.js';
+import { Warehouse, emptySummary, type LoadSummary } from './warehouse.js';
 import { WAREHOUSE_STORAGE } from './database.js';
+import { loadArchiveFiles, type ArchiveLoadOptions, type ArchiveLoadResult } from './archive-load.js';
+import { reexportMovedRuns, rewriteParquet } from './parquet-sync.js';
 
 /**
  * Checkpoint once the log holds this much: a small log keeps each checkpoint (the peaks of a night) small, and rows
@@ -34,7 +36,7 @@ export class Writer {
   /** Where checkpoints are logged (debug), once the run has a log. */
   log?: WriterLog;
 
-  private constructor(readonly warehouse: Warehouse, private readonly memoryLimit: string, private readonly checkpointWal: number) {}
+  private constructor(private readonly warehouse: Warehouse, private readonly memoryLimit: string, private readonly checkpointWal: number) {}
 
   /**
    * Opens the working warehouse file for this writer, its tables created from the catalog. `checkpointWalBytes`
@@ -71,11 +73,52 @@ export class Writer {
 
   /** Normalizes and loads `tasks`, with `inTransaction` (the ledger's moves) in the same transaction; then rests. */
   load(tasks: readonly CollectedTask[], opts: { runId: string; engines: readonly string[]; inTransaction: (conn: DuckDBConnection) => Promise<void> }): Promise<LoadSummary> {
+    // Ledger moves alone (a call about to be sent, an adoption): one small transaction, nothing to rest after.
+    if (!tasks.length) return this.queue(async () => { await this.warehouse.transact(opts.inTransaction); return emptySummary(); });
     return this.queue(async () => {
       const summary = await this.warehouse.loadTasks(tasks, opts);
       await this.restNow('load');
       return summary;
     });
+  }
+
+  /** A read of the working warehouse, in turn with the writes: its rows as arrays. */
+  query(sql: string, params?: DuckDBValue[]): Promise<unknown[][]> {
+    return this.queue(async () => (await this.warehouse.connection.runAndReadAll(sql, params)).getRows() as unknown[][]);
+  }
+
+  /** A read of the working warehouse, in turn with the writes: its rows as objects. */
+  queryObjects(sql: string): Promise<Record<string, unknown>[]> {
+    return this.queue(async () => (await this.warehouse.connection.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[]);
+  }
+
+  /** Row counts of every catalog table. */
+  tableCounts(): Promise<Record<string, number>> {
+    return this.queue(() => this.warehouse.tableCounts());
+  }
+
+  /** Drops and recreates every catalog table (reprocess); the ledger's tables are left alone. */
+  resetTables(): Promise<void> {
+    return this.queue(async () => { await this.warehouse.resetTables(); });
+  }
+
+  /** Loads raw archive files through the load channel (archive-load.ts): reprocess and ingest. */
+  loadArchive(files: readonly string[], opts: ArchiveLoadOptions = {}): Promise<ArchiveLoadResult> {
+    return this.queue(async () => {
+      const r = await loadArchiveFiles(this.warehouse, files, opts);
+      await this.restNow('load');
+      return r;
+    });
+  }
+
+  /** The Parquet export rewritten from the warehouse, every run's rows under its day (reprocess, ingest). */
+  rewriteParquet(parquetDir: string): Promise<{ table: string; file: string; rows: number }[]> {
+    return this.queue(() => rewriteParquet(this.warehouse, parquetDir));
+  }
+
+  /** Parquet parts of earlier runs whose rows this run took over, written again (parquet-sync.ts). */
+  reexportMovedRuns(parquetDir: string, runId: string): Promise<string[]> {
+    return this.queue(() => reexportMovedRuns(this.warehouse, parquetDir, runId));
   }
 
   /** A rest queued behind the writes before it (after the ledger's own writes: planning, posting). */

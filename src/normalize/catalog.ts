@@ -50,6 +50,8 @@ export interface ColumnDef {
   description: string;
   /** Filled only from results of these kinds (a table two result kinds share, where one path means two things). */
   onlyForResultKinds?: readonly ResultKind[];
+  /** The value names the row's item type as written (child tables of some item types follow it); `item_type` converts do too. */
+  itemType?: boolean;
 }
 
 /** Where a table's rows come from. */
@@ -128,7 +130,7 @@ export const columnApplies = (col: ColumnDef, kind: ResultKind | undefined): boo
 
 // ---- the tables ---------------------------------------------------------------------------------------------
 
-export const TABLES: readonly TableDef[] = [
+const ACTIVE: TableDef[] = [
   {
     name: 'tasks', parent: null, extra: true,
     description: 'One row per collected task (failed ones included): status, timing, the API version that answered, and the echo of the request parameters (`data`). Result tables join on `_task_id`.',
@@ -214,7 +216,29 @@ export const TABLES: readonly TableDef[] = [
   ...FAMILIES.flatMap((f) => f.tables ?? []),
 ];
 
-export const TABLE_BY_NAME: ReadonlyMap<string, TableDef> = new Map(TABLES.map((t) => [t.name, t]));
+/**
+ * The tables in use: the core ones, every hand-declared family's, and those of generated families that this
+ * process met (a pipeline fetching them, a task loaded, a warehouse that has them). The warehouse creates these.
+ */
+export const TABLES: readonly TableDef[] = ACTIVE;
+
+/** Every table the registry's families can write (`seo-etl tables --available`, docs/tables.md). */
+export const AVAILABLE_TABLES: readonly TableDef[] = [...ACTIVE, ...FAMILIES.flatMap((f) => f.onDemandTables ?? [])];
+
+export const TABLE_BY_NAME: ReadonlyMap<string, TableDef> = new Map(AVAILABLE_TABLES.map((t) => [t.name, t]));
+
+/**
+ * Puts the named tables (of generated families) in use, in AVAILABLE_TABLES order; returns those newly in use.
+ * Tables are created for what a pipeline fetches, not for every operation of the API at once.
+ */
+export function activateTables(names: Iterable<string>): TableDef[] {
+  const active = new Set(ACTIVE.map((t) => t.name));
+  const want = new Set([...names].filter((n) => !active.has(n) && TABLE_BY_NAME.has(n)));
+  if (want.size === 0) return [];
+  const added = AVAILABLE_TABLES.filter((t) => want.has(t.name));
+  ACTIVE.push(...added);
+  return added;
+}
 
 export function table(name: string): TableDef {
   const t = TABLE_BY_NAME.get(name);
@@ -223,12 +247,12 @@ export function table(name: string): TableDef {
 }
 
 export function childrenOf(name: string): TableDef[] {
-  return TABLES.filter((t) => t.parent === name);
+  return AVAILABLE_TABLES.filter((t) => t.parent === name);
 }
 
 /** The root table for a result kind (undefined for kinds without rows: task_created). */
 export function rootTableFor(kind: ResultKind): TableDef | undefined {
-  return TABLES.find((t) => t.resultKind === kind || t.alsoResultKinds?.includes(kind));
+  return AVAILABLE_TABLES.find((t) => t.resultKind === kind || t.alsoResultKinds?.includes(kind));
 }
 
 /** A table and all its descendants: the tables a task of that kind writes (and replaces on reload). */
@@ -255,7 +279,7 @@ export function allColumns(t: TableDef): { name: string; type: DuckType; descrip
 export function catalogProblems(): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();
-  for (const t of TABLES) {
+  for (const t of AVAILABLE_TABLES) {
     if (seen.has(t.name)) problems.push(`${t.name}: declared twice`);
     seen.add(t.name);
     if (t.parent && !TABLE_BY_NAME.has(t.parent)) problems.push(`${t.name}: parent ${t.parent} is not declared`);

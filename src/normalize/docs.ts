@@ -2,13 +2,21 @@
  * The data dictionary (docs/tables.md), rendered from the catalog. A test compares the file with this output, so
  * the dictionary cannot drift from the tables; `seo-etl docs` rewrites it.
  */
-import { TABLES, allColumns, childrenOf, type TableDef } from './catalog.js';
+import { AVAILABLE_TABLES, allColumns, childrenOf, type TableDef } from './catalog.js';
 import { ENDPOINTS } from '../api/catalog.js';
+import { FAMILIES } from '../families/index.js';
+
+/** Tables of generated result kinds: documented per family in docs/tables/<family>.md, compactly. */
+const ON_DEMAND = new Set(FAMILIES.flatMap((f) => (f.onDemandTables ?? []).map((t) => t.name)));
+const TABLES = AVAILABLE_TABLES.filter((t) => !ON_DEMAND.has(t.name));
 
 const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 function sourceOf(t: TableDef): string {
   if (t.name === 'tasks') return 'every collected task (task object, envelope `version`)';
+  // The core lists every task family shares: named by kind, so a new family does not change this page.
+  if (t.resultKind === 'ready_list') return '`result[]` of every `tasks_ready` endpoint';
+  if (t.resultKind === 'fixed_tasks') return '`result[]` of every `tasks_fixed` endpoint';
   if (t.resultKind) {
     const eps = ENDPOINTS.filter((e) => e.result === t.resultKind || t.alsoResultKinds?.includes(e.result)).map((e) => `\`${e.id}\``);
     return `\`result[]\`${t.resultShape === 'scalar_lists' ? '[]' : ''} of ${eps.join(', ')}`;
@@ -40,6 +48,9 @@ export function renderTablesDoc(): string {
     '(and counted in the run summary). Item types are stored engine-neutral in `item_type` beside the raw `type`.',
     'Loads replace a task\'s rows as a unit, so loading the same response twice changes nothing.',
     '',
+    'The families declared from the official client\'s models have their tables (created only once a pipeline fetches',
+    'them) in one page per family, `docs/tables/<family>.md`; `seo-etl tables --available` lists them too.',
+    '',
     '| table | parent | rows from |',
     '|---|---|---|',
     ...TABLES.map((t) => `| [\`${t.name}\`](#${t.name}) | ${t.parent ? `\`${t.parent}\`` : ''} | ${esc(sourceOf(t))} |`),
@@ -58,4 +69,40 @@ export function renderTablesDoc(): string {
     lines.push('');
   }
   return lines.join('\n');
+}
+
+/**
+ * The tables of one family's generated result kinds (docs/tables/<family>.md): per result kind its endpoints and
+ * each of its tables with its columns (name and type; each column's source is the model path its name spells).
+ */
+export function renderFamilyTablesDoc(family: string): string {
+  const f = FAMILIES.find((x) => x.name === family)!;
+  const tables = f.onDemandTables ?? [];
+  const lines = [
+    `# Tables of \`${family}\``,
+    '',
+    '<!-- Generated from the generated declarations (src/families/generated/) by `seo-etl docs`; do not edit by hand. -->',
+    '',
+    `${esc(f.description)} Tables are created once a pipeline fetches their endpoints. Columns are named after their path`,
+    'in the result (`parent__child` for nested fields); every table also has the lineage columns and `extra` (docs/tables.md).',
+    '',
+  ];
+  for (const root of tables.filter((t) => t.parent === null)) {
+    const eps = ENDPOINTS.filter((e) => e.result === root.resultKind).map((e) => `\`${e.id}\``);
+    lines.push(`## ${root.name}`, '', `${esc(root.description)} Endpoints: ${eps.join(', ')}.`, '');
+    const walk = (t: TableDef, depth: number) => {
+      const cols = t.columns.map((c) => `\`${c.name}\` ${c.type}`).join(', ');
+      const from = t.source ? ` (${t.source.kind} of \`${t.source.path}\`${t.onlyForItemTypes ? `; item types ${t.onlyForItemTypes.join(', ')}` : ''})` : '';
+      lines.push(`${'  '.repeat(depth)}- \`${t.name}\`${from}: ${cols}`);
+      for (const ch of childrenOf(t.name)) walk(ch, depth + 1);
+    };
+    walk(root, 0);
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+/** Every family page of docs/tables/, by file name. */
+export function familyTableDocs(): Record<string, string> {
+  return Object.fromEntries(FAMILIES.filter((f) => f.onDemandTables?.length).map((f) => [`${f.name}.md`, renderFamilyTablesDoc(f.name)]));
 }

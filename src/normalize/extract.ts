@@ -8,7 +8,7 @@ import { parseSeconds, parseTimestamp, timestampHasZone } from '../api/envelope.
 import { findEndpoint, type ResultKind } from '../api/catalog.js';
 import { isTaskError } from '../api/status.js';
 import {
-  TABLES, TABLE_BY_NAME, childrenOf, rootTableFor, columnApplies, EXTRA_COLUMN, type ColumnDef, type TableDef, type DuckType,
+  TABLES, TABLE_BY_NAME, activateTables, childrenOf, rootTableFor, columnApplies, EXTRA_COLUMN, type ColumnDef, type TableDef, type DuckType,
 } from './catalog.js';
 import { neutralItemType } from './item-type.js';
 import { jsonText } from './json-text.js';
@@ -77,6 +77,8 @@ export function tablesOfTask(endpointId: string): readonly string[] {
     const kind = resultKindOf(endpointId);
     const root = kind ? rootTableFor(kind)?.name ?? 'unknown_results' : 'unknown_results';
     names = kind === 'task_created' ? [] : [...familyNames('tasks'), ...familyNames(root)];
+    // A generated family's tables come into use when a task of theirs is met (see activateTables).
+    activateTables(names);
     TABLES_OF_ENDPOINT.set(endpointId, names);
   }
   return names;
@@ -338,7 +340,7 @@ function objectRow(scope: TaskScope, plan: TablePlan, src: unknown, id: string, 
         NormalizeStats.bump(scope.stats.badValues, `${t.name}.${col.def.path}`);
       }
     } else row[col.def.name] = v;
-    if (col.def.convert === 'item_type') itemType = v as string | null;
+    if (col.def.convert === 'item_type' || col.def.itemType) itemType = v as string | null;
   }
   if (plan.known && itemType !== null && !plan.known.has(itemType)) NormalizeStats.bump(scope.stats.unknownItemTypes, `${t.name}:${itemType}`);
   if (obj) {

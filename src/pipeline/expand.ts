@@ -4,7 +4,7 @@
  * that produced the value, is written, naming the value's own file and line too.
  */
 import { endpoint, type EndpointDef } from '../api/catalog.js';
-import { taskPrice } from '../api/pricing.js';
+import { taskPriceRange } from '../api/pricing.js';
 import { validateTask, type ValidationIssue } from '../api/validate.js';
 import type { PositionedIssue } from '../config/yaml.js';
 import { tagFor, taskKey } from './key.js';
@@ -274,6 +274,7 @@ export function* generateTasks(
     const params: Record<string, unknown> = withCollectFields(step, def, body, callbacks);
     if (def.fields?.tag) params.tag = tagFor(pipeline.name, step.name, key, userTag);
     const paging = pagingFor(step, def, body);
+    const range = taskPriceRange(def, params, pipeline.config.prices);
     yield {
       key,
       runId: opts.runId,
@@ -284,7 +285,8 @@ export function* generateTasks(
       ...(userTag !== undefined ? { userTag } : {}),
       collect: step.collect,
       ...(paging ? { paging } : {}),
-      price: taskPrice(def, params, pipeline.config.prices),
+      price: range.max,
+      ...(range.min < range.max ? { priceMin: range.min } : {}),
     };
   }
 }

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { endpoint } from '../api/catalog.js';
+import { tablesOfTask } from '../normalize/extract.js';
 import type { Config } from '../config/index.js';
 import { parseYamlDocument, type PositionedIssue } from '../config/yaml.js';
 import { PipelineError } from './errors.js';
@@ -15,16 +16,20 @@ import type { Axis, EnumeratedValue, Pipeline, PipelineStep, PlannedTask } from 
 
 export type { Pipeline, PipelineStep, PlannedTask, Paging, CollectMode, Axis, SourceSpec, EnumeratedValue, Origin, Place } from './types.js';
 export { PipelineError, type PositionedIssue } from './errors.js';
-export { runIdFor, utcDate, taskKey, canonicalJson, tagFor, parseTag, type ParsedTag, NAME_PATTERN } from './key.js';
+export { runIdFor, utcDate, isCalendarDay, dayOfRunId, RUN_DATE_RULE, taskKey, canonicalJson, tagFor, parseTag, type ParsedTag, NAME_PATTERN } from './key.js';
 export { planPipeline, estimatePlan, formatPlan, formatPlanJson, formatUsd, formatDuration, budgetAllows, batchCost, tasksPerPost, type Plan, type StepPlan, type PlanEstimate, type StepEstimate, type CallCounts, type PlanOptions } from './plan.js';
 export type { Callbacks, ExpandOptions, ResolvedAxes } from './expand.js';
 export { checkTasks, generateTasks } from './expand.js';
 export type { QueryFn } from './sources.js';
+export { Budget, withinBudget, type Spend } from './budget.js';
 export { parseCsv } from './csv.js';
+export type { AlertsSpec, AlertRule, AlertChannel } from './alerts.js';
 
 export interface LoadOptions {
   /** Clock for time-window rules (domain_analytics.errors datetime_from/to). */
   now?: Date;
+  /** Where `alerts.send_to` webhooks written as `$VARIABLE` are read (process.env by default). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -46,7 +51,7 @@ export function loadPipeline(file: string, config: Config, opts: LoadOptions = {
   const parsed = parseYamlDocument(text, shown);
   if (parsed.issues.length) throw new PipelineError(parsed.issues);
   const reader = new SchemaReader(parsed.document, shown, parsed.position);
-  const draft = readPipelineSchema(reader, config, path.dirname(abs));
+  const draft = readPipelineSchema(reader, config, path.dirname(abs), opts.env);
   const issues: PositionedIssue[] = [...reader.issues];
   if (!draft) throw new PipelineError(issues);
 
@@ -85,6 +90,7 @@ export function loadPipeline(file: string, config: Config, opts: LoadOptions = {
       ...(d.paging ? { paging: d.paging } : {}),
       ...(d.budgetUsd !== undefined ? { budgetUsd: d.budgetUsd } : {}),
       deferred: axes.some((a) => a.source.type === 'sql'),
+      ...(d.target ? { target: d.target } : {}),
       at: d.at,
     });
   }
@@ -95,7 +101,9 @@ export function loadPipeline(file: string, config: Config, opts: LoadOptions = {
     ...(draft.description !== undefined ? { description: draft.description } : {}),
     budgetUsd: draft.budgetUsd,
     ...(draft.schedule ? { schedule: draft.schedule } : {}),
+    targets: draft.targets,
     steps,
+    ...(draft.alerts ? { alerts: draft.alerts } : {}),
     config,
   };
 
@@ -107,6 +115,11 @@ export function loadPipeline(file: string, config: Config, opts: LoadOptions = {
     for (const i of checkTasks(pipeline, step, collectResolved(step), { now: opts.now })) issues.push(i);
   }
   if (issues.length) throw new PipelineError(issues);
+  // The tables of what the pipeline fetches come into use: a generated family's tables are created only then.
+  for (const step of steps) {
+    const def = endpoint(step.endpointId);
+    for (const id of [def.id, def.getId]) if (id) tablesOfTask(id);
+  }
   return pipeline;
 }
 

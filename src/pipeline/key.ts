@@ -62,12 +62,27 @@ export function utcDate(d: Date): string {
  */
 export function runIdFor(pipelineName: string, runDate: string | Date): string {
   const day = typeof runDate === 'string' ? runDate : utcDate(runDate);
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
-  const d = new Date(`${day}T00:00:00Z`);
-  const valid = m !== null && !Number.isNaN(d.getTime()) && utcDate(d) === day;
-  if (!valid) throw new RangeError(`run date must be a calendar day yyyy-mm-dd (got ${JSON.stringify(runDate)})`);
+  if (!isCalendarDay(day)) throw new RangeError(`run date must be a calendar day yyyy-mm-dd (got ${JSON.stringify(runDate)})`);
   if (!NAME_PATTERN.test(pipelineName)) throw new RangeError(`pipeline name ${JSON.stringify(pipelineName)} ${NAME_RULE}`);
   return `${pipelineName}-${day}`;
+}
+
+export const RUN_DATE_RULE = 'must be a calendar day written YYYY-MM-DD';
+
+/** The one rule for a run's day: a real calendar day written yyyy-mm-dd (`2026-13-45` is not). Pure. */
+export function isCalendarDay(v: string): boolean {
+  const d = new Date(`${v}T00:00:00Z`);
+  return /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(d.getTime()) && utcDate(d) === v;
+}
+
+/**
+ * The day a run id carries, the one place it is read back: `<pipeline>-<yyyy-mm-dd>` (runIdFor), or the stamp of
+ * a reprocess or ingest (`ingest-20260105T031500-<pid>`); undefined for any other id. Pure.
+ */
+export function dayOfRunId(runId: string): string | undefined {
+  const m = /(?:^|-)(\d{4})(\d{2})(\d{2})T\d{6}(?:-|$)/.exec(runId) ?? /(\d{4})-(\d{2})-(\d{2})$/.exec(runId);
+  const day = m ? `${m[1]}-${m[2]}-${m[3]}` : undefined;
+  return day && isCalendarDay(day) ? day : undefined;
 }
 
 /** Pipeline and step names: they go into tags, run ids and file names. */

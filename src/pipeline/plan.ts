@@ -100,6 +100,8 @@ export interface StepEstimate {
   calls: CallCounts;
   /** USD, the most the step can be billed (every page fetched); tasks that fail validation are not counted because they are never sent. */
   costUsd: number;
+  /** USD, the least the step can be billed when that is less (crawl control stopping on the first page, refunds). */
+  costMinUsd?: number;
   deferred: boolean;
   deferredNote?: string;
   /** The step's own budget_usd, if it has one. */
@@ -123,6 +125,8 @@ export interface PlanEstimate {
     tasks: number;
     calls: CallCounts;
     costUsd: number;
+    /** The least the run can be billed, when that is less than costUsd. */
+    costMinUsd?: number;
     withinBudget: boolean;
     /** The fastest the rate limits allow: max(all calls / rate_limit.calls * window, each endpoint's calls / its own per-minute limit). */
     shortestSeconds: number;
@@ -153,6 +157,7 @@ export function estimatePlan(plan: Plan, config: Config): PlanEstimate {
   const steps: StepEstimate[] = [];
   const totals = emptyCalls();
   let costMicros = 0;
+  let minMicros = 0;
   let tasksTotal = 0;
   // Calls per endpoint with its own per-minute limit, for the shortest duration.
   const perEndpoint = new Map<string, number>();
@@ -165,6 +170,7 @@ export function estimatePlan(plan: Plan, config: Config): PlanEstimate {
     const calls = emptyCalls();
     const n = sp.tasks.length;
     let stepMicros = 0;
+    let stepMin = 0;
     let pages: number | undefined;
     let perPost: number | undefined;
     if (def.kind === 'task_post') {
@@ -178,13 +184,17 @@ export function estimatePlan(plan: Plan, config: Config): PlanEstimate {
         addCalls(def.readyId, calls.readyPolls);
       } else if (sp.collect === 'pingback') calls.taskGets = n;
       addCalls(def.getId, calls.taskGets);
-      for (const t of sp.tasks) stepMicros += micros(t.price);
+      for (const t of sp.tasks) {
+        stepMicros += micros(t.price);
+        stepMin += micros(t.priceMin ?? t.price);
+      }
     } else {
       let p = 0;
       for (const t of sp.tasks) {
         const taskPages = t.paging?.maxPages ?? 1;
         p += taskPages;
         stepMicros += micros(t.price) * taskPages;
+        stepMin += micros(t.priceMin ?? t.price) * taskPages;
       }
       if (def.paging) pages = p;
       if (def.kind === 'live') calls.live = p;
@@ -194,12 +204,13 @@ export function estimatePlan(plan: Plan, config: Config): PlanEstimate {
     calls.total = calls.posts + calls.readyPolls + calls.taskGets + calls.live + calls.list;
     for (const k of Object.keys(totals) as (keyof CallCounts)[]) totals[k] += calls[k];
     costMicros += stepMicros;
+    minMicros += stepMin;
     tasksTotal += n;
     steps.push({
       index: sp.index, step: sp.step, endpointId: sp.endpointId, kind: sp.kind, collect: sp.collect, tasks: n,
       ...(perPost !== undefined ? { perPost } : {}),
       ...(pages !== undefined ? { pages } : {}),
-      calls, costUsd: fromMicros(stepMicros), deferred: sp.deferred,
+      calls, costUsd: fromMicros(stepMicros), ...(stepMin < stepMicros ? { costMinUsd: fromMicros(stepMin) } : {}), deferred: sp.deferred,
       ...(sp.deferredNote ? { deferredNote: sp.deferredNote } : {}),
       ...(sp.budgetUsd !== undefined ? { budgetUsd: sp.budgetUsd } : {}),
     });
@@ -226,6 +237,7 @@ export function estimatePlan(plan: Plan, config: Config): PlanEstimate {
       tasks: tasksTotal,
       calls: totals,
       costUsd: fromMicros(costMicros),
+      ...(minMicros < costMicros ? { costMinUsd: fromMicros(minMicros) } : {}),
       withinBudget: costMicros <= micros(plan.budgetUsd),
       shortestSeconds: Math.round(shortestSeconds * 1000) / 1000,
       queueSeconds: queueMs / 1000,
@@ -278,10 +290,10 @@ export function formatPlan(e: PlanEstimate): string {
     String(s.calls.taskGets),
     String(s.calls.live + s.calls.list),
     String(s.calls.total),
-    formatUsd(s.costUsd),
+    s.costMinUsd !== undefined ? `${formatUsd(s.costMinUsd)}..${formatUsd(s.costUsd)}` : formatUsd(s.costUsd),
   ]);
   const t = e.totals;
-  const total = ['total', '', '', String(t.tasks), String(t.calls.posts), String(t.calls.readyPolls), String(t.calls.taskGets), String(t.calls.live + t.calls.list), String(t.calls.total), formatUsd(t.costUsd)];
+  const total = ['total', '', '', String(t.tasks), String(t.calls.posts), String(t.calls.readyPolls), String(t.calls.taskGets), String(t.calls.live + t.calls.list), String(t.calls.total), t.costMinUsd !== undefined ? `${formatUsd(t.costMinUsd)}..${formatUsd(t.costUsd)}` : formatUsd(t.costUsd)];
   const all = [head, ...rows, total];
   const numeric = (i: number) => i >= 3;
   const widths = head.map((_, i) => Math.max(...all.map((r) => r[i].length)));
@@ -305,6 +317,7 @@ export function formatPlan(e: PlanEstimate): string {
   ];
   const paged = e.steps.filter((s) => s.pages !== undefined);
   if (paged.length) out.push(`Paged steps are counted at their page limit: ${paged.map((s) => `${s.step} ${s.pages} page${s.pages === 1 ? '' : 's'}`).join(', ')}; cost is an upper bound.`);
+  if (t.costMinUsd !== undefined) out.push(`Cost is a range: crawl control may stop on the first page and unused options are refunded; the budget reserves the most (${formatUsd(t.costUsd)}) and gets back what is not billed.`);
   for (const s of e.steps) if (s.deferredNote) out.push(`Step ${s.step}: ${s.deferredNote}.`);
   for (const s of e.steps) {
     if (s.budgetUsd === undefined) continue;

@@ -9,27 +9,33 @@ import { ENDPOINTS, findEndpoint, type EndpointDef, type FieldRule } from '../ap
 import type { Config } from '../config/index.js';
 import type { PositionedIssue } from '../config/yaml.js';
 import { NAME_PATTERN, NAME_RULE } from './key.js';
-import { TASK_COLLECT_MODES, type Axis, type CollectMode, type EnumeratedValue, type PipelineStep, type Place, type SourceSpec } from './types.js';
+import { TASK_COLLECT_MODES, type Target, type Axis, type CollectMode, type EnumeratedValue, type PipelineStep, type Place, type SourceSpec } from './types.js';
 import { suggest } from '../config/suggest.js';
+import { readAlerts, type AlertsSpec } from './alerts.js';
 
 /**
  * What the schema walk yields before file sources are read: a PipelineStep without what is known only later
  * (its kind and whether it reads SQL follow from the endpoint and the axes), and the endpoint when it is known.
  */
-export type StepDraft = Omit<PipelineStep, 'kind' | 'deferred'> & { def?: EndpointDef };
+export type StepDraft = Omit<PipelineStep, 'kind' | 'deferred'> & { def?: EndpointDef; targetPlace?: Place };
 
 export interface PipelineDraft {
   name: string;
   description?: string;
   budgetUsd: number;
   schedule?: (typeof SCHEDULES)[number];
+  targets: Target[];
   steps: StepDraft[];
+  alerts?: AlertsSpec;
 }
 
-const TOP_KEYS = ['name', 'description', 'budget_usd', 'schedule', 'steps'];
+const TOP_KEYS = ['name', 'description', 'budget_usd', 'schedule', 'targets', 'steps', 'alerts'];
 /** How often a pipeline runs (`schedule:`), for plan's cost per month and year. */
 export const SCHEDULES = ['hourly', 'daily', 'weekly', 'monthly'] as const;
-const STEP_KEYS = ['name', 'description', 'endpoint', 'params', 'for_each', 'rows', 'collect', 'paging', 'budget_usd'];
+const STEP_KEYS = ['name', 'description', 'endpoint', 'target', 'params', 'for_each', 'rows', 'collect', 'paging', 'budget_usd'];
+const TARGET_KEYS = ['name', 'domains'];
+/** A domain as a tracked target names it: lower-case host name, no scheme or path (`blog.client.com`). */
+const TARGET_DOMAIN = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63})+$/;
 const SOURCE_KEYS = ['values', 'file', 'sql', 'column', 'limit', 'chunk'];
 const ROWS_KEYS = ['file', 'sql', 'columns', 'limit'];
 const PAGING_KEYS = ['max_pages', 'max_items'];
@@ -231,7 +237,7 @@ function readSource(
 }
 
 /** Walks the pipeline document; returns the draft (possibly partial) and leaves every issue on the reader. */
-export function readPipelineSchema(r: SchemaReader, config: Config, pipelineDir: string): PipelineDraft | undefined {
+export function readPipelineSchema(r: SchemaReader, config: Config, pipelineDir: string, env: NodeJS.ProcessEnv = process.env): PipelineDraft | undefined {
   const root = r.resolve(r.doc.contents);
   const rootPlace = r.place(root);
   if (!r.expectMap(root, rootPlace, '', 'a mapping with name, budget_usd and steps')) return undefined;
@@ -246,6 +252,7 @@ export function readPipelineSchema(r: SchemaReader, config: Config, pipelineDir:
     if (v !== undefined && !(SCHEDULES as readonly string[]).includes(v)) r.issue(r.place(scheduleEntry.value), 'schedule', `must be one of ${SCHEDULES.join(', ')} (got "${v}")${suggest(v, SCHEDULES)}`);
     else if (v !== undefined) schedule = v as PipelineDraft['schedule'];
   }
+  const targets = top.has('targets') ? readTargets(r, top.get('targets')!.value, top.get('targets')!.keyPlace) : [];
   const steps: StepDraft[] = [];
   const stepsEntry = top.get('steps');
   if (stepsEntry) {
@@ -260,12 +267,48 @@ export function readPipelineSchema(r: SchemaReader, config: Config, pipelineDir:
         const prev = names.get(step.name);
         if (prev !== undefined) r.issue(step.at, `steps[${index}].name`, `duplicate step name "${step.name}" (also steps[${prev}])`);
         else names.set(step.name, index);
+        if (step.target !== undefined && !targets.some((t) => t.name === step.target)) {
+          const known = targets.map((t) => t.name);
+          r.issue(step.targetPlace ?? step.at, `steps[${index}].target`, `no target "${step.target}" under targets:${suggest(step.target, known)}${known.length ? `; declared: ${known.join(', ')}` : ' (declare it there with its domains)'}`);
+        }
         steps.push(step);
       });
     }
   }
+  const alertsEntry = top.get('alerts');
+  const alerts = alertsEntry ? readAlerts(r, alertsEntry.value, alertsEntry.keyPlace, config, env) : undefined;
   // Carry on with stand-ins so the steps are checked too: the reader already holds the issues that make this fail.
-  return { name: name ?? 'invalid', description, budgetUsd: budgetUsd ?? 0, ...(schedule ? { schedule } : {}), steps };
+  return { name: name ?? 'invalid', description, budgetUsd: budgetUsd ?? 0, ...(schedule ? { schedule } : {}), targets, steps, ...(alerts ? { alerts } : {}) };
+}
+
+/** `targets:` a list of { name, domains }: names unique, domains host names without scheme, path or `www.`. */
+function readTargets(r: SchemaReader, node: Node | null, at: Place): Target[] {
+  if (!isSeq(node) || node.items.length === 0) {
+    r.issue(r.place(node, at), 'targets', `must be a non-empty list of { name, domains } (got ${kindOf(node)})`);
+    return [];
+  }
+  const out: Target[] = [];
+  const seen = new Set<string>();
+  node.items.forEach((item, i) => {
+    const kp = `targets[${i}]`;
+    const n = r.resolve(item);
+    if (!r.expectMap(n, r.place(item, at), kp, 'a mapping with name and domains')) return;
+    const e = r.entries(n, kp, TARGET_KEYS, TARGET_KEYS);
+    const name = e.has('name') ? r.string(e.get('name')!.value, e.get('name')!.keyPlace, `${kp}.name`, { pattern: NAME_PATTERN, patternRule: NAME_RULE }) : undefined;
+    if (name !== undefined && seen.has(name)) r.issue(e.get('name')!.keyPlace, `${kp}.name`, `duplicate target name "${name}"`);
+    if (name !== undefined) seen.add(name);
+    const d = e.get('domains');
+    const domains: string[] = [];
+    if (d) {
+      if (!isSeq(d.value) || d.value.items.length === 0) r.issue(r.place(d.value, d.keyPlace), `${kp}.domains`, `must be a non-empty list of domains (got ${kindOf(d.value)})`);
+      else d.value.items.forEach((dn, j) => {
+        const v = r.string(r.resolve(dn), r.place(dn, d.keyPlace), `${kp}.domains[${j}]`, { pattern: TARGET_DOMAIN, patternRule: 'must be a lower-case domain such as client.com or blog.client.com, without https:// or a path' });
+        if (v !== undefined) domains.push(v.replace(/^www\./, ''));
+      });
+    }
+    if (name !== undefined && domains.length) out.push({ name, domains });
+  });
+  return out;
 }
 
 function readStep(r: SchemaReader, node: Node | null, index: number, at: Place, config: Config, pipelineDir: string): StepDraft | undefined {
@@ -290,6 +333,16 @@ function readStep(r: SchemaReader, node: Node | null, index: number, at: Place, 
       const post = found.postId ? `; name ${found.postId} and choose collect: tasks_ready, pingback or postback` : '';
       r.issue(r.place(endpointEntry!.value), `${kp}.endpoint`, `${endpointId} is a ${found.kind} endpoint the run calls itself, not a step${post}`);
     } else def = found;
+  }
+
+  // The tracked target the step's pages are read for (SERP result pages only).
+  let target: string | undefined;
+  let targetPlace: Place | undefined;
+  const targetEntry = e.get('target');
+  if (targetEntry) {
+    target = r.string(targetEntry.value, targetEntry.keyPlace, `${kp}.target`);
+    targetPlace = r.place(targetEntry.value, targetEntry.keyPlace);
+    if (target !== undefined && def && def.api !== 'serp') r.issue(targetPlace, `${kp}.target`, `only for SERP steps; ${def.id} has no result pages to track a domain on`);
   }
 
   // Collection mode: chosen for task_post endpoints, fixed by the endpoint otherwise.
@@ -403,5 +456,5 @@ function readStep(r: SchemaReader, node: Node | null, index: number, at: Place, 
 
   void config;
   if (name === undefined || endpointId === undefined) return undefined;
-  return { index, name, endpointId, def, collect, params, paramPlaces, paramItemPlaces, paramsPlace, axes, paging, ...(budgetUsd !== undefined ? { budgetUsd } : {}), at: stepAt };
+  return { index, name, endpointId, def, collect, params, paramPlaces, paramItemPlaces, paramsPlace, axes, paging, ...(budgetUsd !== undefined ? { budgetUsd } : {}), ...(target !== undefined ? { target, targetPlace } : {}), at: stepAt };
 }

@@ -1,6 +1,7 @@
 /** The shapes a pipeline file becomes: a validated spec, its enumeration axes and the tasks it expands to. */
 import type { Config } from '../config/index.js';
 import type { EndpointKind } from '../api/catalog.js';
+import type { AlertsSpec } from './alerts.js';
 
 /** A place in a file; `file` is as the user wrote or passed it (relative to the working directory when inside it). */
 export interface Place {
@@ -70,7 +71,15 @@ export interface PipelineStep {
   budgetUsd?: number;
   /** True when an axis reads SQL: the step is expanded (and its tasks validated) at run time. */
   deferred: boolean;
+  /** The tracked target (`targets:` entry) the step's SERP pages are read for, by name. */
+  target?: string;
   at: Place;
+}
+
+/** A client or project an agency tracks: its domains, registrable (`client.com`) or not (`blog.client.com`). */
+export interface Target {
+  name: string;
+  domains: string[];
 }
 
 export interface Pipeline {
@@ -82,7 +91,11 @@ export interface Pipeline {
   budgetUsd: number;
   /** `schedule:`: how often it runs (hourly, daily, weekly, monthly), for plan's cost per month and year. */
   schedule?: 'hourly' | 'daily' | 'weekly' | 'monthly';
+  /** Tracked targets (`targets:`); a step names one with `target:`. */
+  targets: Target[];
   steps: PipelineStep[];
+  /** The `alerts:` section (src/pipeline/alerts.ts), evaluated after each run by src/report. */
+  alerts?: AlertsSpec;
   config: Config;
 }
 
@@ -102,4 +115,6 @@ export interface PlannedTask {
   paging?: Paging;
   /** Price of one call of this task by the configured price table (per page for paged live endpoints). */
   price: number;
+  /** The least the task can be billed, where it differs from `price` (SERP crawl control, refundable options). */
+  priceMin?: number;
 }

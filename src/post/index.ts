@@ -4,9 +4,9 @@
  * at worst one ambiguous batch, looked up by its tags before anything of it is posted again. What was posted is
  * handed to the collect stage.
  */
-import { ApiError, type TaskOutcome } from '../api/client.js';
+import { ApiError, nothingDone, type TaskOutcome } from '../api/client.js';
 import { seqSpan, type LedgerTask } from '../ledger/index.js';
-import { budgetAllows, batchCost, formatUsd, tasksPerPost, type PipelineStep } from '../pipeline/index.js';
+import { batchCost, formatUsd, tasksPerPost, type PipelineStep } from '../pipeline/index.js';
 import { accountStop, refusalKind, retiredStop, type Stops } from './stop.js';
 import type { AmbiguousTask, Collection, CollectContext } from '../collect/index.js';
 import { modeOf, postedEcho, variantOf } from '../collect/index.js';
@@ -40,28 +40,29 @@ export async function postStep(ctx: PostContext, step: PipelineStep, tracker: Tr
   // waits for the next pass.
   for await (const page of ctx.ledger.pages(ctx.runId, { states: ['planned'], step: step.name }, per * POST_PAGE_BATCHES)) {
     // Summed once a page, then kept up to date with what each batch reported (summing per batch grew with the run).
-    let spent = await ctx.ledger.spentUsd(ctx.runId);
-    let stepSpent = step.budgetUsd === undefined ? 0 : await ctx.ledger.spentUsd(ctx.runId, step.name);
+    await ctx.budget.refresh(step);
     for (let i = 0; i < page.length; i += per) {
       if (!mayPost(ctx, step.name)) return;
       const chunk = page.slice(i, i + per);
-      const inPipeline = withinBudget(chunk, spent, ctx.pipeline.budgetUsd);
-      const fits = step.budgetUsd === undefined ? inPipeline : withinBudget(inPipeline, stepSpent, step.budgetUsd);
-      leftForBudget += chunk.length - fits.length;
-      if (!fits.length) continue;
-      const cost = await postBatch(ctx, step, fits, tracker);
-      spent += cost;
-      stepSpent += cost;
+      const fits = await ctx.budget.fitting(chunk, step);
+      const spend = fits.length ? await ctx.budget.take(batchCost(fits), step) : null;
+      leftForBudget += chunk.length - (spend ? fits.length : 0);
+      if (!spend) continue;
+      let cost = 0;
+      try {
+        cost = await postBatch(ctx, step, fits, tracker);
+      } finally {
+        spend.settle(cost);
+      }
     }
     await ctx.rest();
   }
   if (leftForBudget) {
-    ctx.stops.overBudget.add(step.name);
-    const spent = await ctx.ledger.spentUsd(ctx.runId);
-    const stepSpent = step.budgetUsd === undefined ? 0 : await ctx.ledger.spentUsd(ctx.runId, step.name);
+    ctx.budget.stop(step.name);
+    const spent = await ctx.budget.refresh(step);
+    const stepSpent = step.budgetUsd === undefined ? 0 : await ctx.budget.spentUsd(step.name);
     // Whose budget stopped it: the step's own when it is the one that would be passed.
-    const own = step.budgetUsd !== undefined && step.budgetUsd - stepSpent < ctx.pipeline.budgetUsd - spent;
-    const message = own
+    const message = (await ctx.budget.stepsOwnIsTighter(step))
       ? `over the step's budget: it would pass its budget_usd ${formatUsd(step.budgetUsd!)} (spent ${formatUsd(stepSpent)} of the run's ${formatUsd(spent)})`
       : `over the budget: it would pass budget_usd ${formatUsd(ctx.pipeline.budgetUsd)} (spent ${formatUsd(spent)})`;
     await ctx.ledger.notePlanned(ctx.runId, step.name, { message });
@@ -70,18 +71,7 @@ export async function postStep(ctx: PostContext, step: PipelineStep, tracker: Tr
   }
 }
 
-/** The tasks of a batch that fit the budget after `spent`, in order, each cheaper one after one that did not. Pure. */
-export function withinBudget<T extends { price: number }>(chunk: readonly T[], spent: number, budgetUsd: number): T[] {
-  const out: T[] = [];
-  let cost = 0;
-  for (const t of chunk) {
-    const next = batchCost([{ price: cost }, t]);
-    if (!budgetAllows(spent, next, budgetUsd)) continue;
-    out.push(t);
-    cost = next;
-  }
-  return out;
-}
+export { withinBudget } from '../pipeline/budget.js';
 
 /** Posts one batch; returns the cost the service reported for it. */
 async function postBatch(ctx: PostContext, step: PipelineStep, chunk: LedgerTask[], tracker: Tracker): Promise<number> {
@@ -135,14 +125,9 @@ async function postBatch(ctx: PostContext, step: PipelineStep, chunk: LedgerTask
   return cost;
 }
 
-/**
- * A refusal the client already retried that a later pass may post again: rate limit, the 5xx range at no cost, or
- * a connection that never reached the service (refused, unknown host: nothing was created).
- */
+/** A refusal the client already retried that a later pass may post again: the service did nothing (nothingDone). */
 function isRetryablePostFailure(o: TaskOutcome): boolean {
-  if (o.ok) return false;
-  const c = o.error.code;
-  return !o.error.local && (c === 40202 || c >= 50000 || (o.error.transport === 'network' && !o.error.ambiguous));
+  return !o.ok && nothingDone(o.error);
 }
 
 /**

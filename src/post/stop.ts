@@ -36,14 +36,12 @@ export interface PostStop {
 export interface Stops {
   /** Set by the first account answer: nothing more is posted this attempt. */
   account?: PostStop;
-  /** Steps whose endpoint the service answered HTTP 404: failed, the rest of the run goes on. */
+  /** Steps whose endpoint the service answered HTTP 404: failed, the rest of the run goes on. (The budget's stops are its own: Budget.stoppedSteps.) */
   retired: Map<string, PostStop>;
-  /** Steps that left tasks planned because they did not fit the budget. */
-  overBudget: Set<string>;
 }
 
 export function newStops(): Stops {
-  return { retired: new Map(), overBudget: new Set() };
+  return { retired: new Map() };
 }
 
 /** The account's answer as a stop: the service's words and what to do about them. */

@@ -9,11 +9,13 @@ import { existsSync, statSync } from 'node:fs';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describeService, otherDataFolder, serviceOfRun, type Service } from '../config/service.js';
 import { loadConfig } from '../config/index.js';
-import { TABLES } from '../normalize/catalog.js';
+import { AVAILABLE_TABLES, TABLES, familyOf } from '../normalize/catalog.js';
+import { ENDPOINTS } from '../api/catalog.js';
 import { q } from '../load/ddl.js';
 import { EXIT, UserError } from '../exit.js';
 import { warehousePaths } from './index.js';
-import { ENGINES, externalTableDdl, type Engine } from './parquet-ddl.js';
+import { ENGINES, ddlPreamble, externalTableDdl, type Engine } from './parquet-ddl.js';
+import { lakeEndpoint } from '../config/lake.js';
 
 export interface PublishedTable { name: string; rows: number; description: string | null }
 export interface PublishedView { name: string; description: string | null }
@@ -38,7 +40,7 @@ export class WarehouseLockedError extends Error {
   }
 }
 
-const CATALOG_ORDER = new Map(TABLES.map((t, i) => [t.name, i]));
+const CATALOG_ORDER = new Map(AVAILABLE_TABLES.map((t, i) => [t.name, i]));
 
 /** Lists the published warehouse's tables (with exact row counts) and views, read-only. */
 export async function listPublished(file: string): Promise<PublishedListing> {
@@ -147,16 +149,36 @@ export interface TablesCommandOptions {
   ddl?: string;
   location?: string;
   schema?: string;
+  /** Instead: every result kind the registry's families declare, with the tables its results land in. */
+  available?: boolean;
   env?: NodeJS.ProcessEnv;
   out?: NodeJS.WritableStream;
+}
+
+/** `tables --available`: each result kind, the endpoints answering it and its tables (root first), whether in use or not. */
+export function availableListing(): { kind: string; family: string; endpoints: string[]; tables: string[] }[] {
+  const out: { kind: string; family: string; endpoints: string[]; tables: string[] }[] = [];
+  for (const root of AVAILABLE_TABLES.filter((t) => t.parent === null && t.resultKind)) {
+    const kinds = [root.resultKind!, ...(root.alsoResultKinds ?? [])];
+    const endpoints = ENDPOINTS.filter((e) => kinds.includes(e.result));
+    const tables = familyOf(root.name).map((t) => t.name);
+    for (const kind of kinds) out.push({ kind, family: endpoints[0]?.api ?? '', endpoints: endpoints.filter((e) => e.result === kind).map((e) => e.id), tables });
+  }
+  return out;
 }
 
 export async function tablesCommand(opts: TablesCommandOptions): Promise<number> {
   const config = loadConfig({ root: opts.root, env: opts.env ?? process.env });
   const dataDir = path.resolve(opts.root, config.warehouse.dir);
   const out = opts.out ?? process.stdout;
+  if (opts.available) {
+    const list = availableListing();
+    if (opts.json) out.write(`${JSON.stringify(list, null, 2)}\n`);
+    else for (const k of list) out.write(`${k.kind} (${k.family}; ${k.endpoints.length} endpoint${k.endpoints.length === 1 ? '' : 's'}): ${k.tables.join(', ')}\n`);
+    return EXIT.ok;
+  }
   if (opts.ddl !== undefined || opts.location !== undefined || opts.schema !== undefined) {
-    out.write(ddlScript(opts, path.join(dataDir, 'parquet')));
+    out.write(ddlScript(opts, path.join(dataDir, 'parquet'), config.lake.url ? { url: config.lake.url, env: opts.env ?? process.env } : undefined));
     return EXIT.ok;
   }
   const listing = await listPublished(warehousePaths(dataDir).published);
@@ -172,14 +194,28 @@ export async function tablesCommand(opts: TablesCommandOptions): Promise<number>
 }
 
 /** `tables --ddl <engine>`: one statement per catalog table over the Parquet export (docs/parquet.md). */
-export function ddlScript(opts: Pick<TablesCommandOptions, 'ddl' | 'location' | 'schema'>, localParquet: string): string {
+export function ddlScript(opts: Pick<TablesCommandOptions, 'ddl' | 'location' | 'schema'>, localParquet: string, lake?: { url: string; env: NodeJS.ProcessEnv }): string {
   if (!opts.ddl) throw new UserError(`--ddl: give the engine (${ENGINES.join(', ')}); --location and --schema go with it`);
   const engine = opts.ddl.toLowerCase();
   if (!(ENGINES as readonly string[]).includes(engine)) throw new UserError(`--ddl: must be one of ${ENGINES.join(', ')}, got '${opts.ddl}'`);
   if (opts.schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/.test(opts.schema)) {
     throw new UserError(`--schema: letters, digits and '_' (a Trino schema may be written catalog.schema), got '${opts.schema}'`);
   }
-  const location = opts.location ?? localParquet;
+  const endpoint = lake ? lakeEndpoint(lake.env)?.value : undefined;
+  const location = opts.location ?? (lake ? lakeParquetLocation(engine as Engine, lake.url, endpoint) : localParquet);
+  const ddlOpts = { location, schema: opts.schema, endpoint, region: lake?.env.AWS_REGION || lake?.env.AWS_DEFAULT_REGION };
   const head = `-- External tables over the seo-etl Parquet export at ${location} (${engine}); generated from the table catalog.\n-- Layout and types: docs/parquet.md. Columns: docs/tables.md.\n`;
-  return `${head}\n${TABLES.map((t) => externalTableDdl(engine as Engine, t.name, { location, schema: opts.schema })).join('\n\n')}\n`;
+  const preamble = ddlPreamble(engine as Engine, ddlOpts);
+  return `${head}\n${preamble.length ? `${preamble.join('\n')}\n\n` : ''}${TABLES.map((t) => externalTableDdl(engine as Engine, t.name, ddlOpts)).join('\n\n')}\n`;
+}
+
+/**
+ * The lake's Parquet folder as an engine names it: Spark's Hadoop client reads s3a://, BigQuery reads a GCS bucket
+ * (the lake is one when its endpoint is GCS's interoperability endpoint) as gs://. Pure.
+ */
+export function lakeParquetLocation(engine: Engine, url: string, endpoint?: string): string {
+  const parquet = `${url.replace(/\/+$/, '')}/parquet`;
+  if (engine === 'spark') return parquet.replace(/^s3:/, 's3a:');
+  if (engine === 'bigquery' && endpoint && /(^|\.)storage\.googleapis\.com$/.test(new URL(endpoint).hostname)) return parquet.replace(/^s3:/, 'gs:');
+  return parquet;
 }

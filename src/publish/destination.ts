@@ -4,7 +4,7 @@
  * files, never the job's own connections; collection and loading know nothing of destinations.
  */
 import type { Config } from '../config/index.js';
-import type { PauseHook } from '../pause.js';
+import { noPause, type PauseHook } from '../pause.js';
 import { curatedViews } from './views.js';
 import { publishWarehouse, type WarehousePaths } from './index.js';
 import { WAREHOUSE_STORAGE } from '../load/database.js';
@@ -12,6 +12,7 @@ import { describeOutcome, publishToPostgres, readPostgresHolder, redactUrl, type
 import { EXIT } from '../exit.js';
 import { serviceOf } from '../config/service.js';
 import { DestinationHeldError, holderOf, holderRefusal, type Holder } from './holder.js';
+import { describeLake, publishToLake, readLakeHolder, type LakeOutcome } from './lake/index.js';
 
 export interface RunInfo {
   runId: string;
@@ -31,7 +32,8 @@ export interface Changes {
 /** What a destination did. The DuckDB file is the source of truth: its failure throws; another's is an outcome. */
 export type DestinationOutcome =
   | { name: 'duckdb' }
-  | { name: 'postgres'; outcome: PostgresOutcome };
+  | { name: 'postgres'; outcome: PostgresOutcome }
+  | { name: 'lake'; outcome: LakeOutcome };
 
 export interface Destination {
   readonly name: DestinationOutcome['name'];
@@ -60,21 +62,35 @@ export function duckdbDestination(paths: WarehousePaths, pause: PauseHook): Dest
 }
 
 /** The PostgreSQL schema BI tools read (src/publish/postgres): what changed since its last publish, in one transaction. */
-export function postgresDestination(pg: Config['postgres'], claim: Claim, logger?: DestinationLogger): Destination {
+export function postgresDestination(pg: Config['postgres'], claim: Claim, logger?: DestinationLogger, pause: PauseHook = noPause): Destination {
   return {
     name: 'postgres',
     verify: () => verifyHolder(() => readPostgresHolder(pg.url, pg.schema), claim, `PostgreSQL schema ${pg.schema} at ${redactUrl(pg.url)}`),
     publish: async (run, changes) => ({
       name: 'postgres',
-      outcome: await publishToPostgres({ url: pg.url, schema: pg.schema, warehouse: changes.warehouse, runId: run.runId, logger, ...claim }),
+      outcome: await publishToPostgres({ url: pg.url, schema: pg.schema, warehouse: changes.warehouse, runId: run.runId, logger, beforeCommit: () => pause('postgres'), ...claim }),
     }),
   };
 }
 
+/** The lake on S3-protocol object storage (src/publish/lake): the Parquet export and the raw archive, manifests last. */
+export function lakeDestination(url: string, paths: WarehousePaths, env: NodeJS.ProcessEnv, claim: Claim, pause: PauseHook, logger?: DestinationLogger): Destination {
+  return {
+    name: 'lake',
+    verify: () => verifyHolder(() => readLakeHolder(url, env), claim, `the lake at ${url}`),
+    publish: async () => ({ name: 'lake', outcome: await publishToLake({ url, paths, env, logger, pause: (step) => pause('lake', step), ...claim }) }),
+  };
+}
+
 /** Every destination a run publishes to, the DuckDB file first (what `seo-etl tables` and notebooks read). */
-export function destinationsFor(config: Config, paths: WarehousePaths, pause: PauseHook, logger?: DestinationLogger, opts: { takeOver?: boolean } = {}): Destination[] {
+export function destinationsFor(config: Config, paths: WarehousePaths, pause: PauseHook, logger?: DestinationLogger, opts: { takeOver?: boolean; env?: NodeJS.ProcessEnv } = {}): Destination[] {
   const claim: Claim = { holder: holderOf(paths.dir, serviceOf(config.api.base_url).kind), takeOver: opts.takeOver === true };
-  return [duckdbDestination(paths, pause), ...(config.postgres.url ? [postgresDestination(config.postgres, claim, logger)] : [])];
+  const env = opts.env ?? process.env; // the lake's AWS variables
+  return [
+    duckdbDestination(paths, pause),
+    ...(config.postgres.url ? [postgresDestination(config.postgres, claim, logger, pause)] : []),
+    ...(config.lake.url ? [lakeDestination(config.lake.url, paths, env, claim, pause, logger)] : []),
+  ];
 }
 
 /**
@@ -104,15 +120,28 @@ export async function publishAll(destinations: readonly Destination[], run: RunI
 
 /** The summary's lines for destinations beyond the DuckDB file. */
 export function describeDestinations(outcomes: readonly DestinationOutcome[]): string[] {
-  return outcomes.flatMap((o) => (o.name === 'postgres' ? [describeOutcome(o.outcome)] : []));
+  return outcomes.flatMap((o) => (o.name === 'postgres' ? [describeOutcome(o.outcome)] : o.name === 'lake' ? [describeLake(o.outcome)] : []));
 }
 
-/** EXIT.postgres when a destination failed, else `otherwise`: a run whose own exit is not 0 keeps its code. */
+/**
+ * EXIT.postgres, else EXIT.lake, when a destination failed, else `otherwise`: a run whose own exit is not 0 keeps
+ * its code (the summary names every failed destination either way).
+ */
 export function exitWithDestinations(otherwise: number, outcomes: readonly DestinationOutcome[]): number {
-  if (outcomes.some((o) => o.name === 'postgres' && o.outcome.status === 'refused')) return EXIT.badInput;
-  const failed = outcomes.some((o) => o.name === 'postgres' && o.outcome.status === 'failed');
-  return failed && otherwise === EXIT.ok ? EXIT.postgres : otherwise;
+  if (outcomes.some((o) => (o.name === 'postgres' || o.name === 'lake') && o.outcome.status === 'refused')) return EXIT.badInput;
+  if (otherwise !== EXIT.ok) return otherwise;
+  if (outcomes.some((o) => o.name === 'postgres' && o.outcome.status === 'failed')) return EXIT.postgres;
+  if (outcomes.some((o) => o.name === 'lake' && o.outcome.status === 'failed')) return EXIT.lake;
+  return otherwise;
 }
+
+/** The destinations whose publish failed (the DuckDB file's failure throws instead). Pure. */
+export function failedDestinations(outcomes: readonly DestinationOutcome[]): string[] {
+  return outcomes.flatMap((o) => ((o.name === 'postgres' || o.name === 'lake') && o.outcome.status === 'failed' ? [o.name] : []));
+}
+
+export const lakeOutcomeOf = (outcomes: readonly DestinationOutcome[]): LakeOutcome | undefined =>
+  outcomes.flatMap((o) => (o.name === 'lake' ? [o.outcome] : []))[0];
 
 export const postgresOutcomeOf = (outcomes: readonly DestinationOutcome[]): PostgresOutcome | undefined =>
   outcomes.flatMap((o) => (o.name === 'postgres' ? [o.outcome] : []))[0];

@@ -10,6 +10,7 @@ import { TABLES, allColumns } from '../normalize/catalog.js';
 import { LEDGER_DDL } from '../ledger/schema.js';
 import { createTableSql, q } from '../load/ddl.js';
 import { FAMILIES } from '../families/index.js';
+import { RUN_VIEWS } from './views/runs.js';
 
 export interface ViewColumn { name: string; description: string }
 
@@ -353,7 +354,7 @@ WHERE t.state = 'failed'`,
     name: 'v_task_costs',
     question: 'What was each collected task billed, beside what it answered?',
     grain: 'one row per collected task (a row of `tasks`).',
-    notes: 'From `tasks` joined to the ledger table `_tasks` by the service\'s task id. A task is billed when it is posted (or, for a live endpoint, when it is called): that price is in the ledger, not in the `task_get` answer, whose own `cost` is the free GET\'s (0). Sum `billed_cost_usd` for what a set of tasks cost.',
+    notes: 'From `tasks` joined to the ledger table `_tasks` by the service\'s task id. A task is billed when it is posted (or, for a live endpoint, when it is called): that price is in the ledger. A SERP task\'s `task_get` answer reports what it was billed in the end (pages crawled, options used, the rest refunded) and the ledger takes that; other families\' `task_get` answers report the free GET\'s 0. Sum `billed_cost_usd` for what a set of tasks cost.',
     columns: [
       col('_task_id', 'Task id at the service (joins every result table\'s `_task_id`).'),
       col('endpoint_id', 'Catalog endpoint that returned the answer (for example `serp.google.organic.task_get.advanced`).'),
@@ -374,6 +375,7 @@ SELECT t._task_id, t.endpoint_id, t.keyword, t.target, t.location_code, t.langua
        l.cost AS billed_cost_usd, t.cost AS answer_cost_usd, l.step, l.task_key, t._run_id AS run_id, t._loaded_at AS collected_at
 FROM tasks t LEFT JOIN _tasks l ON l.service_id = t._task_id`,
   },
+  ...RUN_VIEWS,
   ...FAMILIES.flatMap((f) => f.views ?? []),
 ];
 
@@ -418,7 +420,11 @@ export function catalogComments(): string[] {
   }
   out.push(`COMMENT ON TABLE "_runs" IS ${lit('Ledger: one row per run (pipeline and day): status, attempts, budget. Summarised by v_runs.')}`);
   out.push(`COMMENT ON TABLE "_attempts" IS ${lit('Ledger: one row per attempt of a run (the first and each resume): started, finished (null when killed), status. v_runs sums them.')}`);
-  out.push(`COMMENT ON TABLE "_tasks" IS ${lit('Ledger: one row per task of a run: state, price, the cost the service billed (reported when the task was posted), errors, timestamps of each state. Summarised by v_run_steps and v_failed_tasks; v_task_costs puts the billed cost beside each collected task.')}`);
+  out.push(`COMMENT ON TABLE "_targets" IS ${lit('Ledger: the domains each run tracks (pipeline targets:), one row per step tied to a target and domain. The SERP tracking views read it.')}`);
+  for (const [c, d] of [['run_id', 'Run.'], ['step', 'Pipeline step tied to the target.'], ['target', 'Target name (targets[].name).'], ['domain', 'A domain the target tracks (its subdomains count for it).']]) {
+    out.push(`COMMENT ON COLUMN "_targets".${q(c)} IS ${lit(d)}`);
+  }
+  out.push(`COMMENT ON TABLE "_tasks" IS ${lit('Ledger: one row per task of a run: state, price, the cost the service billed (reported when the task was posted; for SERP tasks the bill their result reports), errors, timestamps of each state. Summarised by v_run_steps and v_failed_tasks; v_task_costs puts the billed cost beside each collected task.')}`);
   return out;
 }
 

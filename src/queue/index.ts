@@ -84,11 +84,12 @@ export interface LimiterStats {
 }
 
 export class RateLimiter {
-  readonly calls: number;
+  /** Calls per window, account-wide: the configured number until the account's own answer replaces it (useAccountLimit). */
+  private accountCalls: number;
   readonly windowMs: number;
   readonly concurrency: number;
   private readonly clock: Clock;
-  private readonly account: SlidingPacer;
+  private account: SlidingPacer;
   private readonly queue: PQueue;
   private readonly subLimits: Record<string, number>;
   private readonly subWindowMs: number;
@@ -105,7 +106,7 @@ export class RateLimiter {
 
   constructor(opts: RateLimiterOptions) {
     if (!Number.isInteger(opts.concurrency) || opts.concurrency < 1) throw new Error(`rate limit: concurrency must be a positive integer (got ${opts.concurrency})`);
-    this.calls = opts.calls;
+    this.accountCalls = opts.calls;
     this.windowMs = opts.windowMs;
     this.concurrency = opts.concurrency;
     this.clock = opts.clock ?? systemClock;
@@ -114,6 +115,22 @@ export class RateLimiter {
     this.subLimits = { ...opts.subLimits };
     this.subWindowMs = opts.subWindowMs ?? opts.windowMs;
     this.defaultSlowDownMs = opts.defaultSlowDownMs ?? Math.max(1, Math.round(opts.windowMs / 10));
+  }
+
+  get calls(): number {
+    return this.accountCalls;
+  }
+
+  /**
+   * The account's own limit (appendix/user_data's calls a minute, over the configured minute as the catalog's
+   * per-minute limits are) replaces the configured one. Only before the first call: the pacer's log of starts is
+   * what keeps a window under its limit, and a new one knows none. Returns whether it was applied.
+   */
+  useAccountLimit(callsPerMinute: number): boolean {
+    if (!Number.isInteger(callsPerMinute) || callsPerMinute < 1 || this.account.stats().started > 0 || this.subs.size > 0) return false;
+    this.accountCalls = callsPerMinute;
+    this.account = new SlidingPacer({ calls: callsPerMinute, windowMs: this.windowMs, clock: this.clock });
+    return true;
   }
 
   static fromConfig(config: Config, opts: { clock?: Clock; subLimits?: Record<string, number> } = {}): RateLimiter {

@@ -119,9 +119,13 @@ export async function statusCommand(o: { root: string; json: boolean }): Promise
   if (!summaries.length) lines.push('no runs yet');
   lines.push(...statusLines(summaries, running?.run_id, service));
   const unpublished = running ? undefined : pendingPublish(dataDir);
-  if (unpublished) lines.push(`run ${unpublished.runId} was stopped while publishing: 'seo-etl resume' publishes it`);
+  if (unpublished?.behind?.length) lines.push(`${unpublished.behind.map(destinationName).join(', ')} is behind: run ${unpublished.runId} was not published to it; 'seo-etl resume' publishes it`);
+  else if (unpublished) lines.push(`run ${unpublished.runId} was stopped while publishing: 'seo-etl resume' publishes it`);
   const other = otherDataFolder(o.root, config);
   if (other) lines.push(`${other.kind === 'sandbox' ? 'sandbox' : 'live'} runs are in ${other.dir}: ${other.how}`);
   process.stdout.write(`${lines.join('\n')}\n`);
   return EXIT.ok;
 }
+
+/** A destination as users know it. */
+const destinationName = (name: string) => (name === 'postgres' ? 'PostgreSQL' : name === 'lake' ? 'the lake' : name);

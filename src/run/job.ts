@@ -2,7 +2,7 @@
  * The nightly job: composes the stages for `run` and `resume`.
  *
  *   open (config, pipeline, lock, warehouse, ledger) -> plan + post (or call) each step -> collect -> export
- *   Parquet -> publish to each destination -> summary
+ *   Parquet -> publish to each destination -> report and alerts -> summary
  *
  * A run is identified by its pipeline and day: running the same pipeline on the same day again, or `resume`,
  * continues it from the ledger. Posted tasks are collected by id, never posted again.
@@ -12,8 +12,9 @@ import path from 'node:path';
 import { Collection } from '../collect/index.js';
 import { emptySummary, type LoadSummary } from '../load/index.js';
 import type { RunSummary } from '../ledger/index.js';
-import type { Pipeline } from '../pipeline/index.js';
-import { describeDestinations, destinationsFor, exitWithDestinations, postgresOutcomeOf, publishAll, verifyDestinations } from '../publish/destination.js';
+import { Budget, type Pipeline } from '../pipeline/index.js';
+import { describeDestinations, destinationsFor, exitWithDestinations, failedDestinations, lakeOutcomeOf, postgresOutcomeOf, publishAll, verifyDestinations } from '../publish/destination.js';
+import type { LakeOutcome } from '../publish/lake/index.js';
 import type { PostgresOutcome } from '../publish/postgres/index.js';
 import { sendNotice, type RunNotice } from './notify.js';
 import { formatSummary, outcomeLine } from './summary.js';
@@ -23,15 +24,18 @@ import { groupFailures, runCondition } from './status-view.js';
 import { noPause, type PauseHook } from '../pause.js';
 import { EXIT } from '../exit.js';
 import { openRun, type OpenedRun } from './open.js';
-import { makeSink } from './sink.js';
+import { openLoadChannel } from './sink.js';
 import { markPublishing, published as publishDone } from './resume.js';
 import { postLeftovers, postableLeft, refusals, runSteps, type Refusal, type StepsContext } from './steps.js';
 import { accountStopOf, newStops, stopExitCode, stopLines, type Stops } from '../post/stop.js';
 import { preflight, type PreflightResult } from './preflight.js';
-import { reexportMovedRuns } from '../archive/parquet-sync.js';
+import { removeStaleStages } from '../publish/postgres/index.js';
+import { pidAlive } from '../ledger/lock.js';
 import { onInterrupt } from './interrupt.js';
 import { callbackWarning } from '../pipeline/callbacks.js';
 import { checkLocations, locationCacheDir, serviceLocationFetch } from '../check/locations.js';
+import { reportStage } from '../report/stage.js';
+import { moverLine } from '../report/movers.js';
 
 export interface RunJobOptions {
   root: string;
@@ -85,6 +89,8 @@ export interface RunJobResult {
   callbacks: { received: number; rejected: number; recovered: number };
   /** The PostgreSQL destination's outcome, when one is configured. */
   postgres?: PostgresOutcome;
+  /** The lake destination's outcome, when one is configured. */
+  lake?: LakeOutcome;
   /** What stopped posting: an account answer, endpoints gone, the budget (src/post/stop.ts). */
   stops: Stops;
 }
@@ -96,23 +102,24 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
   const run = await openRun(opts);
   const { config, pipeline, runId, runDate, ledger, writer, logger, progress, paths } = run;
   const load = emptySummary();
-  const settled = () => writer.idle();
   if (run.resumed) progress.seed(await ledger.summary(runId)); // what earlier attempts did counts on the bar too
-  const sink = makeSink({ writer, ledger, runId, engines: Object.values(config.paths), progress, logger, pause, load });
-  const base = { config, pipeline, runId, ledger, client: run.client, logger, progress, budget: { stopped: false }, pause, stops: newStops() };
+  const channel = openLoadChannel({ writer, ledger, runId, engines: Object.values(config.paths), progress, logger, pause, load, maxCount: config.collect.load_batch });
+  const settled = async () => { await channel.idle(); await writer.idle(); };
+  const base = { config, pipeline, runId, ledger, client: run.client, logger, progress, budget: new Budget(pipeline.budgetUsd, (step) => ledger.spentUsd(runId, step)), pause, stops: newStops() };
   let collection: Collection | undefined;
-  const destinations = destinationsFor(config, paths, pause, logger, { takeOver: opts.takeOverDestinations });
+  const destinations = destinationsFor(config, paths, pause, logger, { takeOver: opts.takeOverDestinations, env: opts.env });
   // Ctrl-C says what it interrupted and what resume will do (src/run/interrupt.ts).
   const offInterrupt = onInterrupt({ counts: () => progress.counts, stopProgress: () => progress.stop(), ambiguousGraceMs: config.collect.ambiguous_grace_ms, out: process.stderr });
   try {
     await verifyDestinations(destinations); // before anything is posted: a destination holding another folder's data refuses
     const unreachable = run.publishOnly ? undefined : callbackWarning(pipeline.steps, config);
     if (unreachable) logger.warn({}, unreachable);
-    collection = await Collection.open({ ...base, sink, settled, rawDir: paths.raw, attemptStartedAt: run.attemptStartedAt }, (e) => run.archive.append(e));
-    const steps: StepsContext = { ...base, runDate, collection, settled, rest: () => writer.rest(), warehouse: writer.warehouse.connection };
+    collection = await Collection.open({ ...base, load: channel, sink: (o) => channel.put(o), settled, rawDir: paths.raw, attemptStartedAt: run.attemptStartedAt }, (e) => run.archive.append(e));
+    const steps: StepsContext = { ...base, runDate, collection, settled, rest: () => writer.rest(), query: (sql) => writer.queryObjects(sql) };
     // The account check before anything is posted; a publish-only resume posts nothing.
     const pre: PreflightResult = run.publishOnly ? { ok: true } : await preflight(config, opts.env ?? process.env, logger);
     if (!pre.ok) base.stops.account = { ...pre.stop, exitCode: pre.exitCode };
+    else useAccountRate(run, pre.account?.callsPerMinute ?? null);
     // Location codes against the service's free lists (cached), once it answers: a bad code stops the run before money is spent.
     if (pre.ok && !run.publishOnly) await checkLocations(pipeline, { cacheDir: locationCacheDir(paths.dir), fetch: serviceLocationFetch(config, opts.env), warn: (m) => logger.warn({}, m) });
     if (pre.ok || pre.collects) {
@@ -129,7 +136,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
       }
     }
 
-    const budgetStopped = base.budget.stopped || base.stops.overBudget.size > 0;
+    const budgetStopped = base.budget.stopped;
     const notCollected = await collection.outstanding();
     const notPosted = await postableLeft(steps);
     const notPostedReasons = notPosted ? await refusals(steps) : [];
@@ -139,26 +146,30 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     // Exported before the run is marked finished: a crash during the export leaves the run for `resume`.
     removeStaleFiles(run);
     const parquet = await writer.exportParquet(paths.parquet, runDate, runId, () => pause('parquet'));
-    await reexportMovedRuns(writer.warehouse, paths.parquet, runId); // rows this run took over from earlier runs
+    await writer.reexportMovedRuns(paths.parquet, runId); // rows this run took over from earlier runs
     markPublishing(paths.dir, { runId, pipeline: pipeline.name, pipelineFile: pipeline.path, runDate });
     await ledger.finishRun(runId, status, base.stops.account?.message ?? finishNote(pipeline, budgetStopped, notCollected, notPosted));
     const summary = await ledger.summary(runId);
-    const tableRows = await writer.warehouse.tableCounts();
+    const tableRows = await writer.tableCounts();
     await writer.close();
     const published = await publishAll(destinations, { runId, runDate, status }, { warehouse: paths.work, parquet, rows: load.rows });
-    publishDone(paths.dir);
+    // Before the run counts as published: a crash until then leaves it for `resume`, whose alerts are never sent twice.
+    const reported = await reportStage({ config, pipeline, runId, runDate, dataDir: paths.dir, publishedPath: paths.published, service: run.service.label, warn: (f, m) => logger.warn(f, m) });
+    await pause('report');
+    publishDone(paths.dir, failedDestinations(published)); // a destination that failed is left for `resume`
 
     progress.stop(summary);
     const failed = summary?.byState.failed ?? 0;
     const exitCode = exitWithDestinations(stopExitCode(base.stops) ?? (budgetStopped ? EXIT.budget : failed || notCollected || notPosted ? EXIT.taskFailures : EXIT.ok), published);
     const result: RunJobResult = {
       runId, exitCode, status, resumed: run.resumed, summary, load, tableRows, notCollected, notPosted, notPostedReasons, budgetStopped,
-      durationMs: Date.now() - started, publishedPath: paths.published, callbacks: collection.callbacks, postgres: postgresOutcomeOf(published), stops: base.stops,
+      durationMs: Date.now() - started, publishedPath: paths.published, callbacks: collection.callbacks, postgres: postgresOutcomeOf(published), lake: lakeOutcomeOf(published), stops: base.stops,
     };
     logger.info({ status, exit_code: exitCode, cost_usd: summary?.costUsd, by_state: summary?.byState, rows: load.rows }, 'run finished');
-    (opts.out ?? process.stdout).write(opts.quiet ? `${outcomeLine(result, pipeline, run.service)}\n` : formatSummary(result, pipeline, run.service) + describeDestinations(published).map((l) => `${l}\n`).join(''));
+    const reportLine = reported.reportPath ? `report: ${reported.reportPath}\n` : '';
+    (opts.out ?? process.stdout).write(opts.quiet ? `${outcomeLine(result, pipeline, run.service)}\n${reportLine}` : formatSummary(result, pipeline, run.service) + describeDestinations(published).map((l) => `${l}\n`).join('') + reportLine);
     if (config.notify.webhook_url) {
-      const sent = await sendNotice(config.notify.webhook_url, noticeOf(result, pipeline, config));
+      const sent = await sendNotice(config.notify.webhook_url, { ...noticeOf(result, pipeline, config), movers: reported.movers.map(moverLine), report: reported.reportPath });
       if (!sent.ok) logger.warn({ why: sent.why }, 'the run notice was not delivered');
     }
     return result;
@@ -167,6 +178,12 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     await collection?.close();
     await run.close();
   }
+}
+
+/** The account's own calls a minute (user_data), when it states one, paces the run instead of the configured number. */
+function useAccountRate({ client, config, logger }: OpenedRun, callsPerMinute: number | null): void {
+  if (callsPerMinute === null || callsPerMinute === config.rate_limit.calls) return;
+  if (client.limiter.useAccountLimit(callsPerMinute)) logger.info({ calls: callsPerMinute, window_ms: config.rate_limit.window_ms, configured: config.rate_limit.calls }, "rate limit: the account's own, as user_data states it");
 }
 
 /** What the end-of-run notice says (src/run/notify.ts). */
@@ -197,4 +214,6 @@ function removeStaleFiles({ paths, logger }: OpenedRun): void {
     rmSync(path.join(dir, f), { force: true });
     logger.info({ file: path.relative(paths.dir, path.join(dir, f)) }, 'removed the unfinished copy of a killed run');
   }
+  const work = path.dirname(paths.work);
+  for (const f of removeStaleStages(work, pidAlive)) logger.info({ dir: path.relative(paths.dir, path.join(work, f)) }, 'removed the PostgreSQL staging folder of a killed publish');
 }

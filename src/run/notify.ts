@@ -23,6 +23,10 @@ export interface RunNotice {
   notPosted: number;
   /** Said after the cost: " (sandbox money: nothing was charged)" for a sandbox (src/config/service.ts). */
   costNote?: string;
+  /** The run's biggest SERP movers, one line each (src/report/movers.ts). */
+  movers?: readonly string[];
+  /** Where the run's report is (src/report). */
+  report?: string;
 }
 
 const usd = (n: number) => `$${n.toFixed(n < 1 ? 4 : 2)}`;
@@ -36,6 +40,8 @@ export function noticeText(n: RunNotice): string {
   ];
   for (const f of n.failures.slice(0, 5)) lines.push(`- ${f.count} x ${f.code ?? '-'} ${f.message ?? ''} (step ${f.step})`);
   if (n.failures.length > 5) lines.push(`- and ${n.failures.length - 5} more kinds of failure: seo-etl status`);
+  if (n.movers?.length) lines.push('top movers:', ...n.movers.map((m) => `- ${m}`));
+  if (n.report) lines.push(`report: ${n.report}`);
   return lines.join('\n');
 }
 
@@ -51,12 +57,17 @@ export interface SendOptions {
 
 /** Posts the notice; resolves with what happened, never rejects. */
 export async function sendNotice(url: string, n: RunNotice, o: SendOptions = {}): Promise<{ ok: true } | { ok: false; why: string }> {
+  return postText(url, noticeText(n), o);
+}
+
+/** Posts `{"text": ...}` to a Slack-compatible webhook (the notice, alerts); resolves with what happened, never rejects. */
+export async function postText(url: string, text: string, o: SendOptions = {}): Promise<{ ok: true } | { ok: false; why: string }> {
   const f = o.fetch ?? fetch;
   try {
     const res = await f(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ text: noticeText(n) }),
+      body: JSON.stringify({ text }),
       signal: AbortSignal.timeout(o.timeoutMs ?? 10_000),
     });
     await res.arrayBuffer();

@@ -12,7 +12,7 @@ import { ArchiveWriter } from '../archive/writer.js';
 import { credentialsFor, loadConfig, type Config } from '../config/index.js';
 import { Ledger, acquireRunLock, acquireRunLockWaiting } from '../ledger/index.js';
 import { Writer } from '../load/writer.js';
-import { loadPipeline, runIdFor, utcDate, type Pipeline } from '../pipeline/index.js';
+import { RUN_DATE_RULE, isCalendarDay, loadPipeline, runIdFor, utcDate, type Pipeline } from '../pipeline/index.js';
 import { warehousePaths, type WarehousePaths } from '../publish/index.js';
 import { RateLimiter } from '../queue/index.js';
 import { startSandbox, clockOnDay, type Sandbox } from '../sandbox/index.js';
@@ -47,6 +47,8 @@ export interface OpenedRun {
 /** Opens a run (or resumes one). Throws for bad input (exit 2) and a held lock (3). */
 export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
   const env = opts.env ?? process.env;
+  // The run date given is checked once, here, before anything is opened (a resume's comes from the ledger).
+  if (opts.runDate !== undefined && !isCalendarDay(opts.runDate)) throw new UserError(`--run-date: ${RUN_DATE_RULE}, got '${opts.runDate}'`);
   const config = loadConfig({ root: opts.root, env, overrides: opts.configOverrides });
   const credentials = credentialsFor(config, env); // missing live credentials: exit 2 before anything else
   const service = serviceOf(config.api.base_url);
@@ -55,7 +57,7 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
   const format = logFormat(env, opts.logFormat);
   const paths = warehousePaths(path.resolve(opts.root, config.warehouse.dir));
   // The whole pipeline is validated before the lock is taken or anything spent.
-  let pipeline = opts.pipelineFile ? loadPipeline(path.resolve(opts.root, opts.pipelineFile), config) : undefined;
+  let pipeline = opts.pipelineFile ? loadPipeline(path.resolve(opts.root, opts.pipelineFile), config, { env }) : undefined;
   mkdirSync(paths.dir, { recursive: true });
   // --wait: a second run (another cron line) waits for the first instead of exiting 3 at once.
   const lock = opts.waitMs
@@ -79,16 +81,17 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
     if (opts.resume && !runDate) {
       // `resume` continues what an earlier attempt left, never a new day's run (src/run/resume.ts).
       const target = await resumeTarget(ledger, paths.dir, pipeline);
-      pipeline ??= loadPipeline(target.pipelineFile, config);
+      pipeline ??= loadPipeline(target.pipelineFile, config, { env });
       ({ runDate, publishOnly } = target);
     }
     if (!pipeline) throw new UserError('a pipeline file is needed to start a run');
     runDate ??= utcDate(new Date());
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(runDate)) throw new UserError(`--run-date: must be YYYY-MM-DD, got '${runDate}'`);
     const runId = runIdFor(pipeline.name, runDate);
     const attemptStartedAt = new Date();
     noteRunService(paths.dir, runId, service);
-    const { resumed } = await ledger.openRun({ runId, pipeline: pipeline.name, runDate, pipelineFile: pipeline.path, budgetUsd: pipeline.budgetUsd });
+    const tracked = pipeline.targets;
+    const targets = pipeline.steps.flatMap((st) => tracked.filter((t) => t.name === st.target).flatMap((t) => t.domains.map((domain) => ({ step: st.name, target: t.name, domain }))));
+    const { resumed } = await ledger.openRun({ runId, pipeline: pipeline.name, runDate, pipelineFile: pipeline.path, budgetUsd: pipeline.budgetUsd, targets });
 
     const logDir = path.join(paths.dir, 'logs');
     mkdirSync(logDir, { recursive: true });

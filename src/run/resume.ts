@@ -28,6 +28,8 @@ export interface PendingPublish {
   pipeline: string;
   pipelineFile: string | null;
   runDate: string;
+  /** Destinations that failed to publish the run (PostgreSQL down): `resume` publishes it again. */
+  behind?: string[];
 }
 
 const MARKER = 'publishing.json';
@@ -40,9 +42,14 @@ export function markPublishing(dataDir: string, p: PendingPublish): void {
   renameSync(tmp, file);
 }
 
-/** Every destination has published: a publish copies the whole warehouse, so any earlier pending one is done too. */
-export function published(dataDir: string): void {
-  rmSync(path.join(dataDir, MARKER), { force: true });
+/**
+ * Every destination has published: a publish copies the whole warehouse, so any earlier pending one is done too.
+ * `behind`: the destinations that failed; the marker then stays, naming them, so `resume` publishes the run again.
+ */
+export function published(dataDir: string, behind: readonly string[] = []): void {
+  const pending = behind.length ? pendingPublish(dataDir) : undefined;
+  if (pending) markPublishing(dataDir, { ...pending, behind: [...behind] });
+  else rmSync(path.join(dataDir, MARKER), { force: true });
 }
 
 /** The run whose publishing a kill interrupted, if any. */

@@ -1,14 +1,12 @@
 /**
- * The one sink of the collect stage: each Outcome becomes one load through the writer, the ledger's moves in the
- * same transaction (rows and state change together), or a recorded failure.
+ * The run's load channel (src/load/channel.ts): every Outcome of the collect stage is committed through the
+ * writer, its ledger moves in the same transaction; what each commit loaded is counted here for the progress bar
+ * and the summary.
  */
 import type { Logger } from '../api/logger.js';
-import { isTaskError } from '../api/status.js';
-import type { Outcome, Sink } from '../collect/index.js';
-import { markFailed, markLoaded, markPosted, type Ledger } from '../ledger/index.js';
-import { mergeSummary, type LoadSummary } from '../load/index.js';
+import type { Ledger } from '../ledger/index.js';
+import { LoadChannel, commitThrough, isLoadable, mergeSummary, type LoadSummary, type Outcome } from '../load/index.js';
 import type { Writer } from '../load/writer.js';
-import type { CollectedTask } from '../normalize/extract.js';
 import type { PauseHook } from '../pause.js';
 import type { Progress } from './progress.js';
 
@@ -23,40 +21,36 @@ export interface SinkDeps {
   pause: PauseHook;
   /** What this run loaded, summed. */
   load: LoadSummary;
+  /** Outcomes per transaction at most (collect.load_batch). */
+  maxCount: number;
 }
 
-export function makeSink(d: SinkDeps): Sink {
-  return async (o: Outcome) => {
-    if (o.kind === 'failed') {
-      await d.ledger.markFailed(d.runId, [{ ref: o.ref, code: o.code, message: o.message }]);
-      d.progress.add('failed');
-      return;
-    }
-    const ok: CollectedTask[] = [];
-    const bad: CollectedTask[] = [];
-    for (const r of o.results) (!isTaskError(r.task.status_code) && Array.isArray(r.task.result) ? ok : bad).push(r);
-    const summary = await d.writer.load(o.results, {
+export function openLoadChannel(d: SinkDeps): LoadChannel {
+  return new LoadChannel({
+    maxCount: d.maxCount,
+    commit: commitThrough({
+      writer: d.writer,
       runId: d.runId,
       engines: d.engines,
-      inTransaction: async (conn) => {
-        if (o.kind === 'answered') {
-          if (o.posted) await markPosted(conn, d.runId, [o.posted]);
-          // One call's answer: its tasks failed only if no page of it succeeded.
-          if (bad.length && !ok.length) await markFailed(conn, d.runId, o.keys.map((k) => ({ ref: k, code: bad[0].task.status_code, message: bad[0].task.status_message })));
-          else await markLoaded(conn, d.runId, o.keys, { collected: true, pages: o.pages });
-        } else {
-          await markLoaded(conn, d.runId, ok.map((r) => r.key ?? r.task.id), { collected: true });
-          if (bad.length) await markFailed(conn, d.runId, bad.map((r) => ({ ref: r.key ?? r.task.id, code: r.task.status_code, message: r.task.status_message })));
-        }
-        await d.pause('load');
+      inTransaction: () => d.pause('load'),
+      onCommitted: (batch, summary) => {
+        mergeSummary(d.load, summary);
+        const tasks = batch.reduce((n, o) => n + (o.kind === 'collected' ? o.results.length : o.kind === 'answered' ? o.keys.length : 0), 0);
+        if (tasks) d.logger.debug({ tasks, rows: Object.values(summary.rows).reduce((a, b) => a + b, 0) }, 'results loaded');
+        for (const o of batch) count(d.progress, o);
       },
-    });
-    mergeSummary(d.load, summary);
-    d.logger.debug({ tasks: o.results.length, rows: Object.values(summary.rows).reduce((a, b) => a + b, 0) }, 'results loaded');
-    const tasks = o.kind === 'answered' ? o.keys.length : o.results.length;
-    const loaded = o.kind === 'answered' ? (ok.length ? tasks : 0) : ok.length;
-    d.progress.add('collected', tasks);
-    d.progress.add('loaded', loaded);
-    d.progress.add('failed', tasks - loaded);
-  };
+    }),
+  });
+}
+
+/** What a committed outcome adds to the progress counts. */
+function count(progress: Progress, o: Outcome): void {
+  if (o.kind === 'failed') return progress.add('failed');
+  if (o.kind !== 'collected' && o.kind !== 'answered') return;
+  const tasks = o.kind === 'answered' ? o.keys.length : o.results.length;
+  const ok = o.results.filter(isLoadable).length;
+  const loaded = o.kind === 'answered' ? (ok ? tasks : 0) : ok;
+  progress.add('collected', tasks);
+  progress.add('loaded', loaded);
+  progress.add('failed', tasks - loaded);
 }

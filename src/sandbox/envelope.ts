@@ -34,7 +34,7 @@ export function taskObject(t: TaskInit): ApiTask {
     status_message: t.message ?? statusMessage(t.code),
     time: elapsed(t.startedNs),
     cost: t.cost ?? 0,
-    result_count: t.result ? t.result.length : 0,
+    result_count: Array.isArray(t.result) ? t.result.length : t.result ? 1 : 0,
     path: t.path,
     data: t.data,
     result: t.result,

@@ -27,6 +27,8 @@ export interface FamilySandbox {
   results?: Readonly<Record<ResultKind, ResultGenerator>>;
   /** Special task ids of a task_get, by result kind. */
   specialGet?: Readonly<Record<ResultKind, SpecialGet>>;
+  /** What a completed task was billed, by result kind, where the bill depends on its result (SERP); task_get reports it. */
+  billed?: Readonly<Record<ResultKind, (def: EndpointDef, task: StoredTask, ctx: SandboxContext, at: number) => number>>;
   /** The declared answer for any endpoint the lines above leave out (generated families). */
   fallback?: (def: EndpointDef) => { handler?: Handler; live?: LiveCompute; result?: ResultGenerator } | undefined;
 }
@@ -36,6 +38,7 @@ export interface LoadedSandboxes {
   live: Map<string, LiveCompute>;
   results: Map<ResultKind, ResultGenerator>;
   specialGet: Map<ResultKind, SpecialGet>;
+  billed: Map<ResultKind, NonNullable<FamilySandbox['billed']>[string]>;
   fallbacks: NonNullable<FamilySandbox['fallback']>[];
 }
 
@@ -46,7 +49,7 @@ let loading: Promise<LoadedSandboxes> | null = null;
 export function loadFamilySandboxes(): Promise<LoadedSandboxes> {
   if (loaded) return Promise.resolve(loaded);
   loading ??= (async () => {
-    const out: LoadedSandboxes = { handlers: new Map(), live: new Map(), results: new Map(), specialGet: new Map(), fallbacks: [] };
+    const out: LoadedSandboxes = { handlers: new Map(), live: new Map(), results: new Map(), specialGet: new Map(), billed: new Map(), fallbacks: [] };
     for (const f of FAMILIES) {
       if (!f.sandbox) continue;
       const s = (await f.sandbox()).default;
@@ -54,6 +57,7 @@ export function loadFamilySandboxes(): Promise<LoadedSandboxes> {
       for (const [id, c] of Object.entries(s.live ?? {})) out.live.set(id, c);
       for (const [kind, g] of Object.entries(s.results ?? {})) out.results.set(kind, g);
       for (const [kind, g] of Object.entries(s.specialGet ?? {})) out.specialGet.set(kind, g);
+      for (const [kind, b] of Object.entries(s.billed ?? {})) out.billed.set(kind, b);
       if (s.fallback) out.fallbacks.push(s.fallback);
     }
     return (loaded = out);

@@ -61,6 +61,13 @@ export class Records {
     this.billedMicros += Math.round(c.cost * 1e6);
   }
 
+  /** Gives back part of a charge (a SERP task billed less than posted); the balance and the day's spend go down. */
+  refund(c: Charge): void {
+    if (c.cost <= 0) return;
+    this.charges.push({ ...c, cost: -c.cost });
+    this.billedMicros -= Math.round(c.cost * 1e6);
+  }
+
   billed(): number {
     return roundUsd(this.billedMicros / 1e6);
   }

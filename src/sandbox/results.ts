@@ -24,6 +24,17 @@ export function taskResult(def: EndpointDef, task: StoredTask, ctx: SandboxConte
   return result;
 }
 
+/**
+ * The cost a task_get (or postback) answer reports: what the task was billed. SERP tasks are settled on their result;
+ * the other families bill at posting only, and their task_get answers report no cost, as before.
+ */
+export function taskBilled(def: EndpointDef, task: StoredTask, ctx: SandboxContext): number {
+  const settle = familySandboxes().billed.get(def.result);
+  if (!settle) return 0;
+  const at = task.reparsedAt !== null && ctx.clock.now() >= task.reparsedAt ? task.reparsedAt : task.completeAt;
+  return settle(def, task, ctx, at);
+}
+
 function generate(def: EndpointDef, task: StoredTask, ctx: SandboxContext, variant?: string): unknown[] {
   // The result describes the SERP as of completion; a re-parse keeps the data and moves `datetime`.
   const at = task.reparsedAt !== null && ctx.clock.now() >= task.reparsedAt ? task.reparsedAt : task.completeAt;

@@ -13,6 +13,7 @@ import { SlidingWindowLimiter } from './rate-limit.js';
 import { envelope, messageWith } from './envelope.js';
 import { readBody, parseTasks, sendJson } from './http-io.js';
 import { handlerFor } from './routes.js';
+import { conformEnvelope } from './generated.js';
 import type { Faults } from './faults.js';
 import type { CallRecord } from './records.js';
 
@@ -138,7 +139,8 @@ export function createApiHandler(deps: PipelineDeps) {
       body = parsed.tasks;
     }
     const apiReq: ApiRequest = { def, id: match.id, path, query, body, startedNs, now: ctx.clock.now(), taskFault: fault.task50000 };
-    const env = handlerFor(def)(apiReq, ctx);
+    // Hand-written answers in the shapes of the client's models (fields they leave out come as null).
+    const env = conformEnvelope(def, handlerFor(def)(apiReq, ctx));
     answer(res, call, 200, env, { malformed: fault.malformed, dropAfter: fault.dropAfter });
   };
 

@@ -27,6 +27,8 @@ export interface StoredTask {
   data: Record<string, unknown>;
   tag: string | null;
   cost: number;
+  /** What the task was billed once done (SERP: pages crawled, options used), set when its result is first served. */
+  billed?: number;
   /** Seed of the task's results: its endpoint and parameters, so equal tasks give equal results. */
   seed: number;
   postedAt: number;

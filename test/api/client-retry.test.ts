@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { ApiClient, judgeAttempt, type RawResponse, type TaskOutcome } from '../../src/api/client.js';
+import { ApiClient, judgeAttempt, nothingDone, type RawResponse, type TaskError, type TaskOutcome } from '../../src/api/client.js';
 import { RateLimiter } from '../../src/queue/index.js';
 import pino from 'pino';
 import { createLogger, scrubSecrets, secretsOf, REDACTED } from '../../src/api/logger.js';
@@ -109,6 +109,44 @@ describe('idempotent calls retry and then stop', () => {
     expect(limiter.stats().byEndpoint['keywords_for_site.tasks_ready'].slowDowns).toBe(2);
     expect(limiter.stats().slowDowns).toBe(2);
     expect(callsTo(readyPath())).toHaveLength(3);
+  });
+});
+
+describe('live and list calls under a rate limit that outlasts the retries (issue 31)', () => {
+  it('keep the service code 40202, not 0, and count as nothing done', async () => {
+    const c = client({ retries: 2 });
+    sandbox.controls.setFaults([{ path: '/v3/serp/endpoints', rateLimitBurst: 3 }, { path: '/v3/content_generation/', rateLimitBurst: 3 }]);
+    const list = err(await c.list('serp.endpoints'));
+    expect(list).toMatchObject({ code: 40202, local: false, attempts: 3 });
+    expect(nothingDone(list)).toBe(true);
+    const live = err(await c.live('content_generation.paraphrase.live', { text: 'The tent sets up in two minutes.', creativity_index: 0.5 }));
+    expect(live).toMatchObject({ code: 40202, local: false });
+    expect(nothingDone(live)).toBe(true);
+    expect(sandbox.controls.billed()).toBe(0);
+  });
+});
+
+describe('what counts as an answer of a service that did nothing', () => {
+  const e = (over: Partial<TaskError>): TaskError => ({ code: 0, message: 'm', path: [], data: null, local: false, ...over });
+  it.each([
+    ['envelope 40202 after the retries', e({ code: 40202 }), true],
+    ['task-level 50000', e({ code: 50000 }), true],
+    ['HTTP 500 with its envelope 50000', e({ code: 50000, transport: 'http', httpStatus: 500 }), true],
+    ['HTTP 429 without an envelope', e({ code: 429, transport: 'http', httpStatus: 429 }), true],
+    ['HTTP 503', e({ code: 503, transport: 'http', httpStatus: 503 }), true],
+    ['connection refused (never sent)', e({ transport: 'network', notSent: true }), true],
+    ['connection reset after sending', e({ transport: 'network' }), false],
+    ['timeout', e({ transport: 'timeout' }), false],
+    ['malformed answer', e({ transport: 'malformed', httpStatus: 200 }), false],
+    ['HTTP 502 from a gateway', e({ code: 502, transport: 'http', httpStatus: 502 }), false],
+    ['HTTP 504 with a 50000 envelope', e({ code: 50000, transport: 'http', httpStatus: 504 }), false],
+    ['an ambiguous task post', e({ code: 0, ambiguous: true, transport: 'network' }), false],
+    ['our own validation', e({ code: 40501, local: true }), false],
+    ['a task-level 40501', e({ code: 40501 }), false],
+    ['no result (40102)', e({ code: 40102 }), false],
+    ['an answer holding no task', e({ code: 0 }), false],
+  ])('%s -> %s', (_name, error, want) => {
+    expect(nothingDone(error)).toBe(want);
   });
 });
 

@@ -7,7 +7,7 @@ import { ArchiveWriter } from '../../src/archive/writer.js';
 import { listArchiveFiles, readLines, type ReadReport } from '../../src/archive/reader.js';
 import { readResponseFile, entryOf } from '../../src/archive/ingest.js';
 import { resolveEndpoint } from '../../src/archive/records.js';
-import { ingestCommand, reprocessCommand } from '../../src/archive/command.js';
+import { ingestCommand, reprocessCommand } from '../../src/run/archive-command.js';
 import { warehousePaths } from '../../src/publish/index.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { loadConfig } from '../../src/config/index.js';
@@ -90,7 +90,9 @@ describe('ingest and reprocess', () => {
     expect(resolveEndpoint({ ...t, path: ['v3', 'keywords_data', 'google', 'keywords_for_site', 'task_get', 'K1'] }, {}, engines)).toBe('keywords_for_site.task_get');
     expect(resolveEndpoint({ ...t, path: ['v3', 'serp', 'map'], data: { api: 'serp', function: 'endpoints' } }, {}, engines)).toBe('serp.endpoints');
     expect(resolveEndpoint({ ...t, path: ['v3', 'merchant', 'google', 'products', 'task_get', 'advanced', 'X'] }, {}, engines)).toBe('merchant.products.task_get.advanced');
-    expect(resolveEndpoint({ ...t, path: ['v3', 'backlinks', 'summary', 'live'], data: {} }, {}, engines)).toBe('unknown:v3/backlinks/summary/live');
+    // Backlinks is a family of the registry now; a path no family declares stays unknown.
+    expect(resolveEndpoint({ ...t, path: ['v3', 'backlinks', 'summary', 'live'], data: {} }, {}, engines)).toBe('backlinks.summary.live');
+    expect(resolveEndpoint({ ...t, path: ['v3', 'no_such_family', 'summary', 'live'], data: {} }, {}, engines)).toBe('unknown:v3/no_such_family/summary/live');
   });
 
   it('reads JSON, gzip JSON and NDJSON files, and names the file and line of bad input', () => {

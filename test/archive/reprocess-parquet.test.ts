@@ -7,8 +7,8 @@ import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { ingestCommand, reprocessCommand } from '../../src/archive/command.js';
-import { snapshotDateOf } from '../../src/archive/parquet-sync.js';
+import { ingestCommand, reprocessCommand } from '../../src/run/archive-command.js';
+import { snapshotDateOf } from '../../src/load/parquet-sync.js';
 import { warehousePaths } from '../../src/publish/index.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { loadConfig } from '../../src/config/index.js';

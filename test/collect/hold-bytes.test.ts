@@ -5,9 +5,10 @@ import { createLogger } from '../../src/api/logger.js';
 import type { CollectedTask } from '../../src/normalize/extract.js';
 import { Collector } from '../../src/collect/index.js';
 import { ROOT } from '../helpers/project.js';
+import { channelOf } from '../helpers/channel.js';
 
-// Large results must not pile up: the collector fetches no more than holdBytes of answers ahead of the loads
-// (each at the largest size its endpoint answered), and a load transaction takes at most loadBytes of them.
+// Large results must not pile up: the collector fetches no more than the load channel's holdBytes of answers ahead
+// of the loads (each at the largest size its endpoint answered), and a load transaction takes at most loadBytes of them.
 
 const POST = 'keywords_ads.keywords_for_keywords.task_post';
 const config = loadConfig({ root: ROOT, env: {} });
@@ -38,15 +39,13 @@ async function collect(n: number, opts: { bytes: (id: string) => number; holdByt
   const heldNow = () => seen.inFlight + seen.ends.length - [...loaded.values()].reduce((a, b) => a + b, 0);
   const c = new Collector({
     client: fakeClient(opts.bytes, 5, seen), engines: config.paths, logger: createLogger({ level: 'silent' }),
-    sink: async (batch: CollectedTask[]) => {
+    load: channelOf(async (batch: CollectedTask[]) => {
       held = Math.max(held, heldNow());
       loads.push(batch.map((r) => r.task.id));
       await tick(10);
       for (const r of batch) loaded.set(r.task.id, (loaded.get(r.task.id) ?? 0) + 1);
-    },
-    onFailed: async () => undefined,
-    batchSize: opts.batchSize ?? 100, pollMinMs: 5, pollMaxMs: 20, maxInFlight: 64, flushQuietMs: 5,
-    ...(opts.holdBytes ? { holdBytes: opts.holdBytes } : {}), ...(opts.loadBytes ? { loadBytes: opts.loadBytes } : {}),
+    }, { maxCount: opts.batchSize ?? 100, quietMs: 5, ...(opts.holdBytes ? { holdBytes: opts.holdBytes } : {}), ...(opts.loadBytes ? { maxBytes: opts.loadBytes } : {}) }),
+    pollMinMs: 5, pollMaxMs: 20, maxInFlight: 64,
   });
   const ids = Array.from({ length: n }, (_, i) => `t${i}`);
   c.fetchNow(ids.map((id, i) => ({ key: `k${i}`, serviceId: id, postId: POST, mode: 'tasks_ready' as const })));

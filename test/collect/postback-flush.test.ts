@@ -7,6 +7,8 @@ import type { CollectedTask } from '../../src/normalize/extract.js';
 import { Collector } from '../../src/collect/index.js';
 import type { Envelope } from '../../src/api/envelope.js';
 import { ROOT } from '../helpers/project.js';
+import { channelOf } from '../helpers/channel.js';
+import type { LoadChannel } from '../../src/load/index.js';
 
 // Postbacks arriving while a load runs are loaded together by the next ones, in whole batches: a flood of results
 // must not turn into a train of tiny loads (each a transaction with its fixed cost), and none may be lost or loaded twice.
@@ -14,14 +16,15 @@ import { ROOT } from '../helpers/project.js';
 const POST = 'keywords_for_site.task_post';
 const config = loadConfig({ root: ROOT, env: {} });
 
-function collector(sink: (r: CollectedTask[]) => Promise<void>, batchSize: number, flushQuietMs?: number): Collector {
+function collector(sink: (r: CollectedTask[]) => Promise<void>, batchSize: number, flushQuietMs?: number): Collector & { load: LoadChannel } {
   // No call is made in these tests: postbacks carry their results.
   const client = new ApiClient({
     baseUrl: 'http://127.0.0.1:9', credentials: { login: 'x', password: 'y' }, engines: config.paths,
     limiter: new RateLimiter({ calls: 10, windowMs: 1000, concurrency: 1 }), timeoutMs: 1000, retries: 0, retryBaseMs: 1, tasksPerPost: 100,
     logger: createLogger({ level: 'silent' }),
   });
-  return new Collector({ client, engines: config.paths, logger: createLogger({ level: 'silent' }), sink, onFailed: async () => undefined, batchSize, ...(flushQuietMs ? { flushQuietMs } : {}) });
+  const load = channelOf(sink, { maxCount: batchSize, ...(flushQuietMs ? { quietMs: flushQuietMs } : {}) });
+  return Object.assign(new Collector({ client, engines: config.paths, logger: createLogger({ level: 'silent' }), load }), { load });
 }
 
 const envelope = (id: string): Envelope => ({
@@ -56,7 +59,7 @@ describe('collector flushes of postback results', () => {
     for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
     expect(loads).toEqual([10, 10, 10, 10, 10, 10]);
 
-    await c.flush(); // as the drain loop does: nothing is left
+    await c.load.flush(); // as the drain loop does: nothing is left
     expect(loads).toHaveLength(6);
     expect([...loaded.keys()].sort()).toEqual([...ids].sort());
     expect([...loaded.values()].every((n) => n === 1)).toBe(true);

@@ -15,6 +15,7 @@ import { createLogger } from '../../src/api/logger.js';
 import type { CollectedTask } from '../../src/normalize/extract.js';
 import { Collector } from '../../src/collect/index.js';
 import { ROOT } from '../helpers/project.js';
+import { channelOf } from '../helpers/channel.js';
 
 const POST = 'merchant.products.task_post';
 const config = loadConfig({ root: ROOT, env: {} });
@@ -39,11 +40,10 @@ test('a postback adopting an ambiguous task is counted outstanding until its res
   const recorded = new Set<string>();
   const c = new Collector({
     client, engines: config.paths, logger: createLogger({ level: 'silent' }),
-    sink: async (batch) => { for (const r of batch) loaded.add(r.task.id); },
-    onFailed: async () => undefined,
+    load: channelOf(async (batch) => { for (const r of batch) loaded.add(r.task.id); }, { quietMs: 50 }),
     // The ledger's write is queued behind the writer's loads: it takes a while.
     onAdopt: async (_a, serviceId) => { await sleep(5 + Math.random() * 15); recorded.add(serviceId); },
-    pollMinMs: 1, pollMaxMs: 2, stragglerAfterMs: 60_000, ambiguousGraceMs: 3_600_000, flushQuietMs: 50,
+    pollMinMs: 1, pollMaxMs: 2, stragglerAfterMs: 60_000, ambiguousGraceMs: 3_600_000,
   });
   c.awaitTags(Array.from({ length: N }, (_, i) => ({ key: `k${i}`, tag: `tag${i}`, postId: POST, mode: 'postback' as const })));
   const deliveries = Array.from({ length: N }, async (_, i) => {
@@ -73,11 +73,10 @@ test('a postback that came before its unclear POST was handled adopts the task o
   const givenUp: string[] = [];
   const c = new Collector({
     client: found, engines: config.paths, logger: createLogger({ level: 'silent' }),
-    sink: async (batch) => { loaded.push(...batch.map((r) => r.task.id)); },
-    onFailed: async () => undefined,
+    load: channelOf(async (batch) => { loaded.push(...batch.map((r) => r.task.id)); }, { quietMs: 5 }),
     onAdopt: async (_a, id) => { adopted.push(id); },
     onGiveUp: async (ts) => { givenUp.push(...ts.map((t) => t.key)); },
-    pollMinMs: 1, pollMaxMs: 5, stragglerAfterMs: 60_000, ambiguousGraceMs: 50, flushQuietMs: 5,
+    pollMinMs: 1, pollMaxMs: 5, stragglerAfterMs: 60_000, ambiguousGraceMs: 50,
   });
   expect(await c.onPostback(envelope('svc-x', 'tag-x')), 'declined: the task is not known yet').toBe(false);
   c.awaitTags([{ key: 'kx', tag: 'tag-x', postId: POST, mode: 'postback' }]);

@@ -5,6 +5,7 @@ import type { ApiClient } from '../../src/api/client.js';
 import { RateLimiter } from '../../src/queue/index.js';
 import { createLogger } from '../../src/api/logger.js';
 import { sandboxClient } from '../helpers/api-client.js';
+import { channelOf } from '../helpers/channel.js';
 import { ROOT } from '../helpers/project.js';
 import type { CollectedTask } from '../../src/normalize/extract.js';
 import { Collector, type TrackedTask, type WaitingStore } from '../../src/collect/index.js';
@@ -59,15 +60,14 @@ describe('a collector with a store', () => {
     const loaded: CollectedTask[] = [];
     let maxHeld = 0;
     const collector = new Collector({
-      client: c, engines: config.paths, logger: createLogger({ level: 'silent' }), store, maxInFlight: 4, batchSize: 10, pollMinMs: 5, pollMaxMs: 20,
-      sink: async (results) => {
+      client: c, engines: config.paths, logger: createLogger({ level: 'silent' }), store, maxInFlight: 4, pollMinMs: 5, pollMaxMs: 20,
+      load: channelOf(async (results) => {
         maxHeld = Math.max(maxHeld, collector.held);
         for (const r of results) {
           loaded.push(r);
           store.tasks.delete(r.task.id);
         }
-      },
-      onFailed: async (t) => { store.tasks.delete(t.serviceId); },
+      }, { maxCount: 10, onFailed: async (id) => { store.tasks.delete(id); } }),
     });
     const tasks = await post(c, 120, 'site');
     for (const t of tasks) store.tasks.set(t.serviceId, { ...t, postedAt: Date.now() });
@@ -92,8 +92,7 @@ describe('a collector with a store', () => {
     const loaded: string[] = [];
     const collector = new Collector({
       client: c, engines: config.paths, logger: createLogger({ level: 'silent' }), store, pollMinMs: 5, pollMaxMs: 20, stragglerAfterMs: 50,
-      sink: async (results) => { for (const r of results) { loaded.push(r.task.id); store.tasks.delete(r.task.id); } },
-      onFailed: async (t) => { store.tasks.delete(t.serviceId); },
+      load: channelOf(async (results) => { for (const r of results) { loaded.push(r.task.id); store.tasks.delete(r.task.id); } }, { onFailed: async (id) => { store.tasks.delete(id); } }),
     });
     const [t] = await post(c, 1, 'straggler');
     // Collected already by someone else's task_get, so tasks_ready no longer lists it: only the lookup by id finds it.
@@ -112,9 +111,8 @@ describe('fetchNow', () => {
     const loaded: CollectedTask[] = [];
     const collector = new Collector({
       // A straggler period far beyond the test: only fetchNow can make these tasks be fetched in time.
-      client: c, engines: config.paths, logger: createLogger({ level: 'silent' }), store: new MapStore(), maxInFlight: 4, batchSize: 5, pollMinMs: 5, pollMaxMs: 20, stragglerAfterMs: 600_000,
-      sink: async (results) => { loaded.push(...results); },
-      onFailed: async () => undefined,
+      client: c, engines: config.paths, logger: createLogger({ level: 'silent' }), store: new MapStore(), maxInFlight: 4, pollMinMs: 5, pollMaxMs: 20, stragglerAfterMs: 600_000,
+      load: channelOf(async (results) => { loaded.push(...results); }, { maxCount: 5 }),
     });
     const tasks = (await post(c, 6, 'left')).map((t) => ({ ...t, mode: 'postback' as const }));
     collector.fetchNow(tasks);

@@ -4,10 +4,10 @@ import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { loadArchiveFiles } from '../../src/load/archive-load.js';
 import { emptySummary, type Warehouse } from '../../src/load/warehouse.js';
-import { LOAD_BYTES } from '../../src/normalize/batch.js';
+import { CHANNEL_LIMITS } from '../../src/load/channel.js';
 import type { CollectedTask } from '../../src/normalize/extract.js';
 
-// Reprocess and ingest load an archive in transactions bounded by its lines' bytes as well as by a count: a
+// Reprocess and ingest load an archive through the load channel, in transactions bounded by its lines' bytes as well as by a count: a
 // night of 20,000-keyword answers is not loaded as one transaction of 2,000 of them.
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'archive-batches-'));
@@ -24,15 +24,15 @@ function recorder(loads: string[][]): Warehouse {
 }
 
 describe('loading an archive in batches', () => {
-  test('a batch ends at LOAD_BYTES of lines, or at the count; every task is loaded once, in order', async () => {
-    const big = Math.ceil(LOAD_BYTES / 3); // three lines pass LOAD_BYTES
+  test('a transaction ends before it passes the channel\'s bytes of lines, or at the count; every task is loaded once, in order', async () => {
+    const big = Math.ceil(CHANNEL_LIMITS.loadBytes / 3); // three lines pass the channel's bytes a transaction
     const file = path.join(dir, 'big.ndjson');
     const ids = Array.from({ length: 7 }, (_, i) => `t${i}`);
     writeFileSync(file, ids.map((id) => envelope(id, big)).join('\n') + '\n');
     const loads: string[][] = [];
     const r = await loadArchiveFiles(recorder(loads), [file], { runId: 'r1' });
     expect(r.lines).toBe(7);
-    expect(loads).toEqual([['t0', 't1', 't2'], ['t3', 't4', 't5'], ['t6']]);
+    expect(loads).toEqual([['t0', 't1'], ['t2', 't3'], ['t4', 't5'], ['t6']]);
 
     const small = path.join(dir, 'small.ndjson');
     writeFileSync(small, ids.map((id) => envelope(id, 10)).join('\n') + '\n');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { TABLES, catalogProblems, rootTableFor, allColumns } from '../../src/normalize/catalog.js';
-import { renderTablesDoc } from '../../src/normalize/docs.js';
+import { familyTableDocs, renderTablesDoc } from '../../src/normalize/docs.js';
 import { ENDPOINTS } from '../../src/api/catalog.js';
 import { neutralItemType } from '../../src/normalize/item-type.js';
 
@@ -28,6 +28,9 @@ describe('table catalog', () => {
   it('docs/tables.md is what `seo-etl docs` generates from the catalog', () => {
     const file = readFileSync(new URL('../../docs/tables.md', import.meta.url), 'utf8');
     expect(file, 'docs/tables.md is stale: run `seo-etl docs`').toBe(renderTablesDoc());
+    for (const [name, text] of Object.entries(familyTableDocs())) {
+      expect(readFileSync(new URL(`../../docs/tables/${name}`, import.meta.url), 'utf8'), `docs/tables/${name} is stale: run \`seo-etl docs\``).toBe(text);
+    }
   });
 });
 

@@ -40,7 +40,8 @@ const INPUTS = { 'events.txt': keywords(250), 'ideas.txt': keywords(450, 'idea')
 
 describe('plan estimate', () => {
   test('tasks, calls, cost and shortest duration per step and in total, exactly', async () => {
-    const config = testConfig();
+    // The account limit of accounts before the live service's 10,000 (the default since 2026-10-19).
+    const config = testConfig({ rate_limit: { calls: 2000, window_ms: 60_000 } });
     const p = load(MIXED, INPUTS, config).pipeline();
     const e = estimatePlan(await planPipeline(p, { runId: RUN }), config);
     const row = (name: string) => e.steps.find((s) => s.step === name)!;
@@ -122,7 +123,7 @@ steps:
   });
 
   test('the table and the JSON form', async () => {
-    const config = testConfig();
+    const config = testConfig({ rate_limit: { calls: 2000, window_ms: 60_000 } });
     const e = estimatePlan(await planPipeline(load(MIXED, INPUTS, config).pipeline(), { runId: RUN }), config);
     const text = formatPlan(e);
     const lines = text.split('\n');

@@ -10,7 +10,7 @@ import { ApiClient } from '../../src/api/client.js';
 import { createLogger } from '../../src/api/logger.js';
 import { loadConfig } from '../../src/config/index.js';
 import { Ledger } from '../../src/ledger/index.js';
-import { loadPipeline, planPipeline } from '../../src/pipeline/index.js';
+import { Budget, loadPipeline, planPipeline } from '../../src/pipeline/index.js';
 import { postStep } from '../../src/post/index.js';
 import { newStops } from '../../src/post/stop.js';
 import { noPause } from '../../src/pause.js';
@@ -40,7 +40,7 @@ describe('posting into a refused connection', () => {
     const tracked: unknown[] = [];
     const stops = newStops();
     await postStep(
-      { config, pipeline, runId, ledger, client, logger: createLogger({ level: 'silent' }), progress: { add: () => undefined, counts: { planned: 0, posted: 0, ready: 0, collected: 0, loaded: 0, failed: 0, costUsd: 0 } }, budget: { stopped: false }, pause: noPause, rest: async () => undefined, stops },
+      { config, pipeline, runId, ledger, client, logger: createLogger({ level: 'silent' }), progress: { add: () => undefined, counts: { planned: 0, posted: 0, ready: 0, collected: 0, loaded: 0, failed: 0, costUsd: 0 } }, budget: new Budget(pipeline.budgetUsd, () => ledger.spentUsd(runId)), pause: noPause, rest: async () => undefined, stops },
       pipeline.steps[0],
       { track: (t) => void tracked.push(...t), awaitTags: (t) => void ambiguous.push(...t), callbacksFor: () => undefined },
     );

@@ -65,7 +65,7 @@ describe('seo-etl tables', () => {
     expect(l.published).toBe(true);
     expect(l.bytes).toBeGreaterThan(0);
     expect(l.lastRun).toMatchObject({ runId: 'nightly-2025-01-02', status: 'completed' });
-    expect(l.tables.map((t: { name: string }) => t.name)).toEqual([...TABLES.map((t) => t.name), '_attempts', '_runs', '_tasks']);
+    expect(l.tables.map((t: { name: string }) => t.name)).toEqual([...TABLES.map((t) => t.name), '_attempts', '_runs', '_targets', '_tasks']);
     const byName = new Map(l.tables.map((t: { name: string; rows: number }) => [t.name, t.rows]));
     expect(byName.get('keyword_data')).toBe(3);
     expect(byName.get('_runs')).toBe(1);
@@ -129,7 +129,7 @@ describe('seo-etl tables', () => {
   test('--ddl refuses an unknown engine, a schema that is not a name, and --location without an engine, naming the flag', async () => {
     const opts = { root: ROOT, env: { ...process.env, SEO_ETL_WAREHOUSE_DIR: tmp() }, out: collectStream() };
     for (const [bad, msg] of [
-      [{ ddl: 'hive' }, /--ddl: must be one of spark, trino, bigquery, got 'hive'/],
+      [{ ddl: 'hive' }, /--ddl: must be one of spark, trino, bigquery, athena, snowflake, clickhouse, got 'hive'/],
       [{ ddl: 'spark', schema: 'a;drop' }, /--schema: letters, digits/],
       [{ location: 's3://x' }, /--ddl: give the engine/],
     ] as const) {

@@ -147,27 +147,35 @@ describe.concurrent('faults that never stop', () => {
     for (const x of opened) await closeProject(x);
   });
 
-  test('a live endpoint that always fails: each task is tried retries + 1 times, then failed with its code and message', async () => {
+  test('a live endpoint that always answers 500: each call tried retries + 1 times a pass, the tasks stay planned with their code, resume calls them once', async () => {
     const q = await startProject(CREDENTIALS);
     opened.push(q);
     q.sandbox.controls.setFaults([{ path: '/v3/content_generation/', http500: 1 }]);
     const r = await runInProcess(q, { api: { timeout_ms: 500, retries: STUBBORN } });
     expect(r.exitCode, r.log.slice(-3000)).toBe(1);
     const live = q.sandbox.controls.calls().filter((c) => c.path.startsWith('/v3/content_generation/'));
-    expect(live).toHaveLength(3 * (STUBBORN + 1));
+    // 3 tasks, each call tried retries + 1 times, in the run's first pass and its retries later ones.
+    expect(live).toHaveLength(3 * (STUBBORN + 1) * (STUBBORN + 1));
     const published = path.join(q.dataDir, 'warehouse.duckdb');
-    const failed = await queryFile(published, `SELECT step, state, error_code, error_message FROM _tasks WHERE state = 'failed'`);
-    expect(failed).toHaveLength(3);
-    for (const f of failed) {
-      expect(f.step).toBe('paraphrases');
+    const left = await queryFile(published, `SELECT step, state, error_code, error_message FROM _tasks WHERE step = 'paraphrases'`);
+    expect(left).toHaveLength(3);
+    for (const f of left) {
+      expect(f.state).toBe('planned');
       expect(f.error_code).toBe(50000);
       expect(String(f.error_message)).toMatch(/HTTP 500/);
     }
-    expect(r.out).toMatch(/failed: 3 x 50000 .*HTTP 500.* \(step paraphrases\)/);
+    expect(r.out).toMatch(/not posted: 3 x 50000 .*HTTP 500.* \(step paraphrases\)/);
     // Everything else was collected.
     const [{ n }] = await queryFile(published, `SELECT count(*)::INT AS n FROM _tasks WHERE state <> 'loaded' AND step <> 'paraphrases'`);
     expect(n).toBe(0);
-  }, 60_000);
+    // The service is well again: resume calls them, once each.
+    q.sandbox.controls.setFaults([]);
+    const again = await runInProcess(q, { api: { timeout_ms: 500, retries: STUBBORN } });
+    expect(again.exitCode, again.log.slice(-3000)).toBe(0);
+    expect(q.sandbox.controls.calls().filter((c) => c.path.startsWith('/v3/content_generation/'))).toHaveLength(live.length + 3);
+    const tables = await tableSnapshot(published);
+    for (const t of Object.keys(reference.tables)) expect(tables[t], `table ${t}`).toEqual(reference.tables[t]);
+  }, 90_000);
 
   test('a task_post endpoint that always answers 500: bounded re-posts, the tasks stay planned with their code, exit 1, resume posts them once', async () => {
     const q = await startProject(CREDENTIALS);

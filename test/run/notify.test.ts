@@ -36,6 +36,12 @@ test('the text says outcome, exit code, service, counts, cost against budget and
   expect(noticeText(many).split('\n').at(-1)).toBe('- and 2 more kinds of failure: seo-etl status');
 });
 
+test('the top movers and the report close the text', () => {
+  const lines = noticeText({ ...notice, movers: ['shop.example +3 for "boots" (2840, mobile): 7 -> 4 [tracked]'], report: '/srv/seo/data/reports/nightly-2026-11-23.html' }).split('\n');
+  expect(lines.slice(-3)).toEqual(['top movers:', '- shop.example +3 for "boots" (2840, mobile): 7 -> 4 [tracked]', 'report: /srv/seo/data/reports/nightly-2026-11-23.html']);
+  expect(noticeText({ ...notice, movers: [] })).not.toContain('top movers');
+});
+
 test('it is posted as Slack-compatible JSON {text}', async () => {
   const r = await sendNotice(`${base}/services/T000/B000/secret`, notice);
   expect(r).toEqual({ ok: true });

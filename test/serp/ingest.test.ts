@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ingestCommand } from '../../src/archive/command.js';
+import { ingestCommand } from '../../src/run/archive-command.js';
 import { warehousePaths } from '../../src/publish/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { queryFile } from '../helpers/project.js';
@@ -31,7 +31,7 @@ describe('SERP answers of the live service through ingest', () => {
     writeFileSync(path.join(root, 'advanced.json'), JSON.stringify(ADVANCED_ENVELOPE));
     writeFileSync(path.join(root, 'regular.json'), JSON.stringify(REGULAR_ENVELOPE));
     const summary = await ingest(root, [path.join(root, 'advanced.json'), path.join(root, 'regular.json')]);
-    expect(summary).toMatch(/unknown item types kept: 1 \(serp_results__items:ai_overview x1\)/);
+    expect(summary).toMatch(/unknown item types kept: 1 \(serp_results__items:ai_cheat_sheet x1\)/);
 
     const db = warehousePaths(path.resolve(root, loadConfig({ root }).warehouse.dir)).published;
     const q = (sql: string) => queryFile(db, sql);
@@ -65,8 +65,8 @@ describe('SERP answers of the live service through ingest', () => {
     ]);
     const paa = await q(`SELECT p.title AS question, e.item_type, e.featured_title, e.domain, e.extra FROM serp_results__items__people_also_ask p JOIN serp_results__items__people_also_ask__expanded e ON e._parent_id = p._id ORDER BY p._list_idx`);
     expect(paa[0]).toMatchObject({ question: 'How often should I replace running shoes?', item_type: 'people_also_ask_expanded_element', featured_title: 'Every 300-500 miles', domain: 'www.rei.com' });
-    expect(paa[1].item_type).toBe('people_also_ask_ai_overview_expanded_element');
-    expect(JSON.parse(String(paa[1].extra)).items[0].text).toBe('Not always.');
+    expect(paa[1]).toMatchObject({ item_type: 'people_also_ask_ai_overview_expanded_element', extra: null });
+    expect(await q(`SELECT text, markdown FROM serp_results__items__people_also_ask__expanded__ai_overview_elements`)).toEqual([{ text: 'Not always.', markdown: 'Not always.' }]);
     expect(await q(`SELECT item_type, title, text FROM serp_results__items__knowledge_graph ORDER BY _list_idx`)).toEqual([
       { item_type: 'knowledge_graph_description_item', title: null, text: 'Running shoes are shoes designed for running.' },
       { item_type: 'knowledge_graph_row_item', title: 'Invented', text: '1830s' },
@@ -77,10 +77,15 @@ describe('SERP answers of the live service through ingest', () => {
     expect((await q(`SELECT title, price_current, source FROM serp_results__items__shopping`))[0]).toEqual({ title: 'Pegasus 41', price_current: 139.99, source: 'Nike' });
     expect((await q(`SELECT keyword FROM serp_results__items__related_searches ORDER BY _list_idx`)).map((r) => r.keyword)).toEqual(['running shoes women', 'best running shoes']);
 
-    // The unknown type: common columns typed, everything else kept in extra.
-    const [unknown] = await q(`SELECT item_type, rank_absolute, xpath, extra FROM serp_results__items WHERE item_type = 'ai_overview'`);
-    expect(unknown).toMatchObject({ item_type: 'ai_overview', rank_absolute: 12n });
-    expect(JSON.parse(String(unknown.extra))).toMatchObject({ markdown: 'Running shoes differ by...', asynchronous_ai_overview: false, items: [{ type: 'ai_overview_element' }] });
+    // The AI Overview typed: the overview, its parts and the source it cites.
+    const [ai] = await q(`SELECT item_type, rank_absolute, markdown, asynchronous_ai_overview, extra FROM serp_results__items WHERE item_type = 'ai_overview'`);
+    expect(ai).toMatchObject({ rank_absolute: 12n, markdown: 'Running shoes differ by...', asynchronous_ai_overview: false, extra: null });
+    expect(await q(`SELECT item_type, text FROM serp_results__items__ai_overview_elements`)).toEqual([{ item_type: 'ai_overview_element', text: 'Running shoes differ by...' }]);
+    expect(await q(`SELECT domain, url, _list_idx FROM serp_results__items__ai_overview_references`)).toEqual([{ domain: 'www.runnersworld.com', url: 'https://www.runnersworld.com/gear/best', _list_idx: 0 }]);
+    // The unknown type: common columns typed, everything else kept in extra, and reported in a warehouse view.
+    const [unknown] = await q(`SELECT item_type, rank_absolute, xpath, extra FROM serp_results__items WHERE item_type = 'ai_cheat_sheet'`);
+    expect(unknown).toMatchObject({ item_type: 'ai_cheat_sheet', rank_absolute: 13n });
+    expect(JSON.parse(String(unknown.extra))).toEqual({ cards: [{ q: 'Neutral or stability?', a: 'Depends on gait.' }] });
 
     // The regular variant's items, and the task's echo (device) for the views.
     expect(await q(`SELECT item_type, rank_group, domain FROM serp_regular__items ORDER BY rank_absolute`)).toEqual([

@@ -1,7 +1,7 @@
 /**
  * Google organic answers written as the live service documents them (docs.dataforseo.com v3
  * serp/google/organic/task_get/advanced and regular; the official client's OrganicSerpElementItem and friends):
- * one item of every type the SERP tables know, and one type they do not (`ai_overview`).
+ * features of the common types (the AI Overview with a cited source), and one type the models do not know (`ai_cheat_sheet`).
  */
 const ID_ADV = '11231200-1535-0066-0000-5a6b1c3d4e5f';
 const ID_REG = '11231200-1535-0066-0000-6a7b8c9d0e1f';
@@ -40,7 +40,8 @@ export const ADVANCED_ITEMS: Record<string, unknown>[] = [
   { type: 'shopping', rank_group: 1, rank_absolute: 11, page: 1, position: 'right', xpath: xp(10), title: 'Shop running shoes', items: [
     { type: 'shopping_element', title: 'Pegasus 41', price: { current: 139.99, regular: null, max_value: null, currency: 'USD', is_price_range: false, displayed_price: '$139.99' }, source: 'Nike', description: null, marketplace: null, marketplace_url: null, url: 'https://www.nike.com/p/pegasus', rating },
   ], rectangle: null },
-  { type: 'ai_overview', rank_group: 1, rank_absolute: 12, page: 1, position: 'left', xpath: xp(11), asynchronous_ai_overview: false, markdown: 'Running shoes differ by...', items: [{ type: 'ai_overview_element', text: 'Running shoes differ by...' }], references: null, rectangle: null },
+  { type: 'ai_overview', rank_group: 1, rank_absolute: 12, page: 1, position: 'left', xpath: xp(11), asynchronous_ai_overview: false, markdown: 'Running shoes differ by...', items: [{ type: 'ai_overview_element', text: 'Running shoes differ by...' }], references: [{ type: 'ai_overview_reference', source: "Runner's World", domain: 'www.runnersworld.com', url: 'https://www.runnersworld.com/gear/best', title: 'Best Running Shoes 2026', text: 'We tested 40 pairs.' }], rectangle: null },
+  { type: 'ai_cheat_sheet', rank_group: 1, rank_absolute: 13, page: 1, position: 'left', xpath: xp(12), title: 'Cheat sheet', cards: [{ q: 'Neutral or stability?', a: 'Depends on gait.' }] },
   { type: 'related_searches', rank_group: 1, rank_absolute: 13, page: 2, position: 'left', xpath: xp(12), items: ['running shoes women', 'best running shoes'], rectangle: null },
 ];
 

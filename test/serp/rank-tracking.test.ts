@@ -59,7 +59,7 @@ describe('pricing of SERP tasks', () => {
 });
 
 describe('the rank-tracking example against the sandbox', () => {
-  test('two days: plan, billing and the movement view agree with the rank history', async () => {
+  test('two days: plan\'s range and the bill, crawl control, tracked ranks, and a citation gained or lost in the AI visibility view', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'seo-etl-rank-'));
     dirs.push(dataDir);
     // The sandbox runs on the first run date, then a day later: what it serves never depends on the real day.
@@ -73,7 +73,9 @@ describe('the rank-tracking example against the sandbox', () => {
     const runConfig = loadConfig({ root: ROOT, env, overrides });
     const estimate = estimatePlan(await planPipeline(loadPipeline(EXAMPLE, runConfig), { runId: 'plan' }), runConfig);
     expect(estimate.totals.tasks).toBe(12);
-    expect(estimate.totals.costUsd).toBeCloseTo(12 * 0.00105, 9);
+    // From the first page without the async AI Overview to 5 pages with it, per task.
+    expect(estimate.totals.costMinUsd).toBeCloseTo(12 * 0.0006, 9);
+    expect(estimate.totals.costUsd).toBeCloseTo(12 * 0.003, 9);
 
     const first = await run('2026-11-20');
     expect(first.exitCode).toBe(0);
@@ -81,39 +83,64 @@ describe('the rank-tracking example against the sandbox', () => {
     const second = await run('2026-11-21');
     expect(second.exitCode).toBe(0);
 
-    // The sandbox billed what plan estimated, task by task.
+    // The sandbox charged plan's maximum at posting; what it billed in the end is what the ledger recorded.
     const postings = sandbox.controls.postings();
     expect(postings).toHaveLength(24);
     for (const p of postings) expect(p.cost).toBe(taskPrice(endpoint(p.endpointId), p.data, runConfig.prices));
-    expect(sandbox.controls.billed()).toBeCloseTo(2 * estimate.totals.costUsd, 9);
-    expect(postings.filter((p) => p.data.device === 'mobile')).toHaveLength(12);
-
     const db = second.publishedPath;
-    const [{ results }] = await queryFile(db, `SELECT count(*)::INT AS results FROM serp_results`);
-    expect(results).toBe(24);
-    const features = await queryFile(db, `SELECT DISTINCT item_type FROM v_serp_features`);
-    expect(features.map((r) => r.item_type).sort()).toEqual(['featured_snippet', 'images', 'knowledge_graph', 'local_pack', 'organic', 'paid', 'people_also_ask', 'related_searches', 'shopping', 'top_stories', 'video']);
+    const [ledger] = await queryFile(db, `SELECT round(sum(cost) * 1e6)::BIGINT AS micros, count(*) FILTER (WHERE cost < price)::INT AS refunded, count(*)::INT AS n FROM _tasks`);
+    expect(ledger.n).toBe(24);
+    expect(Number(ledger.micros)).toBe(Math.round(sandbox.controls.billed() * 1e6));
+    expect(sandbox.controls.billed()).toBeLessThan(2 * estimate.totals.costUsd);
+    expect(ledger.refunded).toBeGreaterThan(0);
+    // Crawl control stopped at the client's page: no page past the first one holding trailhub.com was crawled.
+    const stops = await queryFile(db, `SELECT r.pages_count, min(i.page) FILTER (WHERE i.item_type = 'organic' AND (i.domain = 'trailhub.com' OR i.domain LIKE '%.trailhub.com')) AS hit
+      FROM serp_results r JOIN serp_results__items i ON i._parent_id = r._id GROUP BY r._id, r.pages_count`);
+    expect(stops).toHaveLength(24);
+    for (const st of stops) if (st.hit !== null) expect(Number(st.pages_count)).toBe(Number(st.hit));
+    expect(stops.some((st) => Number(st.pages_count) < 5)).toBe(true);
 
-    const history = await queryFile(db, `SELECT keyword, location_code, device, date, domain, min(best_position) AS pos FROM v_serp_rank_history GROUP BY ALL`);
-    const dates = [...new Set(history.map((r) => isoDay(r.date)))].sort();
-    expect(dates).toEqual(['2026-11-20', '2026-11-21']);
-    const key = (r: Record<string, unknown>) => `${r.keyword}|${r.location_code}|${r.device}|${r.domain}`;
-    const before = new Map(history.filter((r) => isoDay(r.date) === dates[0]).map((r) => [key(r), Number(r.pos)]));
-    const after = new Map(history.filter((r) => isoDay(r.date) === dates[1]).map((r) => [key(r), Number(r.pos)]));
-
-    const moves = await queryFile(db, `SELECT * FROM v_serp_domain_movement WHERE date = (SELECT max(date) FROM v_serp_domain_movement)`);
-    const counts = Object.fromEntries(['up', 'down', 'same', 'new', 'lost'].map((m) => [m, moves.filter((r) => r.movement === m).length]));
-    expect(counts.up).toBeGreaterThan(0);
-    expect(counts.down).toBeGreaterThan(0);
-    // Every movement row is the difference of the two days' rank history, and every domain of either day has one.
-    for (const m of moves) {
-      const k = key(m);
-      expect(m.position === null ? undefined : Number(m.position)).toBe(after.get(k));
-      expect(m.previous_position === null ? undefined : Number(m.previous_position)).toBe(before.get(k));
-      if (m.position !== null && m.previous_position !== null) expect(Number(m.change)).toBe(before.get(k)! - after.get(k)!);
+    // Tracked ranks: a row per tracked domain, series and day, ranked or not.
+    const tracked = await queryFile(db, `SELECT * FROM v_serp_tracked_ranks ORDER BY keyword, location_code, device, date`);
+    expect(tracked).toHaveLength(24);
+    expect(new Set(tracked.map((r) => `${r.target}|${r.tracked_domain}|${r.registrable_domain}`))).toEqual(new Set(['trailhub|trailhub.com|trailhub.com']));
+    for (const r of tracked) {
+      if (r.position === null) expect(r.status).toBe(`not in the top ${r.organic_results}`);
+      else expect(r.status).toBe('ranked');
     }
-    const series = new Set(moves.map((m) => `${m.keyword}|${m.location_code}|${m.device}`));
-    expect(series.size).toBe(12);
-    expect(moves.length).toBe(new Set([...before.keys(), ...after.keys()]).size);
+    expect(new Set(tracked.map((r) => isoDay(r.date)))).toEqual(new Set(['2026-11-20', '2026-11-21']));
+
+    // AI visibility: whether an overview showed and cited the client, each day; the citations it made.
+    const vis = await queryFile(db, `SELECT * FROM v_serp_ai_visibility ORDER BY keyword, location_code, device, date`);
+    expect(vis).toHaveLength(24);
+    const citations = await queryFile(db, `SELECT keyword, location_code, device, date, domain, citation_position FROM v_serp_ai_citations`);
+    for (const v of vis) {
+      const mine = citations.filter((c) => c.keyword === v.keyword && c.location_code === v.location_code && c.device === v.device && isoDay(c.date) === isoDay(v.date)
+        && (c.domain === 'trailhub.com' || String(c.domain).endsWith('.trailhub.com')));
+      expect(v.cited, `${v.keyword} ${v.device} ${isoDay(v.date)}`).toBe(mine.length > 0);
+      if (v.cited) expect(Number(v.citation_position)).toBe(Math.min(...mine.map((c) => Number(c.citation_position))));
+      if (!v.ai_overview_shown) expect(v.cited).toBe(false);
+    }
+    const changes = vis.filter((v) => isoDay(v.date) === '2026-11-21').map((v) => v.citation_change);
+    expect(changes.some((c) => c === 'gained' || c === 'lost'), changes.join(',')).toBe(true);
+    expect(vis.some((v) => v.ai_overview_shown) && vis.some((v) => !v.ai_overview_shown)).toBe(true);
+
+    // Features per day: the AI Overview among them, on part of the pages.
+    const daily = await queryFile(db, `SELECT item_type, date, sum(pages_with_feature)::INT AS shown, sum(pages)::INT AS pages FROM v_serp_features_daily GROUP BY item_type, date`);
+    const ai = daily.filter((d) => d.item_type === 'ai_overview');
+    expect(ai.length).toBeGreaterThan(0);
+    for (const d of ai) expect(Number(d.shown)).toBeLessThanOrEqual(Number(d.pages));
+    expect(new Set(daily.map((d) => d.item_type)).size).toBeGreaterThan(6);
+
+    // Share of voice: shares of a day add up to 100 and the client is named as a target.
+    const sov = await queryFile(db, `SELECT date, device, location_code, registrable_domain, targets, share_pct FROM v_serp_share_of_voice`);
+    const groups = new Map<string, number>();
+    for (const r of sov) groups.set(`${isoDay(r.date)}|${r.device}|${r.location_code}`, (groups.get(`${isoDay(r.date)}|${r.device}|${r.location_code}`) ?? 0) + Number(r.share_pct));
+    for (const total of groups.values()) expect(total).toBeCloseTo(100, 0);
+    expect(sov.filter((r) => r.registrable_domain === 'trailhub.com').every((r) => r.targets === 'trailhub')).toBe(true);
+
+    // Movement still agrees with the rank history.
+    const moves = await queryFile(db, `SELECT movement FROM v_serp_domain_movement WHERE date = (SELECT max(date) FROM v_serp_domain_movement)`);
+    expect(moves.some((m) => m.movement === 'up') && moves.some((m) => m.movement === 'down')).toBe(true);
   }, 120_000);
 });

@@ -78,6 +78,36 @@ describe('SERP task endpoints', () => {
   });
 });
 
+describe('SERP tasks_fixed, locations and languages', () => {
+  it('a re-parsed task of every type is listed with date_posted and its variants, until collected again', async () => {
+    for (const def of POSTS) {
+      const id = (await api.post(pathOf(def.id), [taskFor(def.id, { tag: `fix-${def.id}` })])).json.tasks[0].id;
+      s.clock.advance(1000);
+      await api.get(pathOf(def.getId!, id));
+      const FIXED = pathOf(def.id.replace(/task_post$/, 'tasks_fixed'));
+      expect((await api.get(FIXED)).json.tasks[0].result).toEqual([]);
+      expect(s.sandbox.controls.reparse([id])).toEqual([id]);
+      const [item] = (await api.get(FIXED)).json.tasks[0].result;
+      expect(item).toMatchObject({ id, se_type: def.seType, date_posted: expect.stringMatching(TIMESTAMP), tag: `fix-${def.id}`, endpoint_advanced: pathOf(def.getId!.replace(/\.(regular|html)$/, '.advanced'), id) });
+      expect(item).not.toHaveProperty('date_fixed');
+      await api.get(item.endpoint_advanced);
+      expect((await api.get(FIXED)).json.tasks[0].result).toEqual([]);
+    }
+  });
+
+  it('each engine lists its locations (one country by ISO code) and languages', async () => {
+    for (const e of ['google', 'bing', 'yahoo', 'baidu']) {
+      const all = (await api.get(pathOf(`serp.${e}.locations`))).json.tasks[0];
+      expect(all.status_code).toBe(20000);
+      expect(all.result.some((l: any) => l.location_code === 2840)).toBe(true);
+      const gb = (await api.get(pathOf(`serp.${e}.locations.country`, 'gb'))).json.tasks[0].result;
+      expect(gb.length).toBeGreaterThan(0);
+      expect(gb.every((l: any) => l.country_iso_code === 'GB')).toBe(true);
+      expect((await api.get(pathOf(`serp.${e}.languages`))).json.tasks[0].result).toContainEqual({ language_name: 'English', language_code: 'en' });
+    }
+  });
+});
+
 describe('SERP live endpoints', () => {
   it('every live endpoint answers its variant in the response, billed per request and page', async () => {
     for (const def of LIVES) {

@@ -1,5 +1,6 @@
 /** The account endpoints: user_data (balance, limits and their use) and webhook_resend (re-delivery, free). */
 import type { FamilySandbox } from '../../sandbox/family.js';
+import { generatedSandbox } from '../../sandbox/generated.js';
 import type { Envelope } from '../../api/envelope.js';
 import { validateTask } from '../../api/validate.js';
 import type { ApiRequest, SandboxContext } from '../../sandbox/context.js';
@@ -64,5 +65,6 @@ export function handleWebhookResend(req: ApiRequest, ctx: SandboxContext): Envel
 
 const sandbox: FamilySandbox = {
   handlers: { 'appendix.user_data': handleUserData, 'appendix.webhook_resend': handleWebhookResend },
+  fallback: generatedSandbox.fallback,
 };
 export default sandbox;

@@ -4,6 +4,7 @@
  * list is cached per query so paging with offset_token does not redo it.
  */
 import type { FamilySandbox } from '../../sandbox/family.js';
+import { generatedSandbox } from '../../sandbox/generated.js';
 import { computeErrors } from './errors.js';
 import type { LiveCompute } from '../../sandbox/handlers/live.js';
 import { domainTotal, domainLight, domainItem, LIGHT_FIELDS, DOMAIN_FILTER_FIELDS, type DomainQuery } from './data.js';
@@ -67,5 +68,6 @@ export const computeDomains: LiveCompute = (task, req) => {
 
 const sandbox: FamilySandbox = {
   live: { 'domain_analytics.errors': computeErrors, 'domain_analytics.domains_by_html_terms.live': computeDomains },
+  fallback: generatedSandbox.fallback,
 };
 export default sandbox;

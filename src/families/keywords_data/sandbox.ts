@@ -2,6 +2,7 @@
 import type { FamilySandbox } from '../../sandbox/family.js';
 import { withLocale } from '../../sandbox/results.js';
 import { generateKeywordData, type KeywordParams } from './data.js';
+import { generatedSandbox } from '../../sandbox/generated.js';
 import { adsResult, computeAdsLive, handleAdsLanguages, handleAdsLocations, handleAdsStatus } from './ads-sandbox.js';
 
 const ads = (fn: string) => `keywords_ads.${fn}.live`;
@@ -21,5 +22,6 @@ const sandbox: FamilySandbox = {
     keyword_ads_data: (def, task, ctx) => adsResult(def, withLocale(task), ctx, task.seed, task.completeAt),
     ad_traffic: (def, task, ctx) => adsResult(def, withLocale(task), ctx, task.seed, task.completeAt),
   },
+  fallback: generatedSandbox.fallback,
 };
 export default sandbox;

@@ -5,6 +5,7 @@ import { pathSegments, taskObject } from '../../sandbox/envelope.js';
 import { baseEcho } from '../../sandbox/echo.js';
 import { generateMerchant, generateMerchantHtml, type MerchantParams } from './data.js';
 import type { FamilySandbox } from '../../sandbox/family.js';
+import { generatedSandbox } from '../../sandbox/generated.js';
 import { withLocale } from '../../sandbox/results.js';
 import { ZERO_ID } from '../../sandbox/handlers/tasks.js';
 
@@ -28,5 +29,6 @@ const sandbox: FamilySandbox = {
     },
   },
   specialGet: { merchant_shopping: merchantZeroId },
+  fallback: generatedSandbox.fallback,
 };
 export default sandbox;

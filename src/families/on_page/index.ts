@@ -1,13 +1,19 @@
 /** On-page: crawl results. */
 import type { FamilyDef } from '../types.js';
+import { completeFamily, livePath, type GeneratedFile } from '../generated.js';
+import FILE from '../generated/on_page.json' with { type: 'json' };
 import { ON_PAGE_ENDPOINTS } from './endpoints.js';
 import { ON_PAGE_TABLES } from './tables.js';
 
+const LIVE: Record<string, string> = {};
+const { endpoints, onDemandTables } = completeFamily(ON_PAGE_ENDPOINTS, ON_PAGE_TABLES, FILE as unknown as GeneratedFile, { prefix: 'onpage', version: '0.1.20240801', livePaths: ON_PAGE_ENDPOINTS.map((e) => livePath(e, LIVE)) });
+
 const family: FamilyDef = {
   name: 'on_page',
-  description: 'What a crawl of a site found: resources of its pages.',
-  endpoints: ON_PAGE_ENDPOINTS,
+  description: 'Site crawls: tasks, summary, pages, links, resources, duplicates, instant pages, content parsing, Lighthouse.',
+  endpoints,
   tables: ON_PAGE_TABLES,
+  onDemandTables,
   sandbox: () => import('./sandbox.js'),
 };
 export default family;

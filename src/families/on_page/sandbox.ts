@@ -4,6 +4,7 @@
  * the requested page is generated; otherwise the crawl's items are generated once and cached.
  */
 import type { FamilySandbox } from '../../sandbox/family.js';
+import { generatedSandbox } from '../../sandbox/generated.js';
 import type { LiveCompute } from '../../sandbox/handlers/live.js';
 import { crawlOf, resourceItem, onPage, type CrawlSummary } from './data.js';
 import { compileFilters, parseOrderBy, comparator, dotted, fieldPaths, FilterError } from '../../sandbox/filters.js';
@@ -94,5 +95,5 @@ export const computeResources: LiveCompute = (task, req) => {
   };
 };
 
-const sandbox: FamilySandbox = { live: { 'on_page.resources': computeResources } };
+const sandbox: FamilySandbox = { live: { 'on_page.resources': computeResources }, fallback: generatedSandbox.fallback };
 export default sandbox;

@@ -19,12 +19,13 @@ export const EVENTS_TABLES: readonly TableDef[] = [
   },
   {
     name: 'fixed_tasks', parent: null, resultKind: 'fixed_tasks', extra: true,
-    description: 'Re-parsed (fixed) events tasks listed by tasks_fixed.',
+    description: 'Re-parsed (fixed) tasks listed by tasks_fixed (events and every SERP type).',
     columns: [
       c('fixed_task_id', 'VARCHAR', 'Id of the re-parsed task.', 'id'),
       c('se', 'VARCHAR', 'Search engine given with the task.'),
-      c('se_type', 'VARCHAR', 'Search engine type (`events`).'),
-      ts('date_fixed', 'When the task was fixed (UTC).'),
+      c('se_type', 'VARCHAR', 'Search engine type (`events`, `organic`, ...).'),
+      ts('date_fixed', 'When the task was fixed (UTC; events).'),
+      ts('date_posted', 'When the task was posted (UTC; the SERP types\' lists).'),
       c('tag', 'VARCHAR', 'User-defined task tag.'),
       c('endpoint_regular', 'VARCHAR', 'Path of the regular result; null if not supported.'),
       c('endpoint_advanced', 'VARCHAR', 'Path of the advanced result; null if not supported.'),

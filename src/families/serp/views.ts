@@ -1,16 +1,18 @@
 /**
  * Rank-tracking views over the SERP tables: where each URL ranks per keyword, location, device and day; how each
- * domain moved since the day before; which result-page features a keyword's pages show.
+ * domain moved since the day before; which result-page features a keyword's pages show, over the days and on each;
+ * what AI Overviews cite; each domain's share of voice; and, for the domains a pipeline tracks (`targets:`), a row
+ * for every day whether they ranked or not.
  */
 import type { ViewDef, ViewColumn } from '../../publish/views.js';
+import { lit } from '../../load/quote.js';
+import { SERP_ITEM_TYPES } from './tables.js';
 
 const col = (name: string, description: string): ViewColumn => ({ name, description });
 
 /**
- * One text key per series (its six columns, nulls as empty): joins and windows on it are single equalities, which
- * PostgreSQL hashes and estimates well. Joining on the six columns with IS NOT DISTINCT FROM it could only
- * nest-loop, and on six equalities it under-estimated the rows to 1 and nest-looped anyway: v_serp_features and
- * v_serp_domain_movement took seconds at a few weeks of pages.
+ * One text key per series (its six columns, nulls as empty), for joins that must stay single equalities: on the six
+ * columns PostgreSQL under-estimated the rows and merge-joined v_serp_domain_movement row by row at a year of pages.
  */
 const SERIES_KEY = `coalesce(x.keyword, '') || chr(31) || coalesce(ti.se, '') || chr(31) || coalesce(x.se_type, '') || chr(31) || coalesce(CAST(x.location_code AS VARCHAR), '') || chr(31) || coalesce(x.language_code, '') || chr(31) || coalesce(ti.device, '')`;
 
@@ -20,22 +22,29 @@ const SERP_ITEMS = `
     SELECT _task_id, any_value(se) AS se, coalesce(any_value(device), 'desktop') AS device FROM tasks GROUP BY _task_id
   ), items AS (
     SELECT s.keyword, s.se_type, s.location_code, s.language_code, s.datetime, s._task_id, s._run_id, s._loaded_at, i.item_type, i.rank_group, i.rank_absolute,
-           i.url, i.domain, i._parent_id AS result_id
+           i.url, i.domain, i._parent_id AS result_id, i._id AS item_id, i.asynchronous_ai_overview
     FROM serp_results__items i JOIN serp_results s ON s._id = i._parent_id
     UNION ALL
     SELECT s.keyword, s.se_type, s.location_code, s.language_code, s.datetime, s._task_id, s._run_id, s._loaded_at, i.item_type, i.rank_group, i.rank_absolute,
-           i.url, i.domain, i._parent_id
+           i.url, i.domain, i._parent_id, i._id, i.asynchronous_ai_overview
     FROM serp_regular__items i JOIN serp_regular s ON s._id = i._parent_id
   ), serp_items AS (
     SELECT x.keyword, ti.se, x.se_type, x.location_code, x.language_code, ti.device,
            CAST(timezone('UTC', x.datetime) AS DATE) AS date, x.datetime, x.item_type, x.rank_group, x.rank_absolute,
            x.url, nullif(regexp_replace(lower(x.domain), '^www\\.', ''), '') AS domain, x.result_id,
            coalesce(try_cast(r.run_date AS DATE), CAST(timezone('UTC', x._loaded_at) AS DATE)) AS snapshot_date,
+           x.item_id, x.asynchronous_ai_overview, x._task_id AS task_id, x._run_id AS run_id,
            ${SERIES_KEY} AS series_key
     FROM items x LEFT JOIN task_info ti ON ti._task_id = x._task_id LEFT JOIN _runs r ON r.run_id = x._run_id
   )`;
 
 const SERIES = ['keyword', 'se', 'se_type', 'location_code', 'language_code', 'device'];
+/**
+ * The same series on both sides, null matching null: equality over coalesced keys, which PostgreSQL can hash.
+ * `IS NOT DISTINCT FROM` it can only nest-loop: v_serp_features took seconds at a few weeks of pages.
+ */
+const sameSeries = (a: string, b: string) =>
+  SERIES.map((s) => (s === 'location_code' ? `coalesce(${a}.${s}, -1) = coalesce(${b}.${s}, -1)` : `coalesce(${a}.${s}, '') = coalesce(${b}.${s}, '')`)).join(' AND ');
 const SERIES_COLUMNS = [
   col('keyword', 'Keyword.'),
   col('se', 'Search engine, as the service names it (`data.se` of the task).'),
@@ -43,6 +52,46 @@ const SERIES_COLUMNS = [
   col('location_code', 'Location code.'),
   col('language_code', 'Language code.'),
   col('device', 'desktop or mobile (the task\'s device; desktop when it named none).'),
+];
+
+/**
+ * The registrable domain of a host: its last two labels, or three under a two-level public suffix (`co.uk`,
+ * `com.au`, ...), so `blog.client.com` and `client.com` count for `client.com`. An approximation of the public
+ * suffix list that covers the usual country second levels (docs/analysis.md).
+ */
+export const registrable = (d: string) =>
+  `CASE WHEN regexp_matches(${d}, '\\.(co|com|org|net|ac|gov|edu|ne|or|go)\\.[a-z]{2}$') THEN regexp_extract(${d}, '([^.]+\\.[^.]+\\.[^.]+)$', 1) ELSE regexp_extract(${d}, '([^.]+\\.[^.]+)$', 1) END`;
+/** A domain that counts for a tracked one: itself or one of its subdomains. */
+const countsFor = (d: string, tracked: string) => `(${d} = ${tracked} OR ends_with(${d}, '.' || ${tracked}))`;
+const series = (a: string) => SERIES.map((x) => `${a}.${x}`).join(', ');
+
+/** Pages (one row per result page), AI Overview citations, and the tracked domains of each task, over SERP_ITEMS. */
+const TRACKING = `${SERP_ITEMS},
+  pages AS (
+    SELECT ${SERIES.join(', ')}, date, result_id, any_value(task_id) AS task_id, any_value(run_id) AS run_id,
+           count(*) FILTER (WHERE item_type = 'organic') AS organic_results,
+           bool_or(item_type = 'ai_overview') AS ai_overview_shown,
+           coalesce(bool_or(item_type = 'ai_overview' AND asynchronous_ai_overview), false) AS ai_overview_async,
+           any_value(item_id) FILTER (WHERE item_type = 'ai_overview') AS ai_item_id
+    FROM serp_items GROUP BY ${SERIES.join(', ')}, date, result_id
+  ), citations AS (
+    SELECT r._parent_id AS item_id, r._list_idx + 1 AS citation_position, nullif(regexp_replace(lower(r.domain), '^www\\.', ''), '') AS domain, r.url, r.title
+    FROM serp_results__items__ai_overview_references r
+    UNION ALL
+    SELECT r._parent_id, r._list_idx + 1, nullif(regexp_replace(lower(r.domain), '^www\\.', ''), ''), r.url, r.title
+    FROM serp_regular__items__ai_overview_references r
+  ), page_citations AS (
+    SELECT item_id, count(*) AS sources_cited, list(domain ORDER BY citation_position) AS cited_domains FROM citations GROUP BY item_id
+  ), tracked AS (
+    SELECT DISTINCT t.run_id, t.service_id AS task_id, g.target, g.domain AS tracked_domain
+    FROM _tasks t JOIN _targets g ON g.run_id = t.run_id AND g.step = t.step
+    WHERE t.service_id IS NOT NULL
+  )`;
+
+const TRACKED_COLUMNS = [
+  col('target', 'The tracked target (pipeline `targets:` name: a client or project).'),
+  col('tracked_domain', 'The tracked domain as the target lists it; its subdomains count for it.'),
+  col('registrable_domain', 'Registrable domain of the tracked domain (`blog.client.com` -> `client.com`).'),
 ];
 
 export const SERP_VIEWS: readonly ViewDef[] = [
@@ -60,11 +109,12 @@ export const SERP_VIEWS: readonly ViewDef[] = [
       col('best_rank_absolute', 'Best position among all items of the page (features included) that day.'),
       col('observations', 'Result pages of that day the URL was found on.'),
       col('snapshot_date', 'Latest run date (`--run-date`, the Parquet partition) among the runs that collected those pages; the same day as `date` unless a run collected pages the service took on another day.'),
+      col('registrable_domain', 'Registrable domain of the URL (`blog.client.com` -> `client.com`).'),
     ],
     select: `${SERP_ITEMS}
-SELECT ${SERIES.join(', ')}, date, url, min(domain) AS domain,
+SELECT ${SERIES.join(', ')}, date, url, any_value(domain) AS domain,
        min(rank_group) AS best_position, min(rank_absolute) AS best_rank_absolute, count(DISTINCT result_id) AS observations,
-       max(snapshot_date) AS snapshot_date
+       max(snapshot_date) AS snapshot_date, ${registrable('any_value(domain)')} AS registrable_domain
 FROM serp_items
 WHERE item_type = 'organic' AND url IS NOT NULL
 GROUP BY ${SERIES.join(', ')}, date, url`,
@@ -95,8 +145,8 @@ GROUP BY ${SERIES.join(', ')}, date, url`,
   ), grid AS (
     SELECT d.*, b.domain FROM days d JOIN (SELECT DISTINCT series_key, domain FROM best) b ON b.series_key = d.series_key
   ), placed AS (
-    -- The grid holds every day of the series for each domain: the row before is the previous day (lag), so no second
-    -- join is needed; the one join is on a single key, which no planner turns into a row-by-row comparison.
+    -- The grid holds every day of the series for each domain: the row before is the previous day (lag), so one
+    -- join on a single key does what two joins on eight columns did (PostgreSQL compared those row by row).
     SELECT g.*, cur.position, lag(cur.position) OVER (PARTITION BY g.series_key, g.domain ORDER BY g.date) AS previous_position
     FROM grid g
     LEFT JOIN best cur ON cur.series_key || chr(30) || CAST(cur.date AS VARCHAR) || chr(30) || cur.domain = g.series_key || chr(30) || CAST(g.date AS VARCHAR) || chr(30) || g.domain
@@ -129,15 +179,216 @@ WHERE position IS NOT NULL OR (previous_date IS NOT NULL AND previous_position I
     ],
     select: `${SERP_ITEMS},
   per_page AS (
-    SELECT series_key, ${SERIES.join(', ')}, result_id, item_type, min(rank_absolute) AS first_rank, min(date) AS date
-    FROM serp_items GROUP BY series_key, ${SERIES.join(', ')}, result_id, item_type
+    SELECT ${SERIES.join(', ')}, result_id, item_type, min(rank_absolute) AS first_rank, min(date) AS date
+    FROM serp_items GROUP BY ${SERIES.join(', ')}, result_id, item_type
   ), pages AS (
-    SELECT series_key, count(DISTINCT result_id) AS pages FROM serp_items GROUP BY series_key
+    SELECT ${SERIES.join(', ')}, count(DISTINCT result_id) AS pages FROM serp_items GROUP BY ${SERIES.join(', ')}
   )
 SELECT ${SERIES.map((s) => `f.${s}`).join(', ')}, f.item_type, count(*) AS pages_with_feature, any_value(p.pages) AS pages,
        round(100.0 * count(*) / any_value(p.pages), 1) AS share_pct, round(avg(f.first_rank), 1) AS avg_first_rank_absolute,
        min(f.date) AS first_date, max(f.date) AS last_date
-FROM per_page f JOIN pages p ON p.series_key = f.series_key
+FROM per_page f JOIN pages p ON ${sameSeries('p', 'f')}
 GROUP BY ${SERIES.map((s) => `f.${s}`).join(', ')}, f.item_type`,
+  },
+  {
+    name: 'v_serp_features_daily',
+    question: 'Which result-page features did a keyword\'s pages show on each day, and what share of its pages that day?',
+    grain: 'one row per keyword, engine, result type, location, language, device, day and item type.',
+    notes: 'As `v_serp_features`, per UTC day of the result page: a page counts once per item type. The AI Overview is the item type `ai_overview`. `share_pct` is the share of that day\'s pages of the series that showed the item type; `target` is the tracked target of the pipeline step that collected the pages (null when the step named none).',
+    columns: [
+      ...SERIES_COLUMNS,
+      col('date', 'UTC day of the result pages (DATE).'),
+      col('target', 'Tracked target of the step that collected the pages; null when none.'),
+      col('item_type', 'Item type (feature) without an engine prefix.'),
+      col('pages_with_feature', 'Result pages of that day that showed the item type.'),
+      col('pages', 'Result pages of the series that day.'),
+      col('share_pct', 'pages_with_feature / pages, percent (one decimal).'),
+      col('avg_first_rank_absolute', 'Average position of the first such item among all items of the page (one decimal).'),
+    ],
+    select: `${TRACKING},
+  page_target AS (
+    SELECT p.result_id, string_agg(DISTINCT k.target, ', ' ORDER BY k.target) AS target FROM pages p JOIN tracked k ON k.run_id = p.run_id AND k.task_id = p.task_id GROUP BY p.result_id
+  ), per_page AS (
+    SELECT ${SERIES.join(', ')}, date, result_id, item_type, min(rank_absolute) AS first_rank
+    FROM serp_items GROUP BY ${SERIES.join(', ')}, date, result_id, item_type
+  ), day_pages AS (
+    SELECT ${SERIES.join(', ')}, date, count(DISTINCT result_id) AS pages FROM serp_items GROUP BY ${SERIES.join(', ')}, date
+  )
+SELECT ${series('f')}, f.date, any_value(pt.target) AS target, f.item_type, count(*) AS pages_with_feature, any_value(d.pages) AS pages,
+       round(100.0 * count(*) / any_value(d.pages), 1) AS share_pct, round(avg(f.first_rank), 1) AS avg_first_rank_absolute
+FROM per_page f JOIN day_pages d ON d.date = f.date AND ${sameSeries('d', 'f')}
+LEFT JOIN page_target pt ON pt.result_id = f.result_id
+GROUP BY ${series('f')}, f.date, f.item_type`,
+  },
+  {
+    name: 'v_serp_ai_citations',
+    question: 'Which sources did the AI Overview cite, at which position, for each keyword, location, device and day?',
+    grain: 'one row per keyword, engine, result type, location, language, device, day and cited source (URL).',
+    notes: 'From the `ai_overview` items of the SERP tables and their references (`serp_results__items__ai_overview_references`, `serp_regular__items__ai_overview_references`). `citation_position` is the source\'s place in the overview\'s list of references (1 = first). A page without an AI Overview has no row here; `v_serp_ai_visibility` has one for the tracked domains.',
+    columns: [
+      ...SERIES_COLUMNS,
+      col('date', 'UTC day of the result page (DATE).'),
+      col('asynchronous_ai_overview', 'The overview was loaded asynchronously (only returned with load_async_ai_overview).'),
+      col('citation_position', 'Position of the source among the overview\'s references (1 = first); the best when cited more than once.'),
+      col('domain', 'Domain of the cited source, lower-case, without `www.`.'),
+      col('registrable_domain', 'Registrable domain of the cited source.'),
+      col('url', 'URL of the cited source.'),
+      col('title', 'Title of the cited page.'),
+    ],
+    select: `${TRACKING}
+SELECT ${series('p')}, p.date, bool_or(p.ai_overview_async) AS asynchronous_ai_overview, min(c.citation_position) AS citation_position,
+       c.domain, ${registrable('c.domain')} AS registrable_domain, c.url, any_value(c.title) AS title
+FROM pages p JOIN citations c ON c.item_id = p.ai_item_id
+GROUP BY ${series('p')}, p.date, c.domain, c.url`,
+  },
+  {
+    name: 'v_serp_ai_visibility',
+    question: 'Did the AI Overview show for each tracked keyword, location, device and day, and did it cite each tracked domain?',
+    grain: 'one row per target, tracked domain, keyword, engine, result type, location, language, device and day the keyword was collected.',
+    notes: 'For the steps a pipeline ties to a target (`targets:`, ledger table `_targets`): every day the keyword\'s page was collected, whether an AI Overview showed, how many sources it cited and which, and whether the tracked domain (or a subdomain of it) was among them. `citation_change` compares with the previous collected day: gained, lost, kept, not_cited, or first.',
+    columns: [
+      ...TRACKED_COLUMNS,
+      ...SERIES_COLUMNS,
+      col('date', 'UTC day of the result page (DATE).'),
+      col('ai_overview_shown', 'An AI Overview showed on the page.'),
+      col('asynchronous_ai_overview', 'The overview was loaded asynchronously.'),
+      col('sources_cited', 'Sources the overview cited (0 without an overview).'),
+      col('cited_domains', 'Domains the overview cited, in order.'),
+      col('cited', 'The tracked domain (or a subdomain) was cited.'),
+      col('citation_position', 'Best position of the tracked domain among the overview\'s references; null when not cited.'),
+      col('previous_date', 'Previous collected day of the series; null on its first day.'),
+      col('previous_cited', 'Whether it was cited on the previous collected day.'),
+      col('citation_change', 'gained, lost, kept, not_cited or first.'),
+    ],
+    select: `${TRACKING},
+  days AS (
+    SELECT k.target, k.tracked_domain, ${series('p')}, p.date,
+           bool_or(p.ai_overview_shown) AS ai_overview_shown, bool_or(p.ai_overview_async) AS asynchronous_ai_overview,
+           coalesce(max(pc.sources_cited), 0) AS sources_cited, any_value(pc.cited_domains) AS cited_domains,
+           min(c.citation_position) AS citation_position
+    FROM pages p JOIN tracked k ON k.run_id = p.run_id AND k.task_id = p.task_id
+    LEFT JOIN page_citations pc ON pc.item_id = p.ai_item_id
+    LEFT JOIN citations c ON c.item_id = p.ai_item_id AND ${countsFor('c.domain', 'k.tracked_domain')}
+    GROUP BY k.target, k.tracked_domain, ${series('p')}, p.date
+  ), marked AS (
+    SELECT *, citation_position IS NOT NULL AS cited,
+           lag(date) OVER w AS previous_date, lag(citation_position IS NOT NULL) OVER w AS previous_cited
+    FROM days WINDOW w AS (PARTITION BY target, tracked_domain, ${SERIES.join(', ')} ORDER BY date)
+  )
+SELECT target, tracked_domain, ${registrable('tracked_domain')} AS registrable_domain, ${SERIES.join(', ')}, date,
+       ai_overview_shown, asynchronous_ai_overview, sources_cited, cited_domains, cited, citation_position, previous_date, previous_cited,
+       CASE WHEN previous_date IS NULL THEN 'first' WHEN cited AND NOT previous_cited THEN 'gained' WHEN previous_cited AND NOT cited THEN 'lost'
+            WHEN cited THEN 'kept' ELSE 'not_cited' END AS citation_change
+FROM marked`,
+  },
+  {
+    name: 'v_serp_tracked_ranks',
+    question: 'Where did each tracked domain rank for each keyword, location, device and day, including the days it did not rank?',
+    grain: 'one row per target, tracked domain, keyword, engine, result type, location, language, device and day the keyword was collected.',
+    notes: 'For the steps a pipeline ties to a target: the best organic position of the tracked domain or any of its subdomains on each collected day, or null with `status` "not in the top N" (N the organic results the page held, fewer when crawl control stopped early), so a dashboard needs no grid of its own. `movement` compares with the previous collected day: first, new, lost, up, down, same or not_ranked.',
+    columns: [
+      ...TRACKED_COLUMNS,
+      ...SERIES_COLUMNS,
+      col('date', 'UTC day of the result page (DATE).'),
+      col('position', 'Best organic position (`rank_group`) of the tracked domain that day; null when it did not rank.'),
+      col('url', 'The URL at that position.'),
+      col('status', '"ranked" or "not in the top N".'),
+      col('organic_results', 'Organic results the page held (N).'),
+      col('ai_overview_shown', 'An AI Overview showed on the page.'),
+      col('previous_date', 'Previous collected day of the series.'),
+      col('previous_position', 'Position on the previous collected day; null when it did not rank.'),
+      col('change', 'previous_position - position: positive when the domain moved up.'),
+      col('movement', 'first, new, lost, up, down, same or not_ranked.'),
+    ],
+    select: `${TRACKING},
+  grid AS (
+    SELECT k.target, k.tracked_domain, ${series('p')}, p.date, max(p.organic_results) AS organic_results, bool_or(p.ai_overview_shown) AS ai_overview_shown
+    FROM pages p JOIN tracked k ON k.run_id = p.run_id AND k.task_id = p.task_id
+    GROUP BY k.target, k.tracked_domain, ${series('p')}, p.date
+  ), best AS (
+    SELECT k.target, k.tracked_domain, ${series('i')}, i.date, min(i.rank_group) AS position, arg_min(i.url, i.rank_group) AS url
+    FROM serp_items i JOIN tracked k ON k.run_id = i.run_id AND k.task_id = i.task_id
+    WHERE i.item_type = 'organic' AND i.domain IS NOT NULL AND ${countsFor('i.domain', 'k.tracked_domain')}
+    GROUP BY k.target, k.tracked_domain, ${series('i')}, i.date
+  ), joined AS (
+    SELECT g.*, b.position, b.url,
+           lag(g.date) OVER w AS previous_date, lag(b.position) OVER w AS previous_position
+    FROM grid g LEFT JOIN best b ON b.target = g.target AND b.tracked_domain = g.tracked_domain AND b.date = g.date AND ${sameSeries('b', 'g')}
+    WINDOW w AS (PARTITION BY g.target, g.tracked_domain, ${series('g')} ORDER BY g.date)
+  )
+SELECT target, tracked_domain, ${registrable('tracked_domain')} AS registrable_domain, ${SERIES.join(', ')}, date, position, url,
+       CASE WHEN position IS NULL THEN 'not in the top ' || organic_results ELSE 'ranked' END AS status, organic_results, ai_overview_shown,
+       previous_date, previous_position, previous_position - position AS change,
+       CASE WHEN previous_date IS NULL THEN 'first' WHEN position IS NULL AND previous_position IS NULL THEN 'not_ranked'
+            WHEN previous_position IS NULL THEN 'new' WHEN position IS NULL THEN 'lost'
+            WHEN position < previous_position THEN 'up' WHEN position > previous_position THEN 'down' ELSE 'same' END AS movement
+FROM joined`,
+  },
+  {
+    name: 'v_serp_share_of_voice',
+    question: 'What share of the clicks over a keyword set does each domain get, day by day?',
+    grain: 'one row per engine, result type, location, language, device, day and registrable domain.',
+    notes: 'Each domain\'s best organic position per keyword is weighted by an expected click-through rate (positions 1-10: 28, 15, 11, 8, 7, 5, 4, 3, 3, 2 percent; 11-20: 1 percent; further: 0) and summed over the keywords collected that day; `share_pct` is that sum over the sum of every domain\'s. Subdomains count for their registrable domain. `targets` names the tracked targets whose domains it holds.',
+    columns: [
+      col('se', 'Search engine.'), col('se_type', 'Result type.'), col('location_code', 'Location code.'), col('language_code', 'Language code.'), col('device', 'desktop or mobile.'),
+      col('date', 'UTC day of the result pages (DATE).'),
+      col('registrable_domain', 'Registrable domain (its subdomains counted in).'),
+      col('targets', 'Tracked targets listing this domain; null when none.'),
+      col('keywords', 'Keywords collected that day in the series.'),
+      col('keywords_ranked', 'Keywords the domain ranked for.'),
+      col('avg_position', 'Average best position over the keywords it ranked for (one decimal).'),
+      col('visibility', 'Sum of the expected click-through rates of its best positions.'),
+      col('share_pct', 'visibility over the sum of every domain\'s, percent (two decimals).'),
+    ],
+    select: `${SERP_ITEMS},
+  best AS (
+    SELECT ${SERIES.join(', ')}, date, ${registrable('domain')} AS registrable_domain, min(rank_group) AS position
+    FROM serp_items WHERE item_type = 'organic' AND domain IS NOT NULL
+    GROUP BY ${SERIES.join(', ')}, date, registrable_domain
+  ), weighted AS (
+    SELECT *, CASE WHEN position <= 10 THEN [0.28, 0.15, 0.11, 0.08, 0.07, 0.05, 0.04, 0.03, 0.03, 0.02][position] WHEN position <= 20 THEN 0.01 ELSE 0 END AS ctr FROM best
+  ), kw AS (
+    SELECT se, se_type, location_code, language_code, device, date, count(DISTINCT keyword) AS keywords FROM serp_items
+    GROUP BY se, se_type, location_code, language_code, device, date
+  ), target_domains AS (
+    SELECT ${registrable('domain')} AS registrable_domain, string_agg(DISTINCT target, ', ' ORDER BY target) AS targets FROM _targets GROUP BY 1
+  ), sums AS (
+    SELECT se, se_type, location_code, language_code, device, date, registrable_domain,
+           count(DISTINCT keyword) AS keywords_ranked, round(avg(position), 1) AS avg_position, sum(ctr) AS visibility
+    FROM weighted GROUP BY se, se_type, location_code, language_code, device, date, registrable_domain
+  )
+SELECT s.se, s.se_type, s.location_code, s.language_code, s.device, s.date, s.registrable_domain, t.targets, k.keywords, s.keywords_ranked, s.avg_position,
+       round(s.visibility, 4) AS visibility,
+       round(100.0 * s.visibility / nullif(sum(s.visibility) OVER (PARTITION BY s.se, s.se_type, s.location_code, s.language_code, s.device, s.date), 0), 2) AS share_pct
+FROM sums s
+JOIN kw k ON k.date = s.date AND k.se IS NOT DISTINCT FROM s.se AND k.se_type IS NOT DISTINCT FROM s.se_type AND k.location_code IS NOT DISTINCT FROM s.location_code
+  AND k.language_code IS NOT DISTINCT FROM s.language_code AND k.device IS NOT DISTINCT FROM s.device
+LEFT JOIN target_domains t ON t.registrable_domain = s.registrable_domain`,
+  },
+  {
+    name: 'v_serp_unknown_item_types',
+    question: 'Which item types did the service send that the catalog (the client\'s models) does not know yet?',
+    grain: 'one row per unknown item type and result variant.',
+    notes: 'Items whose type is none of the client models\' types: they are kept with their common columns and the rest of the item in `extra`, and counted in the run summary. A row here means a new feature to type (regenerate the declarations from a newer client).',
+    columns: [
+      col('item_type', 'The unknown item type, without an engine prefix.'),
+      col('variant', 'advanced or regular.'),
+      col('items', 'Items of that type kept.'),
+      col('pages', 'Result pages that held one.'),
+      col('first_date', 'First UTC day seen.'),
+      col('last_date', 'Last UTC day seen.'),
+      col('example_extra', 'The `extra` of one such item, for a look at its fields.'),
+    ],
+    select: `
+SELECT item_type, variant, count(*) AS items, count(DISTINCT parent) AS pages, min(day) AS first_date, max(day) AS last_date, any_value(extra) AS example_extra
+FROM (
+  SELECT i.item_type, 'advanced' AS variant, i._parent_id AS parent, CAST(timezone('UTC', s.datetime) AS DATE) AS day, i.extra
+  FROM serp_results__items i JOIN serp_results s ON s._id = i._parent_id
+  UNION ALL
+  SELECT i.item_type, 'regular', i._parent_id, CAST(timezone('UTC', s.datetime) AS DATE), i.extra
+  FROM serp_regular__items i JOIN serp_regular s ON s._id = i._parent_id
+) AS x
+WHERE item_type IS NOT NULL AND item_type NOT IN (${SERP_ITEM_TYPES.map(lit).join(', ')})
+GROUP BY item_type, variant`,
   },
 ];

@@ -14,7 +14,7 @@
  * which also removes rows a re-collection no longer has. A table PostgreSQL lacks, or whose row count would not
  * come out equal to DuckDB's (a reprocess, a copy changed by hand), is sent whole.
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, readdirSync, rmSync } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -77,12 +77,36 @@ interface Plan {
   rows?: number;
 }
 
+/** The staging folders' names, beside the working warehouse: `postgres-stage-<pid>`. */
+export const STAGE_PREFIX = 'postgres-stage-';
+
+/** The staging folders among `names` whose process is gone (a publish killed in flight left them). Pure. */
+export function staleStages(names: readonly string[], alive: (pid: number) => boolean): string[] {
+  return names.filter((n) => {
+    const pid = n.startsWith(STAGE_PREFIX) ? Number(n.slice(STAGE_PREFIX.length)) : NaN;
+    return Number.isInteger(pid) && pid > 0 && !alive(pid);
+  });
+}
+
+/** Removes the staging folders killed publishes left in `dir`; returns their names. */
+export function removeStaleStages(dir: string, alive: (pid: number) => boolean): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const stale = staleStages(names, alive);
+  for (const n of stale) rmSync(path.join(dir, n), { recursive: true, force: true });
+  return stale;
+}
+
 /** Publishes the warehouse to PostgreSQL. Never throws for the database's refusals: they come back as `failed`. */
 export async function publishToPostgres(opts: PublishToPostgresOptions): Promise<PostgresOutcome> {
   const started = Date.now();
   const target = redactUrl(opts.url);
   const schema = opts.schema;
-  const stageDir = opts.stageDir ?? path.join(path.dirname(opts.warehouse), `postgres-stage-${process.pid}`);
+  const stageDir = opts.stageDir ?? path.join(path.dirname(opts.warehouse), `${STAGE_PREFIX}${process.pid}`);
   const client = new pg.Client({ connectionString: opts.url, connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000, application_name: 'seo-etl' });
   let connectionError: Error | undefined;
   client.on('error', (err) => { connectionError = err; });
@@ -357,7 +381,7 @@ async function pgColumns(client: pg.Client, schema: string): Promise<Map<string,
 export function describeOutcome(o: PostgresOutcome): string {
   if (o.status === 'refused') return `PostgreSQL: NOT published: ${o.error}`;
   if (o.status === 'failed') {
-    return `PostgreSQL: NOT published to ${o.target} (schema ${o.schema}): ${o.error}. DuckDB and Parquet are complete; the next run (or reprocess) catches PostgreSQL up.`;
+    return `PostgreSQL: NOT published to ${o.target} (schema ${o.schema}): ${o.error}. DuckDB and Parquet are complete; PostgreSQL is behind until \`seo-etl resume\` (or the next run, or reprocess) catches it up.`;
   }
   const changed = o.tables.filter((t) => t.mode !== 'unchanged');
   const whole = changed.filter((t) => t.mode === 'new' || t.mode === 'full').map((t) => t.table);

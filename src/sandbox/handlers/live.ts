@@ -13,7 +13,8 @@ import { rejectedEcho } from '../echo.js';
 import { FilterError } from '../filters.js';
 import { issuesStatus } from './tasks.js';
 
-export type LiveOutcome = { result: unknown[] } | { code: number; message: string };
+/** `cost` when the bill depends on the answer (SERP crawl control and options); the price table's otherwise. */
+export type LiveOutcome = { result: unknown[]; cost?: number } | { code: number; message: string };
 export type LiveCompute = (task: Record<string, unknown>, req: ApiRequest, ctx: SandboxContext) => LiveOutcome;
 
 export function handleLive(req: ApiRequest, ctx: SandboxContext, compute: LiveCompute): Envelope {
@@ -54,7 +55,7 @@ export function handleLive(req: ApiRequest, ctx: SandboxContext, compute: LiveCo
       throw e;
     }
     if ('code' in outcome) return fail(outcome.code, outcome.message);
-    const cost = def.billing === 'request' ? taskPrice(def, raw as Record<string, unknown>, ctx.config.prices) : 0;
+    const cost = def.billing !== 'request' ? 0 : outcome.cost ?? taskPrice(def, raw as Record<string, unknown>, ctx.config.prices);
     ctx.records.charge({ endpointId: def.id, taskId: id, cost, at: req.now });
     out.push(taskObject({ id, code: 20000, startedNs, cost, path, data, result: outcome.result }));
   });

@@ -1,6 +1,6 @@
 /** The task families' endpoints: task_post, tasks_ready, task_get and tasks_fixed, all driven by the catalog. */
 import type { ApiTask, Envelope } from '../../api/envelope.js';
-import { findEndpoint, resolvePath, type EndpointDef } from '../../api/catalog.js';
+import { ENDPOINTS, findEndpoint, resolvePath, type EndpointDef } from '../../api/catalog.js';
 import { validateTask } from '../../api/validate.js';
 import { taskPrice } from '../../api/pricing.js';
 import { formatTimestamp } from '../../api/envelope.js';
@@ -9,9 +9,10 @@ import { envelope, messageWith, pathSegments, taskObject } from '../envelope.js'
 import { acceptedEcho, baseEcho, rejectedEcho } from '../echo.js';
 import { referenceDataIssues } from '../semantic.js';
 import { seedOf } from '../data/prng.js';
-import { taskResult } from '../results.js';
+import { taskBilled, taskResult } from '../results.js';
 import type { StoredTask } from '../store.js';
 import type { SpecialGet } from '../family.js';
+import { readyElement } from '../generated.js';
 
 export const ZERO_ID = '00000000-0000-0000-0000-000000000000';
 /** Parameters that say where results go or how they are labelled, not what is asked: never part of the data seed. */
@@ -105,9 +106,16 @@ function readyItem(postDef: EndpointDef, task: StoredTask, ctx: SandboxContext):
 
 export function handleTasksReady(req: ApiRequest, ctx: SandboxContext): Envelope {
   const { def } = req;
-  const postDef = findEndpoint(def.postId!)!;
-  const ready = ctx.store.ready(postDef.id, req.now, def.maxResultsPerCall ?? 1000);
-  const result = ready.map((t) => readyItem(postDef, t, ctx));
+  // A family-wide ready list (`/v3/merchant/tasks_ready`) lists the tasks of every task_post of its family.
+  const posts = def.postId && findEndpoint(def.postId) ? [findEndpoint(def.postId)!] : ENDPOINTS.filter((e) => e.kind === 'task_post' && e.api === def.api);
+  const limit = def.maxResultsPerCall ?? 1000;
+  const ready = posts.flatMap((p) => ctx.store.ready(p.id, req.now, limit).map((t) => ({ t, p }))).slice(0, limit);
+  // A generated family's ready list has the fields its model declares (generated.ts); the others their own.
+  const result = ready.map(({ t, p: postDef }) => {
+    const item = readyItem(postDef, t, ctx);
+    const paths = getterPaths(postDef, ctx, t.id);
+    return readyElement(def, { ...item, endpoint: paths.plain ?? paths.advanced ?? paths.regular, function: postDef.fn, se_type: postDef.seType ?? postDef.fn }) ?? item;
+  });
   const task = taskObject({ code: 20000, startedNs: req.startedNs, path: pathSegments(req.path), data: { ...baseEcho(def, ctx.engines), ...Object.fromEntries(req.query) }, result });
   return envelope(def.version, [task], req.startedNs);
 }
@@ -118,8 +126,12 @@ export function handleTasksFixed(req: ApiRequest, ctx: SandboxContext): Envelope
   const fixed = ctx.store.fixed(postDef.id, req.now, def.maxResultsPerCall ?? 1000);
   const result = fixed.map((t) => {
     const paths = getterPaths(postDef, ctx, t.id);
+    const generated = readyElement(def, { id: t.id, se: t.data.se ?? null, se_type: postDef.seType ?? null, date_fixed: formatTimestamp(new Date(t.reparsedAt!)), tag: t.tag, endpoint_regular: paths.regular, endpoint_advanced: paths.advanced, endpoint_html: paths.html, endpoint: paths.plain });
+    if (generated) return generated;
     return {
-      id: t.id, se: t.data.se ?? null, se_type: postDef.seType ?? null, date_fixed: formatTimestamp(new Date(t.reparsedAt!)), tag: t.tag,
+      id: t.id, se: t.data.se ?? null, se_type: postDef.seType ?? null,
+      // The SERP types' lists carry the posting time (client Serp*TasksFixedResultInfo); events keep the reference's date_fixed.
+      ...(postDef.seType === 'events' ? { date_fixed: formatTimestamp(new Date(t.reparsedAt!)) } : { date_posted: formatTimestamp(new Date(t.postedAt)) }), tag: t.tag,
       endpoint_regular: paths.regular, endpoint_advanced: paths.advanced, endpoint_html: paths.html,
     };
   });
@@ -156,7 +168,9 @@ export function handleTaskGet(req: ApiRequest, ctx: SandboxContext, special?: Sp
       return one(taskObject({ id, code: 40403, message: messageWith(40403, `results are kept 30 days after completion; task ${id} completed ${formatTimestamp(new Date(outcome.task.completeAt))}`), startedNs, path, data: { ...outcome.task.data, api: def.api, function: def.fn }, result: null }));
     case 'ok': {
       const result = taskResult(def, outcome.task, ctx);
-      return one(taskObject({ id, code: 20000, startedNs, path, data: { ...outcome.task.data, api: def.api, function: def.fn }, result }));
+      // The answer's cost is what the task was billed (SERP: after the refunds of pages and options not used).
+      const cost = taskBilled(def, outcome.task, ctx);
+      return one(taskObject({ id, code: 20000, startedNs, path, cost, data: { ...outcome.task.data, api: def.api, function: def.fn }, result }));
     }
   }
 }

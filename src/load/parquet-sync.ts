@@ -5,15 +5,15 @@
  */
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import type { Warehouse } from '../load/warehouse.js';
+import type { Warehouse } from './warehouse.js';
 import { TABLES } from '../normalize/catalog.js';
+import { dayOfRunId, isCalendarDay } from '../pipeline/key.js';
 
 /** The day a run's rows are filed under: its ledger day, else the day in its id (`ingest-20260105T...`), else today. Pure. */
 export function snapshotDateOf(runId: string, ledgerDays: ReadonlyMap<string, string>, today: string): string {
   const day = ledgerDays.get(runId);
-  if (day && /^\d{4}-\d{2}-\d{2}$/.test(day)) return day;
-  const m = /(?:^|-)(\d{4})(\d{2})(\d{2})T\d{6}(?:-|$)/.exec(runId) ?? /(\d{4})-(\d{2})-(\d{2})$/.exec(runId);
-  return m ? `${m[1]}-${m[2]}-${m[3]}` : today;
+  if (day && isCalendarDay(day)) return day;
+  return dayOfRunId(runId) ?? today;
 }
 
 export async function rewriteParquet(wh: Warehouse, parquetDir: string): Promise<{ table: string; file: string; rows: number }[]> {

@@ -1,14 +1,16 @@
-/** `seo-etl reprocess` and `seo-etl ingest`: tables from the raw archive, no API call. */
+/**
+ * `seo-etl reprocess` and `seo-etl ingest`: tables from the raw archive, no API call. Composed as the nightly is:
+ * the archive is read by src/archive, loaded through src/load's writer and load channel, published by src/publish.
+ */
 import path from 'node:path';
 import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
-import { rewriteParquet, shrunk } from './parquet-sync.js';
+import { shrunk } from '../load/parquet-sync.js';
 import { loadConfig, type Config } from '../config/index.js';
-import { Warehouse } from '../load/warehouse.js';
-import { WAREHOUSE_STORAGE } from '../load/database.js';
-import { loadArchiveFiles, type ArchiveLoadResult } from '../load/archive-load.js';
-import { listArchiveFiles } from './reader.js';
-import { ArchiveWriter } from './writer.js';
-import { entryOf, readResponseFile } from './ingest.js';
+import { Writer } from '../load/writer.js';
+import type { ArchiveLoadResult } from '../load/archive-load.js';
+import { listArchiveFiles } from '../archive/reader.js';
+import { ArchiveWriter } from '../archive/writer.js';
+import { entryOf, readResponseFile } from '../archive/ingest.js';
 import { UserError } from '../exit.js';
 import { acquireRunLock } from '../ledger/lock.js';
 import { warehousePaths, type WarehousePaths } from '../publish/index.js';
@@ -27,22 +29,22 @@ const pathsOf = (root: string, config: Config): WarehousePaths => warehousePaths
  * destination beyond DuckDB failed. With `onCopy`, `write` works on a copy of the working warehouse that replaces it
  * only once `write` returns: it may refuse by throwing, and nothing is changed or published.
  */
-async function writeAndPublish(paths: WarehousePaths, config: Config, runId: string, write: (wh: Warehouse) => Promise<ArchiveLoadResult>, opts: { onCopy?: boolean; takeOver?: boolean } = {}): Promise<number> {
+async function writeAndPublish(paths: WarehousePaths, config: Config, runId: string, write: (writer: Writer) => Promise<ArchiveLoadResult>, opts: { onCopy?: boolean; takeOver?: boolean } = {}): Promise<number> {
   const lock = acquireRunLock(paths.dir);
   const file = opts.onCopy ? `${paths.work}.reprocess-${process.pid}` : paths.work;
   const destinations = destinationsFor(config, paths, noPause, undefined, { takeOver: opts.takeOver });
   try {
     await verifyDestinations(destinations); // another data folder's destination refuses before anything is written
     if (opts.onCopy) copyWarehouse(paths.work, file);
-    const wh = await Warehouse.open(file, { memoryLimit: config.warehouse.memory_limit, ...WAREHOUSE_STORAGE });
+    const writer = await Writer.open(file, config.warehouse.memory_limit);
     let loaded: ArchiveLoadResult;
-    let parquet: Awaited<ReturnType<typeof rewriteParquet>>;
+    let parquet: Awaited<ReturnType<Writer['rewriteParquet']>>;
     try {
-      loaded = await write(wh);
-      parquet = await rewriteParquet(wh, paths.parquet);
-      await wh.connection.run('CHECKPOINT');
+      loaded = await write(writer);
+      parquet = await writer.rewriteParquet(paths.parquet);
+      await writer.close();
     } finally {
-      wh.close();
+      writer.abandon();
     }
     if (file !== paths.work) replaceFile(file, paths.work);
     const runDate = new Date().toISOString().slice(0, 10);
@@ -92,12 +94,11 @@ export async function reprocessCommand(opts: { root: string; allowFewer?: boolea
   const config = loadConfig({ root: opts.root });
   const paths = pathsOf(opts.root, config);
   const files = listArchiveFiles(paths.raw);
-  return writeAndPublish(paths, config, `reprocess-${stamp()}`, async (wh) => {
-    await wh.ensureSchema();
-    const before = await wh.tableCounts();
-    await wh.resetTables();
-    const r = await loadArchiveFiles(wh, files, { engines: config.paths });
-    const fewer = shrunk(before, await wh.tableCounts());
+  return writeAndPublish(paths, config, `reprocess-${stamp()}`, async (writer) => {
+    const before = await writer.tableCounts();
+    await writer.resetTables();
+    const r = await writer.loadArchive(files, { engines: config.paths });
+    const fewer = shrunk(before, await writer.tableCounts());
     if (fewer.length && !opts.allowFewer) {
       throw new UserError(`reprocess: the raw archive (${path.relative(process.cwd(), paths.raw) || paths.raw}, ${files.length} file(s)) gives fewer rows than the warehouse has: ${fewer.slice(0, 8).join(', ')}${fewer.length > 8 ? `, and ${fewer.length - 8} more tables` : ''}. Nothing was changed or published; restore the archive, or run 'seo-etl reprocess --allow-fewer' to publish the smaller tables`);
     }
@@ -118,9 +119,8 @@ export async function ingestCommand(opts: { root: string; files: string[]; takeO
   const writer = new ArchiveWriter({ dir: paths.raw, runId });
   for (const e of entries) await writer.append(e);
   await writer.close();
-  return writeAndPublish(paths, config, runId, async (wh) => {
-    await wh.ensureSchema();
-    const r = await loadArchiveFiles(wh, writer.closedFiles, { engines: config.paths });
+  return writeAndPublish(paths, config, runId, async (warehouse) => {
+    const r = await warehouse.loadArchive(writer.closedFiles, { engines: config.paths });
     process.stdout.write(`ingest: ${entries.length} response(s) archived under ${path.relative(process.cwd(), paths.raw) || paths.raw} as run ${runId}\n${describeLoad(r)}\npublished: ${paths.published}\n`);
     return r;
   }, { takeOver: opts.takeOver });

@@ -1,0 +1,119 @@
+/**
+ * Benchmark: the lake. A generated night (as the PostgreSQL bench's) is loaded into a fresh warehouse, exported to
+ * Parquet (timed: the local export every run does), then published to an S3-protocol server on 127.0.0.1 (s3rver,
+ * started here; timed: the lake upload of the same night, its Parquet files and raw archive). Also: the warehouse's
+ * bytes per row against the Parquet export's and the raw archive's, and the lake publish of one more night as the
+ * history in the bucket grows (copies of the night filed under earlier days). `make bench` runs it as its `lake`
+ * section; `node dist/bench/lake.js [--quick]` alone.
+ */
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Warehouse } from '../load/warehouse.js';
+import { WAREHOUSE_STORAGE } from '../load/database.js';
+import { loadArchiveFiles } from '../load/archive-load.js';
+import { lakeClient } from '../publish/lake/s3.js';
+import { syncLake } from '../publish/lake/sync.js';
+import { parseLakeUrl, type LakeLocation } from '../config/lake.js';
+import { ENGINES, generateArchive } from './load.js';
+import { startS3 } from './s3-server.js';
+import { formatTable, round, type Figures } from './figures.js';
+
+/** Bytes of every file under a folder. */
+function bytesUnder(dir: string): number {
+  let n = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) if (e.isFile()) n += statSync(path.join(e.parentPath, e.name)).size;
+  return n;
+}
+
+const day = (n: number) => new Date(Date.UTC(2026, 0, 1) + n * 86_400_000).toISOString().slice(0, 10);
+
+export async function benchLake(opts: { quick: boolean; dir: string; log?: (l: string) => void }): Promise<Figures> {
+  const tasks = opts.quick ? 100 : 4000;
+  const history = opts.quick ? 3 : 60;
+  const merchant = Math.round(tasks * 0.05);
+  const tech = Math.round(tasks * 0.05);
+  const keywordTasks = tasks - merchant - tech;
+  const dir = path.resolve(opts.dir, 'bench-lake');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const raw = path.join(dir, 'raw');
+  const files = await generateArchive(raw, keywordTasks * 20, merchant, tech);
+  const file = path.join(dir, 'warehouse.duckdb');
+  const parquet = path.join(dir, 'parquet');
+  const night = day(history);
+  const wh = await Warehouse.open(file, WAREHOUSE_STORAGE);
+  let rows = 0;
+  let exportMs = 0;
+  try {
+    await wh.ensureSchema();
+    const r = await loadArchiveFiles(wh, files, { engines: ENGINES, loadedAt: new Date(`${night}T02:00:00Z`) });
+    rows = Object.values(r.rows).reduce((a, b) => a + b, 0);
+    await wh.connection.run('CHECKPOINT');
+    const t0 = performance.now();
+    await wh.exportParquet(parquet, night, 'bench');
+    exportMs = performance.now() - t0;
+  } finally {
+    wh.close();
+  }
+  const sizes = { warehouse: statSync(file).size, parquet: bytesUnder(parquet), raw: bytesUnder(raw) };
+  const server = await startS3(['seo-lake']);
+  const client = lakeClient(server.env);
+  const publish = async (location: LakeLocation, stateFile: string) => {
+    const t0 = performance.now();
+    const r = await syncLake({ client, location, parquetDir: parquet, rawDir: raw, stateFile });
+    return { ms: performance.now() - t0, r };
+  };
+  const at = (url: string) => parseLakeUrl(url) as LakeLocation;
+  try {
+    const first = await publish(at('s3://seo-lake/one-night'), path.join(dir, 'state-one.json'));
+    const sent = first.r.uploaded.bytes + first.r.raw.bytes;
+    opts.log?.(`  lake: ${rows} rows; Parquet export ${Math.round(exportMs)} ms (${sizes.parquet} B); lake upload ${Math.round(first.ms)} ms (${sent} B in ${first.r.uploaded.files + first.r.raw.files} files)`);
+
+    // History: the same night filed under `history` earlier days, published night by night; the last night is timed.
+    const grown = at('s3://seo-lake/history');
+    const state = path.join(dir, 'state-history.json');
+    const tables = readdirSync(parquet);
+    const fileNight = (n: number) => {
+      for (const t of tables) cpSync(path.join(dir, 'parquet-night', t, `snapshot_date=${night}`), path.join(parquet, t, `snapshot_date=${day(n)}`), { recursive: true });
+    };
+    rmSync(path.join(dir, 'parquet-night'), { recursive: true, force: true });
+    cpSync(parquet, path.join(dir, 'parquet-night'), { recursive: true });
+    for (const t of tables) rmSync(path.join(parquet, t, `snapshot_date=${night}`), { recursive: true, force: true });
+    fileNight(0);
+    await publish(grown, state); // the raw archive goes up here, once
+    fileNight(1);
+    const early = await publish(grown, state);
+    for (let n = 2; n < history; n++) {
+      fileNight(n);
+      await syncLake({ client, location: grown, parquetDir: parquet, rawDir: raw, stateFile: state });
+    }
+    fileNight(history);
+    const late = await publish(grown, state);
+    opts.log?.(`  lake: publishing one night with 1 night of history before it: ${Math.round(early.ms)} ms; with ${history}: ${Math.round(late.ms)} ms`);
+
+    const how = `a night of ${tasks} tasks (${keywordTasks} keyword tasks of 20 results, ${merchant} merchant, ${tech} technology; ${rows} rows, ${files.length} raw archive file(s)) loaded into a fresh DuckDB warehouse as reprocess does`;
+    return {
+      lake_upload_mb_per_s: { value: round(sent / 1e6 / (first.ms / 1000)), unit: 'MB/s', goal: 'informational', how: `the night's Parquet files and raw archive (${(sent / 1e6).toFixed(1)} MB in ${first.r.uploaded.files + first.r.raw.files} objects, 4 uploads in flight) sent to s3rver on 127.0.0.1 by the lake publish (hashing, manifests and _SUCCESS included), per second of the whole publish; ${how}` },
+      lake_upload_vs_parquet_export: { value: round(first.ms / exportMs), unit: 'ratio', goal: 'informational', how: `lake publish ${Math.round(first.ms)} ms / the same night's local Parquet export ${Math.round(exportMs)} ms (DuckDB COPY, zstd); ${how}` },
+      warehouse_bytes_per_row: { value: round(sizes.warehouse / rows), unit: 'B/row', goal: 'informational', how: `warehouse.duckdb after the load and a checkpoint (${sizes.warehouse} B, ledger included) / ${rows} rows; ${how}` },
+      parquet_bytes_per_row: { value: round(sizes.parquet / rows), unit: 'B/row', goal: 'informational', how: `the night's Parquet export (${sizes.parquet} B, zstd) / ${rows} rows; the raw archive is ${round(sizes.raw / rows)} B/row (${sizes.raw} B gzip NDJSON)` },
+      warehouse_vs_parquet_bytes: { value: round(sizes.warehouse / sizes.parquet), unit: 'ratio', goal: 'informational', how: `warehouse.duckdb bytes / Parquet export bytes for the same night (${sizes.warehouse} / ${sizes.parquet})` },
+      lake_publish_growth: { value: round(late.ms / early.ms), unit: 'ratio', goal: 'informational', how: `time to publish one more night to a lake holding ${history} earlier nights (${Math.round(late.ms)} ms, ${late.r.partitions} partitions changed) / to one holding one (${Math.round(early.ms)} ms): only the changed partitions are read and sent, the rest is a stat per file` },
+    };
+  } finally {
+    client.destroy();
+    await server.close();
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-bench-lake-'));
+  try {
+    const figures = await benchLake({ quick: process.argv.includes('--quick'), dir, log: (l) => console.log(l) });
+    console.log(formatTable(figures));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,16 @@
+/** Backlinks: summaries, backlinks, anchors, referring domains and their history. Declared from the generated declarations. */
+import type { FamilyDef } from '../types.js';
+import { generatedEndpoints, generatedTables, type GeneratedFile } from '../generated.js';
+import FILE from '../generated/backlinks.json' with { type: 'json' };
+
+const file = FILE as unknown as GeneratedFile;
+const endpoints = generatedEndpoints(file, { prefix: 'backlinks', version: '0.1.20240801' });
+
+const family: FamilyDef = {
+  name: 'backlinks',
+  description: 'The backlink index: summaries, backlinks, anchors, referring domains and networks, history.',
+  endpoints,
+  onDemandTables: generatedTables(file, endpoints),
+  sandbox: () => import('../../sandbox/generated.js'),
+};
+export default family;

@@ -1,0 +1,254 @@
+/**
+ * A family declared from the generated declarations (src/families/generated/, `make declarations`): its endpoints
+ * with their request rules, and the tables its results land in, derived from the result models by the catalog's
+ * rules - nested objects become `parent__child` columns, lists of objects child tables, lists of scalars one row
+ * per value, maps with dynamic keys key/value rows, and the item types of a polymorphic list one items table with
+ * the common columns first and each type's own columns after them (null on the other types).
+ */
+import type { CrossRule, EndpointDef, EndpointKind, FieldRule } from '../api/catalog.js';
+import type { ColumnDef, DuckType, TableDef } from '../normalize/catalog.js';
+import MODELS_FILE from './generated/models.json' with { type: 'json' };
+
+export interface GeneratedRule {
+  type: 'string' | 'number' | 'boolean' | 'string_array' | 'filters' | 'order_by' | 'any';
+  required?: boolean; maxLength?: number; enum?: string[]; min?: number; max?: number; default?: number;
+  maxItems?: number; itemMaxLength?: number; itemMaxWords?: number; maxConditions?: number; operators?: string[]; maxRules?: number; of?: string;
+}
+export interface GeneratedOperation {
+  id: string; method: 'GET' | 'POST'; path: string; kind: EndpointKind; variant?: string; client: string;
+  response?: string; result?: string; request?: string;
+  fields?: Record<string, GeneratedRule>; cross?: CrossRule[];
+}
+export interface GeneratedFile { source: string; family: string; operations: GeneratedOperation[] }
+/** A model: its fields, and for a polymorphic one its item types, chosen by `discriminator` (default `type`). */
+export interface Model { extends?: string; fields: Record<string, string>; variants?: Record<string, string>; discriminator?: string }
+
+export const MODELS: Readonly<Record<string, Model>> = (MODELS_FILE as unknown as { models: Record<string, Model> }).models;
+
+export interface GeneratedFamilyOptions {
+  /** Table name prefix (`labs` for dataforseo_labs): names stay short. */
+  prefix: string;
+  /** The `version` the sandbox answers with. */
+  version: string;
+  /** Rules the models do not state, by endpoint id (documented in docs/api-live.md). */
+  fields?: Readonly<Record<string, Readonly<Record<string, FieldRule>>>>;
+  /** Result kinds (root table names) renamed, by the derived name. */
+  rename?: Readonly<Record<string, string>>;
+  /** Paths another declaration of the family already serves (hand-written endpoints win). */
+  skipPaths?: ReadonlySet<string>;
+}
+
+const KIND_WORDS = new Set(['task_post', 'tasks_ready', 'tasks_fixed', 'task_get', 'live']);
+
+function ruleOf(g: GeneratedRule): FieldRule {
+  const req = g.required ? { required: true as const } : {};
+  switch (g.type) {
+    case 'string': return { type: 'string', ...req, ...(g.maxLength ? { maxLength: g.maxLength } : {}), ...(g.enum ? { enum: g.enum } : {}) };
+    case 'number': return { type: 'number', ...req, ...(g.min !== undefined ? { min: g.min } : {}), ...(g.max !== undefined ? { max: g.max } : {}) };
+    case 'boolean': return { type: 'boolean', ...req };
+    case 'string_array': return { type: 'string_array', ...req, ...(g.maxItems ? { maxItems: g.maxItems } : {}), ...(g.itemMaxLength ? { itemMaxLength: g.itemMaxLength } : {}), ...(g.itemMaxWords ? { itemMaxWords: g.itemMaxWords } : {}) };
+    case 'filters': return { type: 'filters', maxConditions: g.maxConditions ?? 8, operators: g.operators ?? [] };
+    case 'order_by': return { type: 'order_by', maxRules: g.maxRules ?? 3 };
+    default: return { type: 'any', ...req, ...(g.of ? { of: g.of } : {}) };
+  }
+}
+
+/** The result kind (and root table name) of an operation: prefix, then its path without the family, `google` and kind words. */
+export function resultKindName(op: GeneratedOperation, prefix: string): string {
+  const segs = op.path.split('/').slice(3).filter((s) => !s.startsWith('{') && !KIND_WORDS.has(s));
+  const rest = segs.length > 1 ? segs.filter((s) => s !== 'google') : segs;
+  return [prefix, ...rest].join('_').replace(/[^a-z0-9_]/gi, '_').toLowerCase();
+}
+
+/** The result element model of an operation (`X[]` -> X), or null for scalars and `any`. */
+export function resultModel(op: GeneratedOperation): string | null {
+  const t = op.result?.replace(/\[\]$/, '');
+  return t && MODELS[t] ? t : null;
+}
+
+export function generatedEndpoints(file: GeneratedFile, opts: GeneratedFamilyOptions): EndpointDef[] {
+  const ops = file.operations.filter((o) => !opts.skipPaths?.has(o.path));
+  const ids = new Set(ops.map((o) => o.id));
+  return ops.map((op): EndpointDef => {
+    const segs = op.path.split('/').slice(3);
+    const at = segs.findIndex((s) => KIND_WORDS.has(s));
+    const fn = at > 0 ? segs[at - 1] : segs.filter((s) => !s.startsWith('{')).at(-1) ?? file.family;
+    const base = at >= 0 ? op.id.split('.').slice(0, at + 1).join('.') : op.id;
+    const kindResult = op.kind === 'task_post' ? 'task_created' : op.kind === 'tasks_ready' ? 'ready_list' : op.kind === 'tasks_fixed' ? 'fixed_tasks' : null;
+    const derived = resultKindName(op, opts.prefix);
+    const result = kindResult ?? opts.rename?.[derived] ?? derived;
+    const fields = op.fields ? { ...Object.fromEntries(Object.entries(op.fields).map(([k, g]) => [k, ruleOf(g)])), ...opts.fields?.[op.id] } : undefined;
+    const getId = [`${base}.task_get`, `${base}.task_get.advanced`, `${base}.task_get.regular`, `${base}.task_get.html`].find((x) => ids.has(x));
+    const def: EndpointDef = {
+      id: op.id, ref: 'client', method: op.method, path: op.path.replace(/\{\w+\}/g, '{id}'), kind: op.kind,
+      api: file.family, fn: op.kind === 'tasks_ready' || op.kind === 'tasks_fixed' ? op.kind : fn, result, version: opts.version,
+      description: `${op.kind.replace('_', ' ')} ${op.path} (${op.client.replace('.', '.')}).`,
+      ...(fields ? { fields } : {}), ...(op.cross ? { cross: op.cross } : {}),
+      billing: op.kind === 'task_post' ? 'post' : op.kind === 'live' ? 'request' : 'free',
+      model: { client: op.client, result: op.result ?? 'any', ...(op.request ? { request: op.request } : {}) },
+    };
+    if (op.kind === 'task_post') Object.assign(def, { maxTasksPerPost: 100, overflowCode: 40006, ...(ids.has(`${base}.tasks_ready`) ? { readyId: `${base}.tasks_ready` } : {}), ...(getId ? { getId } : {}) });
+    if (op.kind === 'live' || (op.kind === 'list' && op.method === 'POST')) Object.assign(def, { maxTasksPerPost: 1, overflowCode: 40000 });
+    if (op.kind === 'tasks_ready' || op.kind === 'tasks_fixed' || op.kind === 'task_get') {
+      Object.assign(def, { postId: `${base}.task_post`, ...(op.kind !== 'task_get' && getId ? { getId } : {}) });
+    }
+    if (fields?.limit && fields?.offset) def.paging = 'limit_offset';
+    return def;
+  });
+}
+
+// ---- tables -------------------------------------------------------------------------------------------------
+
+/** Every field of a model, its bases' first. */
+export function modelFields(name: string): [string, string][] {
+  const m = MODELS[name];
+  if (!m) return [];
+  return [...(m.extends ? modelFields(m.extends) : []), ...Object.entries(m.fields)];
+}
+
+/** A polymorphic model's own fields and those of its item types that the common ones leave out, with the types having them. */
+function polymorphicFields(name: string): { field: string; type: string; only?: string[] }[] {
+  const m = MODELS[name];
+  const common = modelFields(name);
+  const out = common.map(([field, type]) => ({ field, type }));
+  if (!m?.variants) return out;
+  const extra = new Map<string, { type: string; only: string[] }>();
+  for (const [itemType, variant] of Object.entries(m.variants)) {
+    for (const [field, type] of modelFields(variant)) {
+      if (common.some(([f]) => f === field)) continue;
+      const e = extra.get(field);
+      if (e) { if (e.type === type) e.only.push(itemType); } else extra.set(field, { type, only: [itemType] });
+    }
+  }
+  return [...out, ...[...extra].map(([field, e]) => ({ field, type: e.type, only: e.only }))];
+}
+
+const SCALAR: Record<string, DuckType> = { string: 'VARCHAR', number: 'DOUBLE', boolean: 'BOOLEAN', Date: 'VARCHAR' };
+const MAX_DEPTH = 4;
+
+interface Builder { tables: TableDef[]; names: Set<string> }
+
+function childName(b: Builder, parent: string, field: string, longName: string): string {
+  for (const n of [`${parent}__${field}`, `${parent}__${longName}`]) if (!b.names.has(n)) return n;
+  let i = 2;
+  while (b.names.has(`${parent}__${longName}_${i}`)) i++;
+  return `${parent}__${longName}_${i}`;
+}
+
+/** Columns of one table from a model (flattening nested models), adding its child tables to the builder. */
+function columnsOf(b: Builder, table: string, model: string, colPrefix: string, pathPrefix: string, depth: number, only?: string[], itemTypeCol?: { set: boolean }): { columns: ColumnDef[]; children: TableDef[] } {
+  const columns: ColumnDef[] = [];
+  const children: TableDef[] = [];
+  const m = MODELS[model];
+  const fields = m?.variants ? polymorphicFields(model) : modelFields(model).map(([field, type]) => ({ field, type, only: undefined as string[] | undefined }));
+  const polymorphic = Boolean(m?.variants);
+  for (const { field, type, only: fieldOnly } of fields) {
+    const name = colPrefix ? `${colPrefix}__${field}` : field;
+    const path = pathPrefix ? `${pathPrefix}.${field}` : field;
+    const desc = `\`${path}\` (${model}.${field}: ${type})${fieldOnly ? `; item types ${fieldOnly.join(', ')} only` : ''}.`;
+    const restrict = fieldOnly ?? only;
+    if (polymorphic && field === (m!.discriminator ?? 'type') && itemTypeCol && !itemTypeCol.set) {
+      itemTypeCol.set = true;
+      columns.push({ name, type: 'VARCHAR', path, description: `Item type: ${Object.keys(m!.variants!).join(', ')}.`, itemType: true });
+      continue;
+    }
+    const scalar = SCALAR[type];
+    if (scalar) { columns.push({ name, type: scalar, path, description: desc }); continue; }
+    if (type === 'any' || type.endsWith('[][]') || depth >= MAX_DEPTH) { columns.push({ name, type: 'JSON', path, convert: 'json', description: `${desc} As JSON.` }); continue; }
+    const map = /^map<(.+)>$/.exec(type);
+    if (map) {
+      const child = childName(b, table, field, name);
+      b.names.add(child);
+      children.push({
+        name: child, parent: table, extra: false, source: { kind: 'entries', path }, ...(restrict ? { onlyForItemTypes: restrict } : {}),
+        description: `${desc} One row per key.`,
+        columns: [{ name: 'key', type: 'VARCHAR', path: '$key', description: 'Key.' }, { name: 'value', type: 'VARCHAR', path: '$', description: `Value (${map[1]}; JSON text when not a scalar).` }],
+      });
+      continue;
+    }
+    const list = /^(.+)\[\]$/.exec(type);
+    if (list) {
+      const el = list[1];
+      const child = childName(b, table, field, name);
+      if (SCALAR[el] || el === 'any') {
+        b.names.add(child);
+        const t: DuckType = SCALAR[el] ?? 'VARCHAR';
+        children.push({ name: child, parent: table, extra: t !== 'VARCHAR', source: { kind: 'scalars', path }, ...(restrict ? { onlyForItemTypes: restrict } : {}), description: `${desc} One row per value.`, columns: [{ name: 'value', type: t, path: '$', description: 'Value.' }] });
+      } else if (MODELS[el]) {
+        b.names.add(child);
+        children.push(...tableOf(b, child, table, el, { kind: 'objects', path }, depth + 1, restrict, desc));
+      } else columns.push({ name, type: 'JSON', path, convert: 'json', description: `${desc} As JSON.` });
+      continue;
+    }
+    if (MODELS[type]) {
+      const nested = columnsOf(b, table, type, name, path, depth + 1, restrict, itemTypeCol);
+      columns.push(...nested.columns);
+      children.push(...nested.children);
+      continue;
+    }
+    columns.push({ name, type: 'JSON', path, convert: 'json', description: `${desc} As JSON.` });
+  }
+  return { columns, children };
+}
+
+function tableOf(b: Builder, name: string, parent: string | null, model: string, source: TableDef['source'] | undefined, depth: number, only: string[] | undefined, desc: string, resultKind?: string): TableDef[] {
+  const itemTypeCol = { set: false };
+  const { columns, children } = columnsOf(b, name, model, '', '', depth, undefined, itemTypeCol);
+  const m = MODELS[model];
+  const t: TableDef = {
+    name, parent, extra: true, description: desc, columns,
+    ...(source ? { source } : {}), ...(resultKind ? { resultKind } : {}), ...(only ? { onlyForItemTypes: only } : {}),
+    ...(m?.variants ? { knownItemTypes: Object.keys(m.variants) } : {}),
+  };
+  return [t, ...children];
+}
+
+/** The tables of a result kind: one root table of the result model and its children; results without a model keep their JSON. */
+export function deriveTables(kind: string, op: GeneratedOperation, taken: ReadonlySet<string>): TableDef[] {
+  const b: Builder = { tables: [], names: new Set([...taken, kind]) };
+  const model = resultModel(op);
+  const what = `Results of ${op.path.replace(/\/\{\w+\}$/, '')} (${op.result ?? 'any'}), one row per element of a task's \`result\`.`;
+  if (!model) {
+    return [{ name: kind, parent: null, resultKind: kind, extra: false, description: what, columns: [{ name: 'result', type: 'JSON', path: '$', convert: 'json', description: 'The result element as JSON.' }] }];
+  }
+  return tableOf(b, kind, null, model, undefined, 0, undefined, what, kind);
+}
+
+/**
+ * A hand-declared family completed from the generated declarations: every operation its own endpoints do not
+ * already serve (same id, or one of `livePaths`: the live paths of its endpoints with other ids), with its tables.
+ */
+export function completeFamily(own: readonly EndpointDef[], ownTables: readonly TableDef[], file: GeneratedFile, opts: GeneratedFamilyOptions & { livePaths?: readonly string[] }): { endpoints: EndpointDef[]; onDemandTables: TableDef[] } {
+  const ids = new Set(own.map((e) => e.id));
+  const skip = new Set([...(opts.livePaths ?? []), ...file.operations.filter((o) => ids.has(o.id)).map((o) => o.path)]);
+  const generated = generatedEndpoints(file, { ...opts, skipPaths: skip });
+  // A hand-declared endpoint keeps its own answers and learns the models the client reads them with.
+  const byId = new Map(file.operations.map((o) => [o.id, o]));
+  const byPath = new Map(file.operations.map((o) => [`${o.method} ${o.path}`, o]));
+  const withModels = own.map((e, i) => {
+    const op = byId.get(e.id) ?? (opts.livePaths ? byPath.get(`${e.method} ${opts.livePaths[i]}`) : undefined);
+    return op && !e.model ? { ...e, model: { client: op.client, result: op.result ?? 'any', ...(op.request ? { request: op.request } : {}) } } : e;
+  });
+  return { endpoints: [...withModels, ...generated], onDemandTables: generatedTables(file, generated, new Set(ownTables.map((t) => t.name))) };
+}
+
+/** A path template of a hand-declared endpoint with its path tokens as the live service names them. */
+export function livePath(def: EndpointDef, segments: Readonly<Record<string, string>>): string {
+  return def.path.replace(/\{(\w+)\}/g, (all, token: string) => (token === 'id' ? all : segments[token] ?? all));
+}
+
+/** Every table of a generated family: one family of tables per result kind, in the order of the operations. */
+export function generatedTables(file: GeneratedFile, endpoints: readonly EndpointDef[], taken: ReadonlySet<string> = new Set()): TableDef[] {
+  const out: TableDef[] = [];
+  const names = new Set(taken);
+  const byId = new Map(file.operations.map((o) => [o.id, o]));
+  for (const e of endpoints) {
+    if (e.kind === 'task_post' || e.kind === 'tasks_ready' || e.kind === 'tasks_fixed' || names.has(e.result)) continue;
+    const op = byId.get(e.id);
+    if (!op) continue;
+    const tables = deriveTables(e.result, op, names);
+    for (const t of tables) names.add(t.name);
+    out.push(...tables);
+  }
+  return out;
+}

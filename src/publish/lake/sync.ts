@@ -1,0 +1,286 @@
+/**
+ * Publishing the local Parquet export and raw archive to the lake (docs/parquet.md, "The lake").
+ *
+ * The bucket mirrors the local tree, `<prefix>parquet/<table>/snapshot_date=<day>/` and `<prefix>raw/<day>/`,
+ * with three rules that keep readers whole:
+ *   1. a data file goes up under a name no other content has: `part-<run>-<first 16 hex of its SHA-256>.parquet`.
+ *      The same bytes always get the same name (a resumed upload overwrites its own object, never adds a twin);
+ *      different bytes (a re-collected task's rows) never overwrite what a reader may be reading;
+ *   2. after every data file of the publish is up, each changed partition gets its `_manifest.json` (the files it
+ *      holds, their rows and hashes) and a `_SUCCESS` marker: a reader that goes by manifests sees a partition's
+ *      previous state until its new manifest is written, and the new one whole after;
+ *   3. only then are the files no manifest names any more removed (a superseded part, a killed upload's strays).
+ * Raw archive files are immutable once closed (`*.ndjson.gz`), so they keep their names; open `.partial` files wait
+ * for the run that closes them. Nothing local is removed, and a day removed locally stays in the lake.
+ *
+ * What has been published is remembered in `<data>/lake-state.json` (a cache: without it every partition is
+ * hashed and each object looked up, and nothing is sent twice), so a night's publish reads only what changed.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { DuckDBInstance } from '@duckdb/node-api';
+import PQueue from 'p-queue';
+import type { LakeLocation } from '../../config/lake.js';
+
+export const MANIFEST = '_manifest.json';
+export const SUCCESS = '_SUCCESS';
+/** Parts of a multipart upload; files up to this size go in one PUT. */
+export const PART_BYTES = 8 * 2 ** 20;
+
+export interface ManifestFile {
+  /** The object's name in the partition folder. */
+  name: string;
+  /** The local file it was published from (`part-<run>.parquet`): the run whose rows it holds. */
+  source: string;
+  rows: number;
+  bytes: number;
+  sha256: string;
+}
+
+export interface Manifest {
+  format: 'seo-etl-lake-manifest/1';
+  table: string;
+  snapshot_date: string;
+  rows: number;
+  files: ManifestFile[];
+}
+
+interface LocalFile { name: string; file: string; size: number; mtimeMs: number }
+interface StateFile { size: number; mtimeMs: number; sha256: string; rows: number }
+interface LakeState { version: 1; target: string; partitions: Record<string, Record<string, StateFile>>; raw: Record<string, number> }
+
+export interface LakeSyncOptions {
+  client: S3Client;
+  location: LakeLocation;
+  parquetDir: string;
+  rawDir: string;
+  stateFile: string;
+  /** Test seam (the `lake` pause point): `file` after the first data file is up, `manifests` before the first manifest. */
+  pause?: (step: 'file' | 'manifests') => Promise<void>;
+  /** Uploads in flight at once. */
+  concurrency?: number;
+}
+
+export interface LakeSyncResult {
+  partitions: number;
+  uploaded: { files: number; bytes: number };
+  /** Data and raw files the bucket held already (a resumed publish). */
+  present: number;
+  raw: { files: number; bytes: number };
+  removed: number;
+  manifests: number;
+}
+
+const PARTITION = /^snapshot_date=\d{4}-\d{2}-\d{2}$/;
+const SOURCE = /^part-([A-Za-z0-9._-]+)\.parquet$/;
+
+/** The object name of a local part: its run and its content. Pure. */
+export function objectName(source: string, sha256: string): string {
+  const m = SOURCE.exec(source);
+  return `part-${m ? m[1] : source.replace(/\.parquet$/, '')}-${sha256.slice(0, 16)}.parquet`;
+}
+
+export async function syncLake(opts: LakeSyncOptions): Promise<LakeSyncResult> {
+  const { client, location } = opts;
+  const { bucket } = location;
+  const key = (rel: string) => `${location.prefix}${rel}`;
+  const state = readState(opts.stateFile, location.url);
+  const result: LakeSyncResult = { partitions: 0, uploaded: { files: 0, bytes: 0 }, present: 0, raw: { files: 0, bytes: 0 }, removed: 0, manifests: 0 };
+  const queue = new PQueue({ concurrency: opts.concurrency ?? 4 });
+  const uploads: Promise<void>[] = [];
+  const upload = (fn: () => Promise<void>) => { uploads.push(queue.add(fn)); };
+
+  /** Uploads a file unless the bucket holds an object of that name and size (names carry content or are immutable). */
+  const put = async (objectKey: string, file: string, size: number): Promise<boolean> => {
+    const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: objectKey })).catch((err: { name?: string; $metadata?: { httpStatusCode?: number } }) => {
+      if (err?.name === 'NotFound' || err?.$metadata?.httpStatusCode === 404) return undefined;
+      throw err;
+    });
+    if (head && head.ContentLength === size) { result.present++; return false; }
+    if (size <= PART_BYTES) await client.send(new PutObjectCommand({ Bucket: bucket, Key: objectKey, Body: readFileSync(file), ContentLength: size }));
+    else await new Upload({ client, params: { Bucket: bucket, Key: objectKey, Body: createReadStream(file) }, partSize: PART_BYTES, queueSize: 2, leavePartsOnError: false }).done();
+    return true;
+  };
+
+  // Which partitions differ from what was last published: by name, size and modification time, no reading. A day
+  // no longer on the local disk stays in the lake: local copies of days the bucket holds may be cleaned away.
+  const local = scanParquet(opts.parquetDir);
+  const changed = [...local.keys()].filter((p) => !samePartition(local.get(p), state.partitions[p])).sort();
+  result.partitions = changed.length;
+
+  // 1. Data files, and the raw archive's closed files.
+  const db = changed.length ? await DuckDBInstance.create(':memory:') : undefined;
+  const conn = await db?.connect();
+  const manifests = new Map<string, { manifest: Manifest; state: Record<string, StateFile> }>();
+  try {
+    for (const p of changed) {
+      const files = local.get(p) ?? [];
+      const [table, part] = p.split('/');
+      const entries: ManifestFile[] = [];
+      const next: Record<string, StateFile> = {};
+      for (const f of files) {
+        const known = state.partitions[p]?.[f.name];
+        const same = known && known.size === f.size && known.mtimeMs === f.mtimeMs;
+        const sha256 = same ? known.sha256 : await sha256Of(f.file);
+        const rows = same ? known.rows : Number((await conn!.runAndReadAll(`SELECT num_rows FROM parquet_file_metadata('${f.file.replace(/'/g, "''")}')`)).getRows()[0][0]);
+        next[f.name] = { size: f.size, mtimeMs: f.mtimeMs, sha256, rows };
+        const entry = { name: objectName(f.name, sha256), source: f.name, rows, bytes: f.size, sha256 };
+        entries.push(entry);
+        upload(async () => {
+          if (await put(key(`parquet/${p}/${entry.name}`), f.file, f.size)) {
+            result.uploaded.files++;
+            result.uploaded.bytes += f.size;
+            if (result.uploaded.files === 1) await opts.pause?.('file');
+          }
+        });
+      }
+      manifests.set(p, {
+        manifest: { format: 'seo-etl-lake-manifest/1', table, snapshot_date: part.slice('snapshot_date='.length), rows: entries.reduce((a, e) => a + e.rows, 0), files: entries },
+        state: next,
+      });
+    }
+  } catch (err) {
+    await Promise.allSettled(uploads); // the uploads already queued end before the error is reported
+    throw err;
+  } finally {
+    conn?.closeSync();
+    db?.closeSync();
+  }
+  for (const r of scanRaw(opts.rawDir)) {
+    if (state.raw[r.rel] === r.size) continue;
+    upload(async () => {
+      if (await put(key(`raw/${r.rel}`), r.file, r.size)) { result.raw.files++; result.raw.bytes += r.size; }
+      state.raw[r.rel] = r.size;
+    });
+  }
+  const settled = await Promise.allSettled(uploads);
+  writeState(opts.stateFile, state); // the raw files that went up count even if a data file failed
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  await opts.pause?.('manifests');
+
+  // 2. Manifests, then markers: a partition's new state becomes visible at once.
+  try {
+    await commitPartitions();
+  } finally {
+    writeState(opts.stateFile, state);
+  }
+  return result;
+
+  async function commitPartitions(): Promise<void> {
+    for (const [p, { manifest }] of manifests) {
+      const dir = `parquet/${p}`;
+      const body = Buffer.from(`${JSON.stringify(manifest, null, 1)}\n`);
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key(`${dir}/${MANIFEST}`), Body: body, ContentLength: body.length, ContentType: 'application/json' }));
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key(`${dir}/${SUCCESS}`), Body: Buffer.alloc(0), ContentLength: 0 }));
+      result.manifests++;
+    }
+    // 3. What no manifest names any more.
+    for (const [p, { manifest, state: next }] of manifests) {
+      const dir = key(`parquet/${p}/`);
+      const keep = new Set([MANIFEST, SUCCESS, ...manifest.files.map((f) => f.name)]);
+      result.removed += await deleteKeys(client, bucket, (await listKeys(client, bucket, dir)).filter((k) => !keep.has(k.slice(dir.length))));
+      state.partitions[p] = next;
+    }
+  }
+}
+
+/** Reads a manifest from the bucket (undefined when the partition has none). */
+export async function readManifest(client: S3Client, location: LakeLocation, table: string, snapshotDate: string): Promise<Manifest | undefined> {
+  try {
+    const r = await client.send(new GetObjectCommand({ Bucket: location.bucket, Key: `${location.prefix}parquet/${table}/snapshot_date=${snapshotDate}/${MANIFEST}` }));
+    return JSON.parse(await r.Body!.transformToString()) as Manifest;
+  } catch (err) {
+    if ((err as { name?: string }).name === 'NoSuchKey' || (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return undefined;
+    throw err;
+  }
+}
+
+/** Every key under a prefix. */
+export async function listKeys(client: S3Client, bucket: string, prefix: string): Promise<string[]> {
+  const out: string[] = [];
+  let token: string | undefined;
+  do {
+    const r = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+    for (const o of r.Contents ?? []) if (o.Key) out.push(o.Key);
+    token = r.IsTruncated ? r.NextContinuationToken : undefined;
+  } while (token);
+  return out;
+}
+
+async function deleteKeys(client: S3Client, bucket: string, keys: readonly string[]): Promise<number> {
+  for (let i = 0; i < keys.length; i += 1000) {
+    const batch = keys.slice(i, i + 1000);
+    const r = await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }));
+    if (r.Errors?.length) throw new Error(`could not remove ${r.Errors.length} object(s) from the lake, first ${r.Errors[0].Key}: ${r.Errors[0].Message}`);
+  }
+  return keys.length;
+}
+
+/** `<table>/snapshot_date=<day>` -> its Parquet files (final names only; `.part-*.tmp-*` files are being written). */
+function scanParquet(dir: string): Map<string, LocalFile[]> {
+  const out = new Map<string, LocalFile[]>();
+  if (!existsSync(dir)) return out;
+  for (const table of readdirSync(dir, { withFileTypes: true })) {
+    if (!table.isDirectory()) continue;
+    for (const part of readdirSync(path.join(dir, table.name), { withFileTypes: true })) {
+      if (!part.isDirectory() || !PARTITION.test(part.name)) continue;
+      const files: LocalFile[] = [];
+      for (const f of readdirSync(path.join(dir, table.name, part.name))) {
+        if (!SOURCE.test(f)) continue;
+        const file = path.join(dir, table.name, part.name, f);
+        const st = statSync(file);
+        files.push({ name: f, file, size: st.size, mtimeMs: st.mtimeMs });
+      }
+      if (files.length) out.set(`${table.name}/${part.name}`, files.sort((a, b) => a.name.localeCompare(b.name)));
+    }
+  }
+  return out;
+}
+
+/** The raw archive's closed files, as `<day>/<file>`. */
+function scanRaw(dir: string): { rel: string; file: string; size: number }[] {
+  const out: { rel: string; file: string; size: number }[] = [];
+  if (!existsSync(dir)) return out;
+  for (const day of readdirSync(dir, { withFileTypes: true })) {
+    if (!day.isDirectory()) continue;
+    for (const f of readdirSync(path.join(dir, day.name))) {
+      if (!f.endsWith('.ndjson.gz')) continue;
+      const file = path.join(dir, day.name, f);
+      out.push({ rel: `${day.name}/${f}`, file, size: statSync(file).size });
+    }
+  }
+  return out.sort((a, b) => a.rel.localeCompare(b.rel));
+}
+
+function samePartition(files: LocalFile[] | undefined, known: Record<string, StateFile> | undefined): boolean {
+  if (!files || !known) return !files && !known;
+  return files.length === Object.keys(known).length && files.every((f) => known[f.name]?.size === f.size && known[f.name]?.mtimeMs === f.mtimeMs);
+}
+
+function sha256Of(file: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const h = createHash('sha256');
+    createReadStream(file).on('data', (c) => h.update(c)).on('error', reject).on('end', () => resolve(h.digest('hex')));
+  });
+}
+
+function readState(file: string, target: string): LakeState {
+  const empty: LakeState = { version: 1, target, partitions: {}, raw: {} };
+  if (!existsSync(file)) return empty;
+  try {
+    const s = JSON.parse(readFileSync(file, 'utf8')) as LakeState;
+    return s.version === 1 && s.target === target ? s : empty; // another lake: everything is checked against it anew
+  } catch {
+    return empty;
+  }
+}
+
+function writeState(file: string, state: LakeState): void {
+  const tmp = `${file}.tmp-${process.pid}`;
+  writeFileSync(tmp, JSON.stringify(state));
+  renameSync(tmp, file);
+}

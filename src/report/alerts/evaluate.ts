@@ -1,0 +1,64 @@
+/**
+ * Alert rules against the views, as pure functions: the run's facts (v_runs) and its day's movement rows of the
+ * tracked domains (v_serp_domain_movement) in, the alerts out. Each alert has a key that names the rule, the
+ * subject and its day or run, so the same movement evaluated again (resume, a repeated run) is the same alert.
+ */
+import type { AlertRule } from '../../pipeline/index.js';
+import type { RunFacts } from '../data.js';
+
+export interface Alert {
+  key: string;
+  runId: string;
+  rule: string;
+  text: string;
+}
+
+/** One row of v_serp_domain_movement. */
+export interface MovementRow {
+  keyword: string; se: string | null; se_type: string | null; location_code: number | null; language_code: string | null; device: string;
+  date: string; domain: string; position: number | null; previous_position: number | null; movement: string;
+}
+
+const where = (m: MovementRow) => `"${m.keyword}" (${[m.location_code, m.language_code, m.device].filter((x) => x !== null && x !== undefined).join(', ')})`;
+const subject = (m: MovementRow) => [m.domain, m.keyword, m.se, m.se_type, m.location_code, m.language_code, m.device, m.date].join('|');
+const usd = (n: number) => `$${n.toFixed(n < 1 ? 4 : 2)}`;
+
+/** Alerts about tracked domains: a movement row fires a rule at most once. Rows of the series' first day never fire. */
+export function domainAlerts(rules: readonly AlertRule[], rows: readonly MovementRow[], runId: string): Alert[] {
+  const out: Alert[] = [];
+  for (const m of rows) {
+    if (m.movement === 'first') continue;
+    const was = m.previous_position;
+    const now = m.position;
+    for (const rule of rules) {
+      let text: string | undefined;
+      if (rule.kind === 'position_drop' && was !== null) {
+        if (now === null) text = `${m.domain} left the collected results for ${where(m)}: was ${was}`;
+        else if (now - was > rule.positions) text = `${m.domain} fell ${now - was} positions for ${where(m)}: ${was} -> ${now}`;
+      } else if (rule.kind === 'leaves_top' && was !== null && was <= rule.top && (now === null || now > rule.top)) {
+        text = `${m.domain} left the top ${rule.top} for ${where(m)}: ${was} -> ${now ?? 'not in the results'}`;
+      } else if (rule.kind === 'enters_top' && now !== null && now <= rule.top && (was === null || was > rule.top)) {
+        text = `${m.domain} entered the top ${rule.top} for ${where(m)}: ${was ?? 'not in the results'} -> ${now}`;
+      }
+      if (text) out.push({ key: `${rule.id}|${subject(m)}`, runId, rule: rule.id, text });
+    }
+  }
+  return out.sort((a, b) => a.key.localeCompare(b.key));
+}
+
+/** Alerts about the run itself: failed, stopped by its budget, or over a cost. */
+export function runAlerts(rules: readonly AlertRule[], run: RunFacts): Alert[] {
+  const out: Alert[] = [];
+  for (const rule of rules) {
+    let text: string | undefined;
+    if (rule.kind === 'run_failed' && (run.status === 'aborted' || run.failed > 0)) {
+      text = `run ${run.runId} ${run.status === 'aborted' ? 'did not finish (aborted)' : 'finished with failures'}: ${run.failed} of ${run.tasks} tasks failed${run.unfinished ? `, ${run.unfinished} unfinished` : ''}`;
+    } else if (rule.kind === 'budget_stopped' && run.status === 'stopped_budget') {
+      text = `run ${run.runId} stopped posting at its budget of ${usd(run.budgetUsd ?? 0)} (${usd(run.spentUsd)} spent)`;
+    } else if (rule.kind === 'cost_above' && run.spentUsd > rule.usd) {
+      text = `run ${run.runId} cost ${usd(run.spentUsd)}, above ${usd(rule.usd)}`;
+    }
+    if (text) out.push({ key: `${rule.id}|${run.runId}`, runId: run.runId, rule: rule.id, text });
+  }
+  return out;
+}

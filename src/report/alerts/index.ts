@@ -1,0 +1,78 @@
+/**
+ * After a run: the pipeline's alert rules against the views, recorded once in the outbox, and every alert owed to
+ * a channel delivered, one message per run and channel. Never throws for a receiver: it warns and tries next run.
+ */
+import path from 'node:path';
+import type { Config } from '../../config/index.js';
+import type { AlertsSpec } from '../../pipeline/index.js';
+import type { Query, RunFacts } from '../data.js';
+import { domainAlerts, runAlerts, type Alert, type MovementRow } from './evaluate.js';
+import { AlertOutbox } from './outbox.js';
+import { channelId, channelShown, deliver } from './deliver.js';
+
+export type { Alert } from './evaluate.js';
+
+export interface AlertsOutcome {
+  /** Alerts raised by this evaluation (not raised before). */
+  raised: Alert[];
+  /** Messages delivered, per channel as shown (no secrets). */
+  delivered: { channel: string; runId: string; alerts: number }[];
+  /** Deliveries that failed: they are retried after the next run. */
+  failed: { channel: string; runId: string; why: string }[];
+}
+
+export const outboxPath = (reportsDir: string) => path.join(reportsDir, 'alerts.jsonl');
+
+/** The movement rows of the tracked domains on the run's SERP day (the latest within a day of the run date). */
+export async function movementRows(q: Query, spec: AlertsSpec, runDate: string, keywords?: readonly string[]): Promise<MovementRow[]> {
+  if (!spec.domains.length) return [];
+  const kw = keywords?.length ? ' AND list_contains($3::VARCHAR[], keyword)' : '';
+  const params: unknown[] = [runDate, spec.domains, ...(keywords?.length ? [keywords] : [])];
+  const rows = await q(
+    `WITH day AS (SELECT max(date) AS d FROM v_serp_domain_movement
+                  WHERE date BETWEEN $1::DATE - INTERVAL 1 DAY AND $1::DATE + INTERVAL 1 DAY AND list_contains($2::VARCHAR[], domain)${kw})
+     SELECT keyword, se, se_type, location_code, language_code, device, CAST(date AS VARCHAR) AS date, domain, position, previous_position, movement
+     FROM v_serp_domain_movement WHERE date = (SELECT d FROM day) AND list_contains($2::VARCHAR[], domain)${kw}`, params);
+  return rows.map((r) => ({
+    keyword: String(r.keyword), se: (r.se as string | null) ?? null, se_type: (r.se_type as string | null) ?? null, location_code: r.location_code === null ? null : Number(r.location_code),
+    language_code: (r.language_code as string | null) ?? null, device: String(r.device), date: String(r.date), domain: String(r.domain),
+    position: r.position === null ? null : Number(r.position), previous_position: r.previous_position === null ? null : Number(r.previous_position), movement: String(r.movement),
+  }));
+}
+
+export interface RunAlertsOptions {
+  spec: AlertsSpec;
+  pipeline: string;
+  run: RunFacts;
+  movement: readonly MovementRow[];
+  reportsDir: string;
+  reportPath?: string;
+  config: Config;
+  warn: (message: string) => void;
+  now?: () => Date;
+  timeoutMs?: number;
+}
+
+export async function raiseAndDeliver(o: RunAlertsOptions): Promise<AlertsOutcome> {
+  const box = AlertOutbox.open(outboxPath(o.reportsDir), o.now);
+  const alerts = [...runAlerts(o.spec.rules, o.run), ...domainAlerts(o.spec.rules, o.movement, o.run.runId)];
+  const raised = box.raise(alerts, o.spec.channels.map(channelId));
+  const outcome: AlertsOutcome = { raised, delivered: [], failed: [] };
+  for (const channel of o.spec.channels) {
+    const id = channelId(channel);
+    for (const [runId, owed] of box.pending(id)) {
+      // The report link is this run's; an older run's owed alerts name no report rather than the wrong one.
+      const r = await deliver(channel, { runId, pipeline: o.pipeline, alerts: owed, reportPath: runId === o.run.runId ? o.reportPath : undefined },
+        { smtpUrl: o.config.notify.smtp_url, emailFrom: o.config.notify.email_from, timeoutMs: o.timeoutMs });
+      if (r.ok) {
+        box.markSent(id, runId, owed);
+        outcome.delivered.push({ channel: channelShown(channel), runId, alerts: owed.length });
+      } else {
+        outcome.failed.push({ channel: channelShown(channel), runId, why: r.why });
+        o.warn(`${owed.length} alert${owed.length === 1 ? '' : 's'} of run ${runId} not delivered to ${channelShown(channel)} (${r.why}); they are sent after the next run`);
+        break; // this channel is down: the other runs' messages wait too, in order
+      }
+    }
+  }
+  return outcome;
+}

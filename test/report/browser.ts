@@ -1,0 +1,54 @@
+/**
+ * Opens a report in a real headless Chromium (Debian's package, driven by playwright-core), offline: any request
+ * that is not the file itself is refused and counted. Returns what a person would see: every chart with its
+ * declared and drawn data points, the page's errors, and a screenshot.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const CHROMIUM = '/usr/bin/chromium';
+/** Where the tests keep their screenshots (git-ignored): the test's output a person can look at. */
+export const SCREENSHOTS = path.join(import.meta.dirname, '..', '..', '.tmp', 'test-output', 'report');
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+
+export interface RenderedChart { id: string; declared: number; drawn: number; width: number; height: number }
+export interface Rendered { title: string; charts: RenderedChart[]; errors: string[]; requests: string[]; text: string }
+
+export async function openReport(file: string, o: { screenshot?: string; width?: number } = {}): Promise<Rendered> {
+  const profile = mkdtempSync(path.join(tmpdir(), 'seo-etl-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: o.width ?? 1200, height: 900 }, offline: true });
+  const errors: string[] = [];
+  const requests: string[] = [];
+  try {
+    await context.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith('file:')) return route.continue();
+      requests.push(url);
+      return route.abort();
+    });
+    const page = await context.newPage();
+    page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') errors.push(`console ${m.type()}: ${m.text()}`); });
+    page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+    page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
+    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+    const charts = await page.$$eval('figure.chart', (figs) => figs.map((f) => {
+      const svg = f.querySelector('svg');
+      const box = svg?.getBoundingClientRect();
+      return {
+        id: f.getAttribute('data-chart') ?? '',
+        declared: Number(f.getAttribute('data-points')),
+        drawn: svg ? svg.querySelectorAll('[ecmeta_ssr_type="chart"]').length : 0,
+        width: box?.width ?? 0,
+        height: box?.height ?? 0,
+      };
+    }));
+    if (o.screenshot) await page.screenshot({ path: o.screenshot, fullPage: true });
+    return { title: await page.title(), charts, errors, requests, text: await page.innerText('body') };
+  } finally {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
