@@ -71,7 +71,7 @@ export function renderReport(d: ReportData, o: RenderOptions): string {
   if (d.serp) {
     const s = d.serp;
     const who = s.trackedFromPipeline ? `tracked domains (alerts.domains, else the targets'; subdomains count): ${s.domains.join(', ')}` : 'no tracked domains (alerts.domains or targets:): each keyword\'s three best domains of the window';
-    const panels = s.panels.map((p, i) => figure(`rank-${i}`, `${p.keyword}`, lineChart({ categories: d.dates.map((x) => x.slice(5)), series: p.lines.map((l) => ({ name: l.domain, values: l.positions })), invert: true, yName: 'position', width: 380, height: 200 + 20 * Math.ceil(p.lines.length / 2) }), place(p)));
+    const panels = s.panels.map((p, i) => figure(`rank-${i}`, `${p.keyword}`, lineChart({ categories: d.dates.map((x) => x.slice(5)), series: p.lines.map((l) => ({ name: l.domain, values: l.positions })), invert: true, yName: 'position', width: 380, height: 200 + 20 * Math.ceil(p.lines.length / 2) }), `${place(p)}${p.lines.length === 1 ? `; ${p.lines[0].domain}` : ''}`));
     const moverBars = [...s.up, ...s.down];
     const moverChart = moverBars.length
       ? figure('movers', `Biggest movers on ${s.moversDate}`, barChart({ categories: moverBars.map((m) => short(`${m.domain}, ${m.keyword}, ${m.device}`)), series: [{ name: 'positions gained', values: moverBars.map((m) => m.change) }], horizontal: true, colorBySign: true }))
