@@ -125,9 +125,13 @@ program
   .description('dry run: tasks per step, API calls, estimated cost and shortest duration; spends nothing')
   .argument('<pipeline>', 'pipeline YAML file')
   .option('--json', 'print the plan as JSON')
+  .option('--schedule <every>', 'price it per month and year at this schedule (hourly, daily, weekly, monthly); default: the pipeline\'s schedule:', (v: string) => {
+    if (!['hourly', 'daily', 'weekly', 'monthly'].includes(v)) throw new InvalidArgumentError('must be hourly, daily, weekly or monthly');
+    return v;
+  })
   .action(async (pipeline, opts) => {
     const { planCommand } = await import('./run/command.js');
-    process.exitCode = await planCommand({ root: rootFor(pipeline), pipeline: abs(pipeline), json: Boolean(opts.json) });
+    process.exitCode = await planCommand({ root: rootFor(pipeline), pipeline: abs(pipeline), json: Boolean(opts.json), schedule: opts.schedule });
   });
 
 program

@@ -16,6 +16,7 @@ import { loadArchiveFiles } from '../load/archive-load.js';
 import { publishToPostgres } from '../publish/postgres/index.js';
 import { ENGINES, generateArchive } from './load.js';
 import { startPostgres } from './postgres-server.js';
+import { serpYear } from './serp-year.js';
 import { formatTable, round, type Figures } from './figures.js';
 
 
@@ -56,10 +57,15 @@ export async function benchPostgres(opts: { quick: boolean; dir: string; root: s
     const again = await load(new Date(Date.UTC(2026, 0, 16, 2)));
     const p2 = await publish();
     opts.log?.(`  postgres: night 2 (every task re-collected) loaded in ${Math.round(again.ms)} ms, published in ${Math.round(p2.ms)} ms (commit ${p2.o.commitMs} ms)`);
+    const year = await serpYear(dir, server.url, opts.quick ? 1 : 10, opts.quick ? 30 : 365);
+    for (const v of year.views) opts.log?.(`  postgres: ${v.view} at ${year.pages} SERP pages (${year.items} items): PostgreSQL ${v.pgMs} ms, DuckDB ${v.duckMs} ms, ${v.rows} rows`);
+    const yearHow = `${year.pages} organic SERP pages of 20 results (${opts.quick ? '1 keyword, 30 nights' : '10 keywords on desktop and mobile, 365 nights'}; ${year.items} item rows), published to PostgreSQL in ${year.publishMs} ms, each view read whole (SELECT *)`;
+    const yearFigures = Object.fromEntries(year.views.map((v) => [`pg_${v.view}_year_ms`, { value: v.pgMs, unit: 'ms', goal: 'informational', how: `${v.view} in PostgreSQL (DuckDB: ${v.duckMs} ms; ${v.rows} rows) at ${yearHow}` }]));
     const how = `a night of ${tasks} tasks (${keywordTasks} keyword tasks of 20 results, ${merchant} merchant, ${tech} technology; ${first.rows} rows in ${files.length} archive file(s)) loaded into a fresh DuckDB warehouse as reprocess does, then published to a local PostgreSQL ${'15'} started by the bench (fsync off)`;
     return {
       pg_publish_rows_per_s: { value: Math.round(p1.o.inserted / (p1.ms / 1000)), unit: 'rows/s', goal: 'informational', how: `${p1.o.inserted} rows published (COPY into staging, then one transaction) per second of the whole publish; ${how}` },
       pg_publish_vs_duckdb_load: { value: round(p1.ms / first.ms), unit: 'ratio', goal: 'informational', how: `publish time ${Math.round(p1.ms)} ms (of which the readers' transaction ${p1.o.commitMs} ms) / the same night's DuckDB load ${Math.round(first.ms)} ms; ${how}` },
+      ...yearFigures,
       pg_publish_incremental_ms: { value: Math.round(p2.ms), unit: 'ms', goal: 'informational', how: `the same night loaded again (every task re-collected: ${p2.o.deleted} rows replaced, ${p2.o.inserted} sent) and published incrementally into the schema holding night 1; its transaction ${p2.o.commitMs} ms; the DuckDB reload took ${Math.round(again.ms)} ms` },
     };
   } finally {

@@ -20,7 +20,7 @@ export interface CollectContext {
   progress: Pick<Progress, 'add' | 'counts'>;
   /** The run's load channel: results and ledger moves go nowhere else. */
   load: LoadPort;
-  /** Hands an outcome to the load channel and resolves once it is committed. */
+  /** Hands an outcome to the load channel and resolves once it is committed (its transaction cut at once). */
   sink: Sink;
   /** Resolves once everything handed to the load channel is committed. */
   settled: () => Promise<void>;

@@ -39,7 +39,9 @@ export class Collection {
   static async open(given: CollectContext, archive: (e: ArchiveEntry) => Promise<void>): Promise<Collection> {
     // Every way a result arrives ends in the load channel: no callback secret reaches a table (redact.ts).
     const load = redacting(given.load);
-    const ctx: CollectContext = { ...given, load, sink: async (o) => (await load.admit(o)).done };
+    // A producer that awaits its outcome's commit (a live call, an adoption, a call about to be sent) cuts the
+    // transaction at once: nothing is gained by waiting for the quiet time while it waits.
+    const ctx: CollectContext = { ...given, load, sink: async (o) => (await load.admit(o, { now: true })).done };
     const collector = makeCollector(ctx);
     const { webhook } = ctx.config;
     const receiver = ctx.pipeline.steps.some((s) => s.collect === 'pingback' || s.collect === 'postback')

@@ -100,6 +100,7 @@ export const configSchema = z.strictObject({
     drain_timeout_ms: z.int().positive(),
     load_batch: z.int().positive().max(10_000),
     live_concurrency: z.int().positive().max(64),
+    expected_queue_ms: z.int().min(0),
   }),
   webhook: z.strictObject({
     listen_host: z.string().min(1),

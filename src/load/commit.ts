@@ -15,7 +15,7 @@ export interface CommitOptions {
   runId: string;
   /** Engine path names stripped from item types. */
   engines: readonly string[];
-  /** Inside the transaction, after the ledger's moves (the crash tests' pause point). */
+  /** Inside a transaction that loads results, after the ledger's moves (the crash tests' `load` pause point). */
   inTransaction?: () => Promise<void>;
   /** After the commit: what it loaded. */
   onCommitted?: (batch: readonly Outcome[], summary: LoadSummary) => void;
@@ -31,7 +31,7 @@ export function commitThrough(o: CommitOptions): (batch: readonly Outcome[]) => 
       engines: o.engines,
       inTransaction: async (conn) => {
         for (const x of batch) await applyMoves(conn, o.runId, x);
-        await o.inTransaction?.();
+        if (results.length) await o.inTransaction?.();
       },
     });
     o.onCommitted?.(batch, summary);

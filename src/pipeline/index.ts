@@ -101,6 +101,7 @@ export function loadPipeline(file: string, config: Config, opts: LoadOptions = {
     ...(draft.description !== undefined ? { description: draft.description } : {}),
     budgetUsd: draft.budgetUsd,
     targets: draft.targets,
+    ...(draft.schedule ? { schedule: draft.schedule } : {}),
     steps,
     ...(draft.alerts ? { alerts: draft.alerts } : {}),
     config,

@@ -2,6 +2,7 @@
  * The dry run: tasks per step, the API calls they take, what they cost by the configured price table (the same
  * taskPrice the sandbox bills with) and the shortest time the account's rate limit allows. Spends nothing.
  */
+import { serviceOf } from '../config/service.js';
 import { endpoint, findEndpoint, type EndpointKind } from '../api/catalog.js';
 import type { Config } from '../config/index.js';
 import { PipelineError } from './errors.js';
@@ -30,6 +31,8 @@ export interface Plan {
   file: string;
   runId: string;
   budgetUsd: number;
+  /** How often the pipeline runs (`schedule:`, or plan's --schedule). */
+  schedule?: Schedule;
   steps: StepPlan[];
 }
 
@@ -66,7 +69,7 @@ export async function planPipeline(pipeline: Pipeline, opts: PlanOptions): Promi
     });
   }
   if (issues.length) throw new PipelineError(issues);
-  return { pipeline: pipeline.name, file: pipeline.file, runId: opts.runId, budgetUsd: pipeline.budgetUsd, steps };
+  return { pipeline: pipeline.name, file: pipeline.file, runId: opts.runId, budgetUsd: pipeline.budgetUsd, ...(pipeline.schedule ? { schedule: pipeline.schedule } : {}), steps };
 }
 
 export interface CallCounts {
@@ -105,12 +108,19 @@ export interface StepEstimate {
   budgetUsd?: number;
 }
 
+export type Schedule = 'hourly' | 'daily' | 'weekly' | 'monthly';
+
+/** Runs a month at each schedule, on average over a year (365.25 days). */
+export const RUNS_PER_MONTH: Readonly<Record<Schedule, number>> = { hourly: (24 * 365.25) / 12, daily: 365.25 / 12, weekly: 365.25 / 7 / 12, monthly: 1 };
+
 export interface PlanEstimate {
   pipeline: string;
   file: string;
   runId: string;
   budgetUsd: number;
   steps: StepEstimate[];
+  /** Cost at the schedule, when the pipeline has one. */
+  schedule?: { every: Schedule; runsPerMonth: number; perRunUsd: number; perMonthUsd: number; perYearUsd: number };
   totals: {
     tasks: number;
     calls: CallCounts;
@@ -120,12 +130,20 @@ export interface PlanEstimate {
     withinBudget: boolean;
     /** The fastest the rate limits allow: max(all calls / rate_limit.calls * window, each endpoint's calls / its own per-minute limit). */
     shortestSeconds: number;
+    /** Task steps wait in the service's queue: collect.expected_queue_ms (a sandbox: its completion delay), once. */
+    queueSeconds: number;
+    /** Where queueSeconds comes from. */
+    queueFrom: 'collect.expected_queue_ms' | 'sandbox.completion_delay_ms';
+    /** shortestSeconds + queueSeconds: what a run takes when nothing goes wrong. */
+    expectedSeconds: number;
     deferredSteps: number;
   };
   rateLimit: { calls: number; windowMs: number };
 }
 
 const micros = (usd: number) => Math.round(usd * 1e6);
+const round2 = (x: number) => Math.round(x * 100) / 100;
+const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 const fromMicros = (m: number) => m / 1e6;
 const emptyCalls = (): CallCounts => ({ posts: 0, readyPolls: 0, taskGets: 0, live: 0, list: 0, total: 0 });
 
@@ -202,11 +220,18 @@ export function estimatePlan(plan: Plan, config: Config): PlanEstimate {
     const perMinute = findEndpoint(id)?.perMinute;
     if (perMinute) shortestSeconds = Math.max(shortestSeconds, (n / perMinute) * 60);
   }
+  // Tasks are posted, then wait in the service's queue together: its time counts once, for the steps that post.
+  const posts = steps.some((st) => st.kind === 'task_post' && st.tasks > 0);
+  const sandbox = config.api.base_url === 'sandbox' || serviceOf(config.api.base_url).kind === 'sandbox';
+  const queueMs = !posts ? 0 : sandbox ? config.sandbox.completion_delay_ms : config.collect.expected_queue_ms;
+  const perRun = fromMicros(costMicros);
+  const every = plan.schedule;
   return {
     pipeline: plan.pipeline,
     file: plan.file,
     runId: plan.runId,
     budgetUsd: plan.budgetUsd,
+    ...(every ? { schedule: { every, runsPerMonth: round2(RUNS_PER_MONTH[every]), perRunUsd: perRun, perMonthUsd: round4(perRun * RUNS_PER_MONTH[every]), perYearUsd: round4(perRun * RUNS_PER_MONTH[every] * 12) } } : {}),
     steps,
     totals: {
       tasks: tasksTotal,
@@ -215,6 +240,9 @@ export function estimatePlan(plan: Plan, config: Config): PlanEstimate {
       ...(minMicros < costMicros ? { costMinUsd: fromMicros(minMicros) } : {}),
       withinBudget: costMicros <= micros(plan.budgetUsd),
       shortestSeconds: Math.round(shortestSeconds * 1000) / 1000,
+      queueSeconds: queueMs / 1000,
+      queueFrom: sandbox ? 'sandbox.completion_delay_ms' : 'collect.expected_queue_ms',
+      expectedSeconds: Math.round((shortestSeconds + queueMs / 1000) * 1000) / 1000,
       deferredSteps: plan.steps.filter((s) => s.deferred && s.tasks.length === 0).length,
     },
     rateLimit: { calls: config.rate_limit.calls, windowMs: config.rate_limit.window_ms },
@@ -282,6 +310,10 @@ export function formatPlan(e: PlanEstimate): string {
     '',
     `Estimated cost ${formatUsd(t.costUsd)} of budget ${formatUsd(e.budgetUsd)}: ${t.withinBudget ? 'within budget' : 'OVER BUDGET (the run stops posting before it would pass the budget)'}`,
     `Shortest duration at ${e.rateLimit.calls} calls per ${formatDuration(e.rateLimit.windowMs / 1000)}: ${formatDuration(t.shortestSeconds)} (${t.calls.total} calls)`,
+    ...(t.queueSeconds ? [`Expected duration: ${formatDuration(t.expectedSeconds)} (the rate limits' ${formatDuration(t.shortestSeconds)} + ${formatDuration(t.queueSeconds)} in the service's queue for the task steps, ${t.queueFrom})`] : []),
+    ...(e.schedule
+      ? [`At the schedule (${e.schedule.every}, ${e.schedule.runsPerMonth} runs a month): ${formatUsd(e.schedule.perRunUsd)} a run, ${formatUsd(e.schedule.perMonthUsd)} a month, ${formatUsd(e.schedule.perYearUsd)} a year`]
+      : ['Per month and year: give the pipeline a schedule (schedule: daily, or plan --schedule daily)']),
   ];
   const paged = e.steps.filter((s) => s.pages !== undefined);
   if (paged.length) out.push(`Paged steps are counted at their page limit: ${paged.map((s) => `${s.step} ${s.pages} page${s.pages === 1 ? '' : 's'}`).join(', ')}; cost is an upper bound.`);

@@ -6,6 +6,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { loadConfig } from '../config/index.js';
 import { Ledger, readRunLock, type RunSummary } from '../ledger/index.js';
 import { pidAlive } from '../ledger/lock.js';
+import { type Schedule } from '../pipeline/plan.js';
 import { estimatePlan, formatPlan, formatPlanJson, loadPipeline, planPipeline, runIdFor, utcDate } from '../pipeline/index.js';
 import { warehousePaths } from '../publish/index.js';
 import { callbackWarning } from '../pipeline/callbacks.js';
@@ -56,7 +57,7 @@ async function openReadOnly(file: string): Promise<{ instance: DuckDBInstance; c
   }
 }
 
-export async function planCommand(o: { root: string; pipeline: string; json: boolean }): Promise<number> {
+export async function planCommand(o: { root: string; pipeline: string; json: boolean; schedule?: Schedule }): Promise<number> {
   const config = loadConfig({ root: o.root });
   const pipeline = loadPipeline(path.resolve(o.root, o.pipeline), config);
   const dataDir = path.resolve(o.root, config.warehouse.dir);
@@ -69,6 +70,7 @@ export async function planCommand(o: { root: string; pipeline: string; json: boo
       runId: runIdFor(pipeline.name, utcDate(new Date())),
       ...(conn ? { query: async (sql: string) => (await conn.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[] } : {}),
     });
+    if (o.schedule) plan.schedule = o.schedule; // --schedule over the pipeline's schedule:
     const estimate = estimatePlan(plan, config);
     process.stdout.write(o.json ? `${formatPlanJson(estimate)}\n` : `${formatPlan(estimate)}\n${serviceLine(config.api.base_url, dataDir)}\n`);
     const unreachable = callbackWarning(pipeline.steps, config);

@@ -114,7 +114,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     await verifyDestinations(destinations); // before anything is posted: a destination holding another folder's data refuses
     const unreachable = run.publishOnly ? undefined : callbackWarning(pipeline.steps, config);
     if (unreachable) logger.warn({}, unreachable);
-    collection = await Collection.open({ ...base, load: channel, sink: (o) => channel.put(o), settled, rawDir: paths.raw, attemptStartedAt: run.attemptStartedAt }, (e) => run.archive.append(e));
+    collection = await Collection.open({ ...base, load: channel, sink: (o) => channel.put(o, { now: true }), settled, rawDir: paths.raw, attemptStartedAt: run.attemptStartedAt }, (e) => run.archive.append(e));
     const steps: StepsContext = { ...base, runDate, collection, settled, rest: () => writer.rest(), query: (sql) => writer.queryObjects(sql) };
     // The account check before anything is posted; a publish-only resume posts nothing.
     const pre: PreflightResult = run.publishOnly ? { ok: true } : await preflight(config, opts.env ?? process.env, logger);

@@ -62,6 +62,10 @@ describe('plan estimate', () => {
       withinBudget: true,
       // 515 calls at 2000 per 60 s.
       shortestSeconds: 15.45,
+      // The task steps wait once in the queue: here the sandbox's completion delay (200 ms).
+      queueSeconds: 0.2,
+      queueFrom: 'sandbox.completion_delay_ms',
+      expectedSeconds: 15.65,
       deferredSteps: 0,
     });
   });

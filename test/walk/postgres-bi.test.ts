@@ -15,6 +15,7 @@ import { ROOT, pipelineFile } from '../helpers/project.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { publishToPostgres } from '../../src/publish/postgres/index.js';
 import { TABLES } from '../../src/normalize/catalog.js';
+import { VIEWS } from '../../src/publish/views.js';
 
 const SERP = pipelineFile(`name: ranks
 budget_usd: 5
@@ -23,7 +24,7 @@ steps:
     endpoint: serp.google.organic.task_post
     params: { location_code: 2840, language_code: en, depth: 20 }
     for_each:
-      keyword: [camping tent, sleeping bag, hiking boots]
+      keyword: [camping tent]
       device: [desktop, mobile]
 `);
 
@@ -102,7 +103,7 @@ test('docs/postgres.md followed step by step from a fresh server, then a run pub
   expect(types.map((t) => t.data_type)).toEqual(['jsonb']);
 }, 180_000);
 
-test('at a generated year of nightly SERPs, the SERP views are planned without nested-loop joins', async () => {
+test('at a generated year of nightly SERPs, the views run without row-by-row joins', async () => {
   // The run's warehouse, its SERP pages repeated for the 364 nights before (each a page of its own, a day earlier).
   const file = path.join(dir, 'year.duckdb');
   copyFileSync(path.join(dir, 'warehouse.duckdb'), file);
@@ -115,21 +116,32 @@ test('at a generated year of nightly SERPs, the SERP views are planned without n
   const items = Number((await c.runAndReadAll('SELECT count(*) FROM serp_results__items')).getRows()[0][0]);
   c.closeSync();
   inst.closeSync();
-  expect(items).toBeGreaterThan(30_000);
+  expect(items).toBeGreaterThan(15_000); // the issue measured 1.3-1.9 s for v_serp_features at 18-30k
 
   const o = await publishToPostgres({ url: writer, schema: 'seo_etl', warehouse: file });
   expect(o.status, o.status === 'published' ? '' : o.error).toBe('published');
 
-  for (const view of ['v_serp_features', 'v_serp_rank_history', 'v_serp_domain_movement']) {
-    const [{ 'QUERY PLAN': plan }] = await as<{ 'QUERY PLAN': unknown }>(reader, `EXPLAIN (FORMAT JSON) SELECT * FROM ${view}`);
+  // Every view, run (EXPLAIN ANALYZE) as the readers' role at the year: no join may compare its sides row by row at
+  // scale (plans that removed millions of rows by join filter), none may be JIT-compiled, none may take seconds.
+  for (const view of VIEWS.map((v) => v.name)) {
+    const c = new pg.Client({ connectionString: reader });
+    await c.connect();
+    let plan: unknown;
+    try {
+      await c.query(`SET statement_timeout = '60s'`);
+      plan = (await c.query(`EXPLAIN (ANALYZE, FORMAT JSON) SELECT * FROM ${view}`)).rows[0]['QUERY PLAN'];
+    } finally { await c.end(); }
     const loops: string[] = [];
     const walk = (node: Record<string, unknown>) => {
-      // A nested loop is quadratic when both of its sides are large (a join PostgreSQL could not hash).
-      const sides = ((node.Plans as Record<string, unknown>[] | undefined) ?? []).map((p) => Number(p['Plan Rows']));
-      if (node['Node Type'] === 'Nested Loop' && node['Join Filter'] && sides.every((n) => n > 100)) loops.push(`${String(node['Join Filter'])} (${sides.join(' x ')} rows)`);
+      const removed = Number(node['Rows Removed by Join Filter'] ?? 0) * Number(node['Actual Loops'] ?? 1);
+      if (removed > 100_000) loops.push(`${String(node["Node Type"])} ${String(node["Join Filter"])}: ${removed} rows removed`);
       for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
     };
-    walk((plan as { Plan: Record<string, unknown> }[])[0].Plan);
+    const top = (plan as { Plan: Record<string, unknown>; JIT?: unknown; 'Execution Time': number }[])[0];
+    walk(top.Plan);
     expect(loops, view).toEqual([]);
+    // The readers' role has JIT off (docs/postgres.md): compiling these plans took seconds more than running them.
+    expect(top.JIT, `${view}: ${JSON.stringify(top.JIT)}`).toBeUndefined();
+    expect(top['Execution Time'], view).toBeLessThan(5000);
   }
 }, 180_000);

@@ -10,6 +10,14 @@ import { SERP_ITEM_TYPES } from './tables.js';
 
 const col = (name: string, description: string): ViewColumn => ({ name, description });
 
+/**
+ * One text key per series (its six columns, nulls as empty): joins and windows on it are single equalities, which
+ * PostgreSQL hashes and estimates well. Joining on the six columns with IS NOT DISTINCT FROM it could only
+ * nest-loop, and on six equalities it under-estimated the rows to 1 and nest-looped anyway: v_serp_features and
+ * v_serp_domain_movement took seconds at a few weeks of pages.
+ */
+const SERIES_KEY = `coalesce(x.keyword, '') || chr(31) || coalesce(ti.se, '') || chr(31) || coalesce(x.se_type, '') || chr(31) || coalesce(CAST(x.location_code AS VARCHAR), '') || chr(31) || coalesce(x.language_code, '') || chr(31) || coalesce(ti.device, '')`;
+
 /** Items of advanced and regular results with the task's engine and device and the SERP's day. */
 const SERP_ITEMS = `
   WITH task_info AS (
@@ -27,15 +35,13 @@ const SERP_ITEMS = `
            CAST(timezone('UTC', x.datetime) AS DATE) AS date, x.datetime, x.item_type, x.rank_group, x.rank_absolute,
            x.url, nullif(regexp_replace(lower(x.domain), '^www\\.', ''), '') AS domain, x.result_id,
            coalesce(try_cast(r.run_date AS DATE), CAST(timezone('UTC', x._loaded_at) AS DATE)) AS snapshot_date,
-           x.item_id, x.asynchronous_ai_overview, x._task_id AS task_id, x._run_id AS run_id
+           x.item_id, x.asynchronous_ai_overview, x._task_id AS task_id, x._run_id AS run_id,
+           ${SERIES_KEY} AS series_key
     FROM items x LEFT JOIN task_info ti ON ti._task_id = x._task_id LEFT JOIN _runs r ON r.run_id = x._run_id
   )`;
 
 const SERIES = ['keyword', 'se', 'se_type', 'location_code', 'language_code', 'device'];
-/**
- * The same series on both sides, null matching null: equality over coalesced keys, which PostgreSQL can hash.
- * `IS NOT DISTINCT FROM` it can only nest-loop: v_serp_features took seconds at a few weeks of pages.
- */
+/** The same series on both sides, null matching null, as equality over coalesced keys PostgreSQL can hash-join. */
 const sameSeries = (a: string, b: string) =>
   SERIES.map((s) => (s === 'location_code' ? `coalesce(${a}.${s}, -1) = coalesce(${b}.${s}, -1)` : `coalesce(${a}.${s}, '') = coalesce(${b}.${s}, '')`)).join(' AND ');
 const SERIES_COLUMNS = [
@@ -105,7 +111,7 @@ export const SERP_VIEWS: readonly ViewDef[] = [
       col('registrable_domain', 'Registrable domain of the URL (`blog.client.com` -> `client.com`).'),
     ],
     select: `${SERP_ITEMS}
-SELECT ${SERIES.join(', ')}, date, url, any_value(domain) AS domain,
+SELECT ${SERIES.join(', ')}, date, url, min(domain) AS domain,
        min(rank_group) AS best_position, min(rank_absolute) AS best_rank_absolute, count(DISTINCT result_id) AS observations,
        max(snapshot_date) AS snapshot_date, ${registrable('any_value(domain)')} AS registrable_domain
 FROM serp_items
@@ -129,27 +135,31 @@ GROUP BY ${SERIES.join(', ')}, date, url`,
     ],
     select: `${SERP_ITEMS},
   best AS (
-    SELECT ${SERIES.join(', ')}, date, domain, min(rank_group) AS position
+    SELECT series_key, ${SERIES.join(', ')}, date, domain, min(rank_group) AS position
     FROM serp_items WHERE item_type = 'organic' AND domain IS NOT NULL
-    GROUP BY ${SERIES.join(', ')}, date, domain
+    GROUP BY series_key, ${SERIES.join(', ')}, date, domain
   ), days AS (
-    SELECT ${SERIES.join(', ')}, date, lag(date) OVER (PARTITION BY ${SERIES.join(', ')} ORDER BY date) AS previous_date
-    FROM (SELECT DISTINCT ${SERIES.join(', ')}, date FROM best) AS day_list
+    SELECT series_key, ${SERIES.join(', ')}, date, lag(date) OVER (PARTITION BY series_key ORDER BY date) AS previous_date
+    FROM (SELECT DISTINCT series_key, ${SERIES.join(', ')}, date FROM best) AS day_list
   ), grid AS (
-    SELECT d.*, b.domain FROM days d JOIN (SELECT DISTINCT ${SERIES.join(', ')}, domain FROM best) b USING (${SERIES.join(', ')})
+    SELECT d.*, b.domain FROM days d JOIN (SELECT DISTINCT series_key, domain FROM best) b ON b.series_key = d.series_key
+  ), placed AS (
+    -- The grid holds every day of the series for each domain: the row before is the previous day (lag), so no second
+    -- join is needed; the one join is on a single key, which no planner turns into a row-by-row comparison.
+    SELECT g.*, cur.position, lag(cur.position) OVER (PARTITION BY g.series_key, g.domain ORDER BY g.date) AS previous_position
+    FROM grid g
+    LEFT JOIN best cur ON cur.series_key || chr(30) || CAST(cur.date AS VARCHAR) || chr(30) || cur.domain = g.series_key || chr(30) || CAST(g.date AS VARCHAR) || chr(30) || g.domain
   )
-SELECT ${SERIES.map((s) => `g.${s}`).join(', ')}, g.date, g.previous_date, g.domain, cur.position, pre.position AS previous_position,
-       pre.position - cur.position AS change,
-       CASE WHEN g.previous_date IS NULL THEN 'first'
-            WHEN pre.position IS NULL THEN 'new'
-            WHEN cur.position IS NULL THEN 'lost'
-            WHEN cur.position < pre.position THEN 'up'
-            WHEN cur.position > pre.position THEN 'down'
+SELECT ${SERIES.join(', ')}, date, previous_date, domain, position, previous_position,
+       previous_position - position AS change,
+       CASE WHEN previous_date IS NULL THEN 'first'
+            WHEN previous_position IS NULL THEN 'new'
+            WHEN position IS NULL THEN 'lost'
+            WHEN position < previous_position THEN 'up'
+            WHEN position > previous_position THEN 'down'
             ELSE 'same' END AS movement
-FROM grid g
-LEFT JOIN best cur ON cur.date = g.date AND cur.domain = g.domain AND ${sameSeries('cur', 'g')}
-LEFT JOIN best pre ON pre.date = g.previous_date AND pre.domain = g.domain AND ${sameSeries('pre', 'g')}
-WHERE cur.position IS NOT NULL OR (g.previous_date IS NOT NULL AND pre.position IS NOT NULL)`,
+FROM placed
+WHERE position IS NOT NULL OR (previous_date IS NOT NULL AND previous_position IS NOT NULL)`,
   },
   {
     name: 'v_serp_features',
@@ -168,15 +178,15 @@ WHERE cur.position IS NOT NULL OR (g.previous_date IS NOT NULL AND pre.position 
     ],
     select: `${SERP_ITEMS},
   per_page AS (
-    SELECT ${SERIES.join(', ')}, result_id, item_type, min(rank_absolute) AS first_rank, min(date) AS date
-    FROM serp_items GROUP BY ${SERIES.join(', ')}, result_id, item_type
+    SELECT series_key, ${SERIES.join(', ')}, result_id, item_type, min(rank_absolute) AS first_rank, min(date) AS date
+    FROM serp_items GROUP BY series_key, ${SERIES.join(', ')}, result_id, item_type
   ), pages AS (
-    SELECT ${SERIES.join(', ')}, count(DISTINCT result_id) AS pages FROM serp_items GROUP BY ${SERIES.join(', ')}
+    SELECT series_key, count(DISTINCT result_id) AS pages FROM serp_items GROUP BY series_key
   )
 SELECT ${SERIES.map((s) => `f.${s}`).join(', ')}, f.item_type, count(*) AS pages_with_feature, any_value(p.pages) AS pages,
        round(100.0 * count(*) / any_value(p.pages), 1) AS share_pct, round(avg(f.first_rank), 1) AS avg_first_rank_absolute,
        min(f.date) AS first_date, max(f.date) AS last_date
-FROM per_page f JOIN pages p ON ${sameSeries('p', 'f')}
+FROM per_page f JOIN pages p ON p.series_key = f.series_key
 GROUP BY ${SERIES.map((s) => `f.${s}`).join(', ')}, f.item_type`,
   },
   {
