@@ -7,7 +7,7 @@ import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { parseLakeUrl, type LakeLocation } from '../../src/config/lake.js';
 import { listKeys, readManifest, MANIFEST, SUCCESS, type Manifest } from '../../src/publish/lake/sync.js';
-import { allColumns, table as tableDef, TABLES } from '../../src/normalize/catalog.js';
+import { activateTables, allColumns, table as tableDef, TABLES } from '../../src/normalize/catalog.js';
 
 export const lakeAt = (url: string): LakeLocation => {
   const l = parseLakeUrl(url);
@@ -62,6 +62,8 @@ export async function compareWithWarehouse(client: S3Client, lake: LakeLocation,
   try {
     await conn.run(`ATTACH '${warehouse}' AS wh (READ_ONLY)`);
     const runs = `(SELECT run_id FROM wh._runs WHERE CAST(run_date AS VARCHAR) = '${day}')`;
+    // The run (another process) put generated families' tables in use; this process meets them in the warehouse.
+    activateTables((await conn.runAndReadAll(`SELECT table_name FROM duckdb_tables() WHERE database_name = 'wh'`)).getRows().map((r) => String(r[0])));
     for (const t of TABLES) {
       const cols = allColumns(tableDef(t.name)).map((c) => `CAST("${c.name}" AS VARCHAR) AS "${c.name}"`).join(', ');
       const m = await readManifest(client, lake, t.name, day);

@@ -10,6 +10,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { runJob, type RunJobResult } from '../../src/run/job.js';
 import { TABLES } from '../../src/normalize/catalog.js';
+import { pgIdent } from '../../src/publish/postgres/sql.js';
 import { VIEWS } from '../../src/publish/views.js';
 import { EXIT } from '../../src/exit.js';
 import { publishToPostgres } from '../../src/publish/postgres/index.js';
@@ -91,7 +92,7 @@ describe('a nightly run with SEO_ETL_POSTGRES_URL set', () => {
        JOIN information_schema.key_column_usage k ON k.constraint_name = tc.constraint_name AND k.table_schema = tc.table_schema
        WHERE tc.table_schema = $1 AND tc.constraint_type = 'PRIMARY KEY' GROUP BY tc.table_name`, [SCHEMA]);
     const pk = Object.fromEntries(keys.map((k) => [k.table_name, k.cols]));
-    for (const t of TABLES) expect(pk[t.name], t.name).toBe('_id');
+    for (const t of TABLES) expect(pk[pgIdent(t.name)], t.name).toBe('_id');
     expect(pk._runs).toBe('run_id');
     expect(pk._tasks).toBe('run_id,task_key');
   });
