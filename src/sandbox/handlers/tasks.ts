@@ -126,7 +126,7 @@ export function handleTasksFixed(req: ApiRequest, ctx: SandboxContext): Envelope
   const fixed = ctx.store.fixed(postDef.id, req.now, def.maxResultsPerCall ?? 1000);
   const result = fixed.map((t) => {
     const paths = getterPaths(postDef, ctx, t.id);
-    const generated = readyElement(def, { id: t.id, se: t.data.se ?? null, se_type: postDef.seType ?? null, date_fixed: formatTimestamp(new Date(t.reparsedAt!)), tag: t.tag, endpoint_regular: paths.regular, endpoint_advanced: paths.advanced, endpoint_html: paths.html, endpoint: paths.plain });
+    const generated = readyElement(def, { id: t.id, se: t.data.se ?? null, se_type: postDef.seType ?? null, date_fixed: formatTimestamp(new Date(t.reparsedAt!)), date_posted: formatTimestamp(new Date(t.postedAt)), tag: t.tag, endpoint_regular: paths.regular, endpoint_advanced: paths.advanced, endpoint_html: paths.html, endpoint: paths.plain });
     if (generated) return generated;
     return {
       id: t.id, se: t.data.se ?? null, se_type: postDef.seType ?? null,
