@@ -6,7 +6,7 @@
  *
  * Every view works on an empty warehouse: the preamble creates any missing catalog or ledger table first.
  */
-import { TABLES, allColumns } from '../normalize/catalog.js';
+import { TABLES, activateTables, allColumns } from '../normalize/catalog.js';
 import { LEDGER_DDL } from '../ledger/schema.js';
 import { createTableSql, q } from '../load/ddl.js';
 import { FAMILIES } from '../families/index.js';
@@ -25,6 +25,8 @@ export interface ViewDef {
   columns: readonly ViewColumn[];
   /** The SELECT; its output columns are exactly `columns`, in order (a test checks it). */
   select: string;
+  /** Tables of generated families the view reads: in use (created) wherever views are, so it always compiles. */
+  needs?: readonly string[];
 }
 
 const col = (name: string, description: string): ViewColumn => ({ name, description });
@@ -430,6 +432,7 @@ export function catalogComments(): string[] {
 
 /** Every catalog and ledger table, created where missing, as one SQL text. */
 export function missingTablesSql(): string {
+  activateTables(VIEWS.flatMap((v) => v.needs ?? []));
   return [...TABLES.map((t) => createTableSql(t)), ...LEDGER_DDL].join(';\n');
 }
 
