@@ -276,7 +276,7 @@ export function readPipelineSchema(r: SchemaReader, config: Config, pipelineDir:
     }
   }
   const alertsEntry = top.get('alerts');
-  const alerts = alertsEntry ? readAlerts(r, alertsEntry.value, alertsEntry.keyPlace, config, env) : undefined;
+  const alerts = alertsEntry ? readAlerts(r, alertsEntry.value, alertsEntry.keyPlace, config, env, targets) : undefined;
   // Carry on with stand-ins so the steps are checked too: the reader already holds the issues that make this fail.
   return { name: name ?? 'invalid', description, budgetUsd: budgetUsd ?? 0, targets, ...(schedule ? { schedule } : {}), steps, ...(alerts ? { alerts } : {}) };
 }

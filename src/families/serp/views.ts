@@ -11,10 +11,8 @@ import { SERP_ITEM_TYPES } from './tables.js';
 const col = (name: string, description: string): ViewColumn => ({ name, description });
 
 /**
- * One text key per series (its six columns, nulls as empty): joins and windows on it are single equalities, which
- * PostgreSQL hashes and estimates well. Joining on the six columns with IS NOT DISTINCT FROM it could only
- * nest-loop, and on six equalities it under-estimated the rows to 1 and nest-looped anyway: v_serp_features and
- * v_serp_domain_movement took seconds at a few weeks of pages.
+ * One text key per series (its six columns, nulls as empty), for joins that must stay single equalities: on the six
+ * columns PostgreSQL under-estimated the rows and merge-joined v_serp_domain_movement row by row at a year of pages.
  */
 const SERIES_KEY = `coalesce(x.keyword, '') || chr(31) || coalesce(ti.se, '') || chr(31) || coalesce(x.se_type, '') || chr(31) || coalesce(CAST(x.location_code AS VARCHAR), '') || chr(31) || coalesce(x.language_code, '') || chr(31) || coalesce(ti.device, '')`;
 
@@ -59,9 +57,9 @@ const SERIES_COLUMNS = [
  * suffix list that covers the usual country second levels (docs/analysis.md).
  */
 export const registrable = (d: string) =>
-  `CASE WHEN regexp_matches(${d}, '\\.(co|com|org|net|ac|gov|edu|ne|or|go)\\.[a-z]{2}$') THEN regexp_extract(${d}, '([^.]+\\.[^.]+\\.[^.]+)$', 1) ELSE regexp_extract(${d}, '([^.]+\\.[^.]+)$', 1) END`;
+  `coalesce(nullif(regexp_extract(${d}, '([^.]+\\.(co|com|org|net|ac|gov|edu|ne|or|go)\\.[a-z]{2})$', 1), ''), regexp_extract(${d}, '([^.]+\\.[^.]+)$', 1))`;
 /** A domain that counts for a tracked one: itself or one of its subdomains. */
-const countsFor = (d: string, tracked: string) => `(${d} = ${tracked} OR ends_with(${d}, '.' || ${tracked}))`;
+const countsFor = (d: string, tracked: string) => `(${d} = ${tracked} OR right(${d}, length(${tracked}) + 1) = '.' || ${tracked})`;
 const series = (a: string) => SERIES.map((x) => `${a}.${x}`).join(', ');
 
 /** Pages (one row per result page), AI Overview citations, and the tracked domains of each task, over SERP_ITEMS. */
@@ -80,7 +78,7 @@ const TRACKING = `${SERP_ITEMS},
     SELECT r._parent_id, r._list_idx + 1, nullif(regexp_replace(lower(r.domain), '^www\\.', ''), ''), r.url, r.title
     FROM serp_regular__items__ai_overview_references r
   ), page_citations AS (
-    SELECT item_id, count(*) AS sources_cited, list(domain ORDER BY citation_position) AS cited_domains FROM citations GROUP BY item_id
+    SELECT item_id, count(*) AS sources_cited, array_agg(domain ORDER BY citation_position) AS cited_domains FROM citations GROUP BY item_id
   ), tracked AS (
     SELECT DISTINCT t.run_id, t.service_id AS task_id, g.target, g.domain AS tracked_domain
     FROM _tasks t JOIN _targets g ON g.run_id = t.run_id AND g.step = t.step
@@ -111,7 +109,7 @@ export const SERP_VIEWS: readonly ViewDef[] = [
       col('registrable_domain', 'Registrable domain of the URL (`blog.client.com` -> `client.com`).'),
     ],
     select: `${SERP_ITEMS}
-SELECT ${SERIES.join(', ')}, date, url, min(domain) AS domain,
+SELECT ${SERIES.join(', ')}, date, url, any_value(domain) AS domain,
        min(rank_group) AS best_position, min(rank_absolute) AS best_rank_absolute, count(DISTINCT result_id) AS observations,
        max(snapshot_date) AS snapshot_date, ${registrable('any_value(domain)')} AS registrable_domain
 FROM serp_items
@@ -144,8 +142,8 @@ GROUP BY ${SERIES.join(', ')}, date, url`,
   ), grid AS (
     SELECT d.*, b.domain FROM days d JOIN (SELECT DISTINCT series_key, domain FROM best) b ON b.series_key = d.series_key
   ), placed AS (
-    -- The grid holds every day of the series for each domain: the row before is the previous day (lag), so no second
-    -- join is needed; the one join is on a single key, which no planner turns into a row-by-row comparison.
+    -- The grid holds every day of the series for each domain: the row before is the previous day (lag), so one
+    -- join on a single key does what two joins on eight columns did (PostgreSQL compared those row by row).
     SELECT g.*, cur.position, lag(cur.position) OVER (PARTITION BY g.series_key, g.domain ORDER BY g.date) AS previous_position
     FROM grid g
     LEFT JOIN best cur ON cur.series_key || chr(30) || CAST(cur.date AS VARCHAR) || chr(30) || cur.domain = g.series_key || chr(30) || CAST(g.date AS VARCHAR) || chr(30) || g.domain
@@ -178,15 +176,15 @@ WHERE position IS NOT NULL OR (previous_date IS NOT NULL AND previous_position I
     ],
     select: `${SERP_ITEMS},
   per_page AS (
-    SELECT series_key, ${SERIES.join(', ')}, result_id, item_type, min(rank_absolute) AS first_rank, min(date) AS date
-    FROM serp_items GROUP BY series_key, ${SERIES.join(', ')}, result_id, item_type
+    SELECT ${SERIES.join(', ')}, result_id, item_type, min(rank_absolute) AS first_rank, min(date) AS date
+    FROM serp_items GROUP BY ${SERIES.join(', ')}, result_id, item_type
   ), pages AS (
-    SELECT series_key, count(DISTINCT result_id) AS pages FROM serp_items GROUP BY series_key
+    SELECT ${SERIES.join(', ')}, count(DISTINCT result_id) AS pages FROM serp_items GROUP BY ${SERIES.join(', ')}
   )
 SELECT ${SERIES.map((s) => `f.${s}`).join(', ')}, f.item_type, count(*) AS pages_with_feature, any_value(p.pages) AS pages,
        round(100.0 * count(*) / any_value(p.pages), 1) AS share_pct, round(avg(f.first_rank), 1) AS avg_first_rank_absolute,
        min(f.date) AS first_date, max(f.date) AS last_date
-FROM per_page f JOIN pages p ON p.series_key = f.series_key
+FROM per_page f JOIN pages p ON ${sameSeries('p', 'f')}
 GROUP BY ${SERIES.map((s) => `f.${s}`).join(', ')}, f.item_type`,
   },
   {
@@ -345,7 +343,8 @@ FROM joined`,
     FROM serp_items WHERE item_type = 'organic' AND domain IS NOT NULL
     GROUP BY ${SERIES.join(', ')}, date, registrable_domain
   ), weighted AS (
-    SELECT *, CASE WHEN position <= 10 THEN [0.28, 0.15, 0.11, 0.08, 0.07, 0.05, 0.04, 0.03, 0.03, 0.02][position] WHEN position <= 20 THEN 0.01 ELSE 0 END AS ctr FROM best
+    SELECT *, CASE position WHEN 1 THEN 0.28 WHEN 2 THEN 0.15 WHEN 3 THEN 0.11 WHEN 4 THEN 0.08 WHEN 5 THEN 0.07 WHEN 6 THEN 0.05 WHEN 7 THEN 0.04
+                  WHEN 8 THEN 0.03 WHEN 9 THEN 0.03 WHEN 10 THEN 0.02 ELSE CASE WHEN position <= 20 THEN 0.01 ELSE 0 END END AS ctr FROM best
   ), kw AS (
     SELECT se, se_type, location_code, language_code, device, date, count(DISTINCT keyword) AS keywords FROM serp_items
     GROUP BY se, se_type, location_code, language_code, device, date
