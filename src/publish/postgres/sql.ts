@@ -40,7 +40,7 @@ export interface PgTable {
   primaryKey: string[];
   /** Rows are replaced by this column's values: `_task_id` for catalog tables, `run_id` for the ledger's. */
   unit: string;
-  /** The column whose newest value marks what has been published: `_loaded_at` / `updated_at`. */
+  /** The column whose newest value marks what has been published: `_loaded_at` / `updated_at`; '' for none (sent whole). */
   stamp: string;
   /** `catalog` tables share one set of changed tasks, `ledger` tables one set of changed runs. */
   family: 'catalog' | 'ledger';
@@ -60,7 +60,13 @@ export function catalogTable(t: TableDef): PgTable {
   };
 }
 
-export const CATALOG_TABLES: readonly PgTable[] = TABLES.map(catalogTable);
+/**
+ * PostgreSQL keeps 63 bytes of a name and cut two deep AI Overview nestings to the same table: catalog tables with
+ * longer names are not published there (docs/postgres.md, "Limits"); DuckDB and Parquet have them.
+ */
+export const PG_NAME_MAX = 63;
+export const UNPUBLISHED_TABLES: readonly string[] = TABLES.filter((t) => t.name.length > PG_NAME_MAX).map((t) => t.name);
+export const CATALOG_TABLES: readonly PgTable[] = TABLES.filter((t) => t.name.length <= PG_NAME_MAX).map(catalogTable);
 
 /** CREATE TABLE (a temporary one without keys), then its primary key and the index the replacement deletes by. */
 export function createTableSql(schema: string, t: PgTable, opts: { name?: string; temp?: boolean } = {}): string[] {
@@ -197,5 +203,5 @@ export const PG_VIEWS: readonly ViewDef[] = VIEWS;
 
 /** The catalog's and the ledger's comments (the data dictionary), for the schema on the search path. */
 export function tableComments(): string[] {
-  return catalogComments();
+  return catalogComments().filter((sql) => !UNPUBLISHED_TABLES.some((n) => sql.includes(`"${n}"`)));
 }
