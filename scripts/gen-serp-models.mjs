@@ -50,7 +50,7 @@ const num = (doc, re) => { const m = re.exec(doc); return m ? Number(m[1]) : und
 
 /** The SERP request models of the catalog's types. */
 const REQUESTS = readdirSync(MODELS)
-  .map((f) => /^(Serp(?:Google(?:Organic|News|Images|Maps)|Bing(?:Organic|LocalPack)|Yahoo(?:Organic)|Baidu(?:Organic))(?:TaskPost|Live(?:Regular|Advanced|Html))RequestInfo)\.d\.ts$/.exec(f)?.[1])
+  .map((f) => /^(Serp(?:Google(?:Organic|News|Images|Maps|AiMode)|Bing(?:Organic|LocalPack)|Yahoo(?:Organic)|Baidu(?:Organic))(?:TaskPost|Live(?:Regular|Advanced|Html))RequestInfo)\.d\.ts$/.exec(f)?.[1])
   .filter(Boolean)
   .sort();
 
@@ -100,7 +100,7 @@ function reachable(roots) {
 
 /** The result models of the catalog's SERP types (task_get and live, each variant), and their tasks_ready items. */
 const RESULTS = readdirSync(MODELS)
-  .map((f) => /^(Serp(?:Google(?:Organic|News|Images|Maps)|BingOrganic|YahooOrganic|BaiduOrganic)(?:TaskGet|Live)(?:Regular|Advanced|Html)ResultInfo|Serp(?:Google(?:Organic|News|Images|Maps)|BingOrganic|YahooOrganic|BaiduOrganic)TasksReadyResultInfo)\.d\.ts$/.exec(f)?.[1])
+  .map((f) => /^(Serp(?:Google(?:Organic|News|Images|Maps|AiMode)|BingOrganic|YahooOrganic|BaiduOrganic)(?:TaskGet|Live)(?:Regular|Advanced|Html)ResultInfo|Serp(?:Google(?:Organic|News|Images|Maps|AiMode)|BingOrganic|YahooOrganic|BaiduOrganic)TasksReadyResultInfo)\.d\.ts$/.exec(f)?.[1])
   .filter(Boolean)
   .sort();
 

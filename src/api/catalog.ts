@@ -16,7 +16,7 @@ export type StringFormat = 'uuid' | 'url' | 'timestamp' | 'coordinate' | 'domain
 export type FieldRule =
   | { type: 'string'; required?: boolean; minLength?: number; maxLength?: number; enum?: readonly string[]; format?: StringFormat; tokens?: { min: number; max: number } }
   | { type: 'integer'; required?: boolean; min?: number; max?: number; enum?: readonly number[]; /** The service's documented default when the field is left out. */ default?: number }
-  | { type: 'number'; required?: boolean; min?: number; max?: number }
+  | { type: 'number'; required?: boolean; min?: number; max?: number; default?: number }
   | { type: 'boolean'; required?: boolean }
   | { type: 'string_array'; required?: boolean; minItems?: number; maxItems?: number; itemMaxLength?: number; itemMaxWords?: number; itemEnum?: readonly string[] }
   /** A list of objects whose fields have rules of their own (SERP `stop_crawl_on_match` targets). */

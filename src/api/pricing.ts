@@ -10,6 +10,15 @@ export interface BilledOutcome {
   asyncAiOverview: boolean;
   /** People-also-ask clicks made (people_also_ask_click_depth is refunded for those not made). */
   paaClicks: number;
+  /** Rows returned, for endpoints billed per row (the price table's `per_row`). */
+  rows?: number;
+}
+
+/** The rows a task billed per row is reserved for: its `limit`, else the field's default, else 100. */
+export function expectedRows(def: EndpointDef, task: Record<string, unknown>): number {
+  if (typeof task.limit === 'number') return task.limit;
+  const rule = def.fields?.limit;
+  return rule && (rule.type === 'number' || rule.type === 'integer') && rule.default !== undefined ? rule.default : 100;
 }
 
 /** Search operators that make a keyword cost five times (client SERP Google request models, `keyword`). */
@@ -57,6 +66,7 @@ function priceOf(def: EndpointDef, task: Record<string, unknown>, prices: PriceT
   }
   // One more base price, at the task's priority ("calculate_rectangles adds only one base price").
   if (task.calculate_rectangles === true && p.calculate_rectangles) cost += p.calculate_rectangles;
+  if (p.per_row) cost += p.per_row * (outcome?.rows ?? expectedRows(def, task));
   if (p.priority_2_multiplier && task.priority === 2) cost *= p.priority_2_multiplier;
   if (p.search_operators_multiplier && hasSearchOperator(task.keyword)) cost *= p.search_operators_multiplier;
   if (p.get_website_url_multiplier && task.get_website_url === true) cost *= p.get_website_url_multiplier;

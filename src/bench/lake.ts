@@ -3,7 +3,8 @@
  * Parquet (timed: the local export every run does), then published to an S3-protocol server on 127.0.0.1 (s3rver,
  * started here; timed: the lake upload of the same night, its Parquet files and raw archive). Also: the warehouse's
  * bytes per row against the Parquet export's and the raw archive's, and the lake publish of one more night as the
- * history in the bucket grows (copies of the night filed under earlier days). `make bench` runs it as its `lake`
+ * history in the bucket grows (copies of the night filed under earlier days), against the DuckDB file's publish
+ * (a copy of the whole working file) as its history grows the same way. `make bench` runs it as its `lake`
  * section; `node dist/bench/lake.js [--quick]` alone.
  */
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -16,6 +17,10 @@ import { loadArchiveFiles } from '../load/archive-load.js';
 import { lakeClient } from '../publish/lake/s3.js';
 import { syncLake } from '../publish/lake/sync.js';
 import { parseLakeUrl, type LakeLocation } from '../config/lake.js';
+import { publishWarehouse } from '../publish/index.js';
+import { curatedViews } from '../publish/views.js';
+import { TABLES } from '../normalize/catalog.js';
+import { q } from '../load/ddl.js';
 import { ENGINES, generateArchive } from './load.js';
 import { startS3 } from './s3-server.js';
 import { formatTable, round, type Figures } from './figures.js';
@@ -93,6 +98,27 @@ export async function benchLake(opts: { quick: boolean; dir: string; log?: (l: s
     const late = await publish(grown, state);
     opts.log?.(`  lake: publishing one night with 1 night of history before it: ${Math.round(early.ms)} ms; with ${history}: ${Math.round(late.ms)} ms`);
 
+    // The DuckDB file's publish copies the whole working file: timed with 1 night in it, then with `duckNights`.
+    const duckNights = opts.quick ? 3 : 10;
+    const duckPublish = async () => {
+      const t0 = performance.now();
+      await publishWarehouse({ workPath: file, publishedPath: path.join(dir, 'published.duckdb'), statements: curatedViews(), ...WAREHOUSE_STORAGE });
+      return performance.now() - t0;
+    };
+    const duckOne = await duckPublish();
+    const grow = await Warehouse.open(file, WAREHOUSE_STORAGE);
+    try {
+      for (let n = 1; n < duckNights; n++) {
+        for (const t of TABLES) await grow.connection.run(`INSERT INTO ${q(t.name)} SELECT * REPLACE (_id || ':n${n}' AS _id, 'bench-n${n}' AS _run_id) FROM ${q(t.name)} WHERE _run_id = 'bench'`);
+      }
+      await grow.connection.run('CHECKPOINT');
+    } finally {
+      grow.close();
+    }
+    const duckMany = await duckPublish();
+    const duckBytes = statSync(file).size;
+    opts.log?.(`  lake: the DuckDB file's publish with 1 night: ${Math.round(duckOne)} ms (${sizes.warehouse} B); with ${duckNights}: ${Math.round(duckMany)} ms (${duckBytes} B)`);
+
     const how = `a night of ${tasks} tasks (${keywordTasks} keyword tasks of 20 results, ${merchant} merchant, ${tech} technology; ${rows} rows, ${files.length} raw archive file(s)) loaded into a fresh DuckDB warehouse as reprocess does`;
     return {
       lake_upload_mb_per_s: { value: round(sent / 1e6 / (first.ms / 1000)), unit: 'MB/s', goal: 'informational', how: `the night's Parquet files and raw archive (${(sent / 1e6).toFixed(1)} MB in ${first.r.uploaded.files + first.r.raw.files} objects, 4 uploads in flight) sent to s3rver on 127.0.0.1 by the lake publish (hashing, manifests and _SUCCESS included), per second of the whole publish; ${how}` },
@@ -100,6 +126,7 @@ export async function benchLake(opts: { quick: boolean; dir: string; log?: (l: s
       warehouse_bytes_per_row: { value: round(sizes.warehouse / rows), unit: 'B/row', goal: 'informational', how: `warehouse.duckdb after the load and a checkpoint (${sizes.warehouse} B, ledger included) / ${rows} rows; ${how}` },
       parquet_bytes_per_row: { value: round(sizes.parquet / rows), unit: 'B/row', goal: 'informational', how: `the night's Parquet export (${sizes.parquet} B, zstd) / ${rows} rows; the raw archive is ${round(sizes.raw / rows)} B/row (${sizes.raw} B gzip NDJSON)` },
       warehouse_vs_parquet_bytes: { value: round(sizes.warehouse / sizes.parquet), unit: 'ratio', goal: 'informational', how: `warehouse.duckdb bytes / Parquet export bytes for the same night (${sizes.warehouse} / ${sizes.parquet})` },
+      duckdb_publish_growth: { value: round(duckMany / duckOne), unit: 'ratio', goal: 'informational', how: `the DuckDB file's publish (a copy of the working file, views, checkpoint, rename) with ${duckNights} nights in the warehouse (${Math.round(duckMany)} ms, ${duckBytes} B) / with 1 (${Math.round(duckOne)} ms, ${sizes.warehouse} B): the whole file is copied each time (no reflink on ext4), so the copy grows with the file; the rest (views, checkpoint) does not` },
       lake_publish_growth: { value: round(late.ms / early.ms), unit: 'ratio', goal: 'informational', how: `time to publish one more night to a lake holding ${history} earlier nights (${Math.round(late.ms)} ms, ${late.r.partitions} partitions changed) / to one holding one (${Math.round(early.ms)} ms): only the changed partitions are read and sent, the rest is a stat per file` },
     };
   } finally {

@@ -21,16 +21,15 @@
  * room for its answer (the largest its endpoint gave so far): fetching waits while the answers held are at the
  * channel's budget, so results arrive no faster than they load.
  */
-import { ENDPOINTS, endpoint } from '../api/catalog.js';
+import { endpoint } from '../api/catalog.js';
 import { ApiError, type ReadyItem } from '../api/client.js';
 import type { Envelope } from '../api/envelope.js';
 import { Fetcher, isTransient } from './fetcher.js';
+import { resendFailed } from './resend.js';
 import type { AmbiguousTask, CollectorOptions, Pending, TrackedTask } from './types.js';
 
 export type { AmbiguousTask, CollectorOptions, TrackedTask, WaitingStore } from './types.js';
 
-/** The list of failed callback deliveries (E13). */
-const ERRORS_ID = ENDPOINTS.find((e) => e.result === 'domain_errors')!.id;
 /** Callbacks remembered for tasks not tracked yet, at most. */
 const EARLY_MAX = 10_000;
 
@@ -344,7 +343,7 @@ export class Collector {
     }
     // A callback task is only a straggler once its callback is overdue; polled ones are fetched when listed.
     if (!due.length) return false;
-    const resent = due.some((t) => t.mode !== 'tasks_ready' && !t.resent) ? await this.resendFailed(due) : new Set<Pending>();
+    const resent = due.some((t) => t.mode !== 'tasks_ready' && !t.resent) ? await resendFailed(this.o, this.stats, due) : new Set<Pending>();
     for (const t of due) {
       t.since = this.now(); // wait another period before asking again if it is still queued
       if (resent.has(t)) continue;
@@ -353,28 +352,6 @@ export class Collector {
       this.fetcher.fetch(t);
     }
     return true;
-  }
-
-  /** Of these callback tasks, those E13 lists as failed deliveries that the service agreed to deliver again. */
-  private async resendFailed(due: readonly Pending[]): Promise<Set<Pending>> {
-    const resent = new Set<Pending>();
-    try {
-      this.stats.errorsLookups++;
-      const out = await this.o.client.list(ERRORS_ID, { limit: 1000 });
-      const failedIds = new Set((out.ok ? (out.task.result ?? []) : []).map((r) => (r as { id?: string }).id));
-      const missed = due.filter((t) => t.mode !== 'tasks_ready' && !t.resent && failedIds.has(t.serviceId));
-      if (!missed.length) return resent;
-      const outcomes = await this.o.client.resendWebhooks(missed.map((t) => t.serviceId));
-      outcomes.forEach((o, i) => {
-        missed[i].resent = true;
-        if (o.ok) resent.add(missed[i]);
-      });
-      this.stats.resent += resent.size;
-      this.o.logger.warn({ missed: missed.length, resent: resent.size }, 'callbacks failed to reach the receiver; the service sends them again (those it cannot are collected by id)');
-    } catch (err) {
-      this.o.logger.warn({ err: (err as Error).message }, 'failed deliveries could not be looked up or re-sent; collecting stragglers by id');
-    }
-    return resent;
   }
 
   /** A task from the store, held while it is fetched (undefined when its result is being recorded). */

@@ -57,6 +57,8 @@ const priceSchema = z.strictObject({
   // Each page of results past the first, for endpoints the catalog bills per page (`billedPage`: merchant, SERP).
   per_extra_page: z.number().nonnegative().optional(),
   priority_2_multiplier: z.number().positive().optional(),
+  // Each row returned (Labs, Backlinks: per request plus per row); plan reserves the rows `limit` asks for.
+  per_row: z.number().nonnegative().optional(),
   // SERP options (docs/api-live.md, SERP prices): added to the base, flat, per click, or a multiplier.
   calculate_rectangles: z.number().nonnegative().optional(),
   load_async_ai_overview: z.number().nonnegative().optional(),

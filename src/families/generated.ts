@@ -44,7 +44,7 @@ function ruleOf(g: GeneratedRule): FieldRule {
   const req = g.required ? { required: true as const } : {};
   switch (g.type) {
     case 'string': return { type: 'string', ...req, ...(g.maxLength ? { maxLength: g.maxLength } : {}), ...(g.enum ? { enum: g.enum } : {}) };
-    case 'number': return { type: 'number', ...req, ...(g.min !== undefined ? { min: g.min } : {}), ...(g.max !== undefined ? { max: g.max } : {}) };
+    case 'number': return { type: 'number', ...req, ...(g.min !== undefined ? { min: g.min } : {}), ...(g.max !== undefined ? { max: g.max } : {}), ...(g.default !== undefined ? { default: g.default } : {}) };
     case 'boolean': return { type: 'boolean', ...req };
     case 'string_array': return { type: 'string_array', ...req, ...(g.maxItems ? { maxItems: g.maxItems } : {}), ...(g.itemMaxLength ? { itemMaxLength: g.itemMaxLength } : {}), ...(g.itemMaxWords ? { itemMaxWords: g.itemMaxWords } : {}) };
     case 'filters': return { type: 'filters', maxConditions: g.maxConditions ?? 8, operators: g.operators ?? [] };
@@ -112,15 +112,25 @@ function polymorphicFields(name: string): { field: string; type: string; only?: 
   const common = modelFields(name);
   const out = common.map(([field, type]) => ({ field, type }));
   if (!m?.variants) return out;
-  const extra = new Map<string, { type: string; only: string[] }>();
+  // By field and type: a field the item types declare with different types becomes one column (text, when the
+  // scalar types differ) or one child table per type, each for the item types that have it.
+  const extra = new Map<string, { field: string; type: string; only: string[] }>();
   for (const [itemType, variant] of Object.entries(m.variants)) {
     for (const [field, type] of modelFields(variant)) {
       if (common.some(([f]) => f === field)) continue;
-      const e = extra.get(field);
-      if (e) { if (e.type === type) e.only.push(itemType); } else extra.set(field, { type, only: [itemType] });
+      const scalar = SCALAR[type] !== undefined;
+      const sameScalar = scalar ? [...extra.values()].find((e) => e.field === field && SCALAR[e.type] !== undefined) : undefined;
+      if (sameScalar) {
+        if (sameScalar.type !== type) sameScalar.type = 'string';
+        sameScalar.only.push(itemType);
+        continue;
+      }
+      const key = `${field}|${type}`;
+      const e = extra.get(key);
+      if (e) e.only.push(itemType); else extra.set(key, { field, type, only: [itemType] });
     }
   }
-  return [...out, ...[...extra].map(([field, e]) => ({ field, type: e.type, only: e.only }))];
+  return [...out, ...[...extra.values()].map((e) => ({ field: e.field, type: e.type, only: e.only }))];
 }
 
 const SCALAR: Record<string, DuckType> = { string: 'VARCHAR', number: 'DOUBLE', boolean: 'BOOLEAN', Date: 'VARCHAR' };
@@ -142,8 +152,11 @@ function columnsOf(b: Builder, table: string, model: string, colPrefix: string, 
   const m = MODELS[model];
   const fields = m?.variants ? polymorphicFields(model) : modelFields(model).map(([field, type]) => ({ field, type, only: undefined as string[] | undefined }));
   const polymorphic = Boolean(m?.variants);
+  const taken = new Set<string>();
   for (const { field, type, only: fieldOnly } of fields) {
     const name = colPrefix ? `${colPrefix}__${field}` : field;
+    // A nested object two item types declare with different models: the columns of both (a name once).
+    taken.add(name);
     const path = pathPrefix ? `${pathPrefix}.${field}` : field;
     const desc = `\`${path}\` (${model}.${field}: ${type})${fieldOnly ? `; item types ${fieldOnly.join(', ')} only` : ''}.`;
     const restrict = fieldOnly ?? only;
@@ -193,7 +206,11 @@ function columnsOf(b: Builder, table: string, model: string, colPrefix: string, 
 
 function tableOf(b: Builder, name: string, parent: string | null, model: string, source: TableDef['source'] | undefined, depth: number, only: string[] | undefined, desc: string, resultKind?: string): TableDef[] {
   const itemTypeCol = { set: false };
-  const { columns, children } = columnsOf(b, name, model, '', '', depth, undefined, itemTypeCol);
+  const built = columnsOf(b, name, model, '', '', depth, undefined, itemTypeCol);
+  const children = built.children;
+  // A name two item types give different shapes keeps its first declaration.
+  const seen = new Set<string>();
+  const columns = built.columns.filter((c) => !seen.has(c.name) && seen.add(c.name));
   const m = MODELS[model];
   const t: TableDef = {
     name, parent, extra: true, description: desc, columns,

@@ -498,7 +498,7 @@ export class Ledger {
     }
     if (input.targets) {
       await this.conn.run(`DELETE FROM _targets WHERE run_id = ?`, [input.runId]);
-      for (const t of input.targets) await this.conn.run(`INSERT OR REPLACE INTO _targets (run_id, step, target, domain) VALUES (?, ?, ?, ?)`, [input.runId, t.step, t.target, t.domain]);
+      for (const t of input.targets) await this.conn.run(`INSERT OR REPLACE INTO _targets (run_id, step, target, domain, updated_at) VALUES (?, ?, ?, ?, ?::TIMESTAMP)`, [input.runId, t.step, t.target, t.domain, now]);
     }
     const run = (await this.run(input.runId))!;
     await this.conn.run(

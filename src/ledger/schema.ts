@@ -38,6 +38,7 @@ export const LEDGER_DDL = [
     step VARCHAR NOT NULL,
     target VARCHAR NOT NULL,
     domain VARCHAR NOT NULL,
+    updated_at TIMESTAMP NOT NULL,
     PRIMARY KEY (run_id, step, domain)
   )`,
   // One row per task and run. params is the JSON body sent; price what one call is billed by the price table;

@@ -284,6 +284,7 @@ export function catalogProblems(): string[] {
     seen.add(t.name);
     if (t.parent && !TABLE_BY_NAME.has(t.parent)) problems.push(`${t.name}: parent ${t.parent} is not declared`);
     if (t.parent && t.parent !== 'tasks' && !t.name.startsWith(`${t.parent}__`)) problems.push(`${t.name}: a child table is named <parent>__<child>`);
+    if (t.name.length > 63) problems.push(`${t.name}: longer than the 63 characters PostgreSQL keeps of a name`);
     if (t.parent && !t.source) problems.push(`${t.name}: a child table needs a source`);
     const cols = new Set<string>();
     for (const col of allColumns(t)) {

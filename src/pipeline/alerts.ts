@@ -5,7 +5,7 @@
  */
 import { isMap, isScalar, isSeq, type Node } from 'yaml';
 import type { Config } from '../config/index.js';
-import type { Place } from './types.js';
+import type { Place, Target } from './types.js';
 import { join, kindOf, type SchemaReader } from './schema.js';
 import { suggest } from '../config/suggest.js';
 
@@ -16,7 +16,9 @@ export type AlertRule =
   | { kind: 'enters_top'; top: number; id: string }
   | { kind: 'run_failed'; id: string }
   | { kind: 'budget_stopped'; id: string }
-  | { kind: 'cost_above'; usd: number; id: string };
+  | { kind: 'cost_above'; usd: number; id: string }
+  | { kind: 'ai_citation_gained'; id: string }
+  | { kind: 'ai_citation_lost'; id: string };
 
 /** Where alerts go: a Slack-compatible webhook (its address, or the variable holding it) or email addresses. */
 export type AlertChannel =
@@ -24,14 +26,19 @@ export type AlertChannel =
   | { kind: 'email'; to: string[] };
 
 export interface AlertsSpec {
-  /** Tracked domains, lower-case and without `www.`, as the SERP views write them. */
+  /** Tracked domains, lower-case and without `www.`, as the SERP views write them; a subdomain counts for its domain.
+   *  `alerts.domains` when written, else the domains of the pipeline's `targets:`. */
   domains: string[];
+  /** The pipeline's targets (`targets:`) whose AI Overview citations the ai_citation rules watch. */
+  targets: string[];
   rules: AlertRule[];
   channels: AlertChannel[];
   at: Place;
 }
 
-export const ALERT_RULES = ['position_drop', 'leaves_top', 'enters_top', 'run_failed', 'budget_stopped', 'cost_above_usd'] as const;
+export const ALERT_RULES = ['position_drop', 'leaves_top', 'enters_top', 'ai_citation_gained', 'ai_citation_lost', 'run_failed', 'budget_stopped', 'cost_above_usd'] as const;
+/** Rules about the AI Overview citations of the pipeline's targets (v_serp_ai_visibility): they need `targets:`. */
+const TARGET_RULES = new Set(['ai_citation_gained', 'ai_citation_lost']);
 /** Rules about tracked domains: they need `domains`. */
 const DOMAIN_RULES = new Set(['position_drop', 'leaves_top', 'enters_top']);
 const ALERT_KEYS = ['domains', 'rules', 'send_to'];
@@ -41,8 +48,8 @@ const ENV_NAME = /^\$([A-Za-z_][A-Za-z0-9_]*)$/;
 
 export const normalizeDomain = (d: string) => d.trim().toLowerCase().replace(/^www\./, '');
 
-/** Reads `alerts:`; issues go on the reader. `env` resolves `webhook: $NAME`. */
-export function readAlerts(r: SchemaReader, node: Node | null, at: Place, config: Config, env: NodeJS.ProcessEnv): AlertsSpec | undefined {
+/** Reads `alerts:`; issues go on the reader. `env` resolves `webhook: $NAME`; `targets` are the pipeline's `targets:`. */
+export function readAlerts(r: SchemaReader, node: Node | null, at: Place, config: Config, env: NodeJS.ProcessEnv, targets: readonly Target[] = []): AlertsSpec | undefined {
   if (!r.expectMap(node, at, 'alerts', 'a mapping with rules and send_to')) return undefined;
   const e = r.entries(node, 'alerts', ALERT_KEYS, ['rules', 'send_to']);
   const domains: string[] = [];
@@ -66,7 +73,8 @@ export function readAlerts(r: SchemaReader, node: Node | null, at: Place, config
     else seq.items.forEach((item, i) => {
       const rule = readRule(r, r.resolve(item), r.place(item, rulesEntry.keyPlace), `alerts.rules[${i}]`);
       if (!rule) return;
-      if (DOMAIN_RULES.has(rule.kind) && !domainsEntry) r.issue(r.place(item, rulesEntry.keyPlace), `alerts.rules[${i}]`, `${rule.kind} watches tracked domains: list them in alerts.domains`);
+      if (DOMAIN_RULES.has(rule.kind) && !domainsEntry && !targets.length) r.issue(r.place(item, rulesEntry.keyPlace), `alerts.rules[${i}]`, `${rule.kind} watches tracked domains: list them in alerts.domains, or declare targets:`);
+      if (TARGET_RULES.has(rule.kind) && !targets.length) r.issue(r.place(item, rulesEntry.keyPlace), `alerts.rules[${i}]`, `${rule.kind} watches the AI Overview citations of tracked targets: declare targets: and name one in the SERP steps (target:)`);
       if (rules.some((x) => x.id === rule.id)) r.issue(r.place(item, rulesEntry.keyPlace), `alerts.rules[${i}]`, `the same rule twice (${rule.id})`);
       else rules.push(rule);
     });
@@ -82,7 +90,9 @@ export function readAlerts(r: SchemaReader, node: Node | null, at: Place, config
       if (ch) channels.push(ch);
     });
   }
-  return { domains, rules, channels, at: r.place(node, at) };
+  // One list of tracked domains: the alerts' own when written, else the targets'.
+  const tracked = domainsEntry ? domains : [...new Set(targets.flatMap((t) => t.domains.map(normalizeDomain)))];
+  return { domains: tracked, targets: targets.map((t) => t.name), rules, channels, at: r.place(node, at) };
 }
 
 /** A rule is a one-key mapping: `- position_drop: 3`, `- run_failed: true`. */
@@ -111,7 +121,9 @@ function readRule(r: SchemaReader, node: Node | null, at: Place, kp: string): Al
       return n === undefined ? undefined : { kind: 'cost_above', usd: n, id: `cost_above:${n}` };
     }
     case 'run_failed':
-    case 'budget_stopped': {
+    case 'budget_stopped':
+    case 'ai_citation_gained':
+    case 'ai_citation_lost': {
       if (!isScalar(value) || value.value !== true) {
         r.issue(r.place(value, keyPlace), key, `must be true (got ${kindOf(value)}); leave the rule out to turn it off`);
         return undefined;

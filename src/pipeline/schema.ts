@@ -23,19 +23,19 @@ export interface PipelineDraft {
   name: string;
   description?: string;
   budgetUsd: number;
-  schedule?: (typeof SCHEDULES)[number];
   targets: Target[];
+  schedule?: (typeof SCHEDULES)[number];
   steps: StepDraft[];
   alerts?: AlertsSpec;
 }
 
-const TOP_KEYS = ['name', 'description', 'budget_usd', 'schedule', 'targets', 'steps', 'alerts'];
-/** How often a pipeline runs (`schedule:`), for plan's cost per month and year. */
-export const SCHEDULES = ['hourly', 'daily', 'weekly', 'monthly'] as const;
+const TOP_KEYS = ['name', 'description', 'budget_usd', 'targets', 'schedule', 'steps', 'alerts'];
 const STEP_KEYS = ['name', 'description', 'endpoint', 'target', 'params', 'for_each', 'rows', 'collect', 'paging', 'budget_usd'];
 const TARGET_KEYS = ['name', 'domains'];
 /** A domain as a tracked target names it: lower-case host name, no scheme or path (`blog.client.com`). */
 const TARGET_DOMAIN = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63})+$/;
+/** How often a pipeline runs (`schedule:`), for plan's cost per month and year. */
+export const SCHEDULES = ['hourly', 'daily', 'weekly', 'monthly'] as const;
 const SOURCE_KEYS = ['values', 'file', 'sql', 'column', 'limit', 'chunk'];
 const ROWS_KEYS = ['file', 'sql', 'columns', 'limit'];
 const PAGING_KEYS = ['max_pages', 'max_items'];
@@ -245,6 +245,7 @@ export function readPipelineSchema(r: SchemaReader, config: Config, pipelineDir:
   const name = top.has('name') ? r.string(top.get('name')!.value, top.get('name')!.keyPlace, 'name', { pattern: NAME_PATTERN, patternRule: NAME_RULE }) : undefined;
   const description = top.has('description') ? r.string(top.get('description')!.value, top.get('description')!.keyPlace, 'description', { allowEmpty: true }) : undefined;
   const budgetUsd = top.has('budget_usd') ? r.number(top.get('budget_usd')!.value, top.get('budget_usd')!.keyPlace, 'budget_usd', { min: 0 }) : undefined;
+  const targets = top.has('targets') ? readTargets(r, top.get('targets')!.value, top.get('targets')!.keyPlace) : [];
   let schedule: PipelineDraft['schedule'];
   const scheduleEntry = top.get('schedule');
   if (scheduleEntry) {
@@ -252,7 +253,6 @@ export function readPipelineSchema(r: SchemaReader, config: Config, pipelineDir:
     if (v !== undefined && !(SCHEDULES as readonly string[]).includes(v)) r.issue(r.place(scheduleEntry.value), 'schedule', `must be one of ${SCHEDULES.join(', ')} (got "${v}")${suggest(v, SCHEDULES)}`);
     else if (v !== undefined) schedule = v as PipelineDraft['schedule'];
   }
-  const targets = top.has('targets') ? readTargets(r, top.get('targets')!.value, top.get('targets')!.keyPlace) : [];
   const steps: StepDraft[] = [];
   const stepsEntry = top.get('steps');
   if (stepsEntry) {
@@ -276,9 +276,9 @@ export function readPipelineSchema(r: SchemaReader, config: Config, pipelineDir:
     }
   }
   const alertsEntry = top.get('alerts');
-  const alerts = alertsEntry ? readAlerts(r, alertsEntry.value, alertsEntry.keyPlace, config, env) : undefined;
+  const alerts = alertsEntry ? readAlerts(r, alertsEntry.value, alertsEntry.keyPlace, config, env, targets) : undefined;
   // Carry on with stand-ins so the steps are checked too: the reader already holds the issues that make this fail.
-  return { name: name ?? 'invalid', description, budgetUsd: budgetUsd ?? 0, ...(schedule ? { schedule } : {}), targets, steps, ...(alerts ? { alerts } : {}) };
+  return { name: name ?? 'invalid', description, budgetUsd: budgetUsd ?? 0, targets, ...(schedule ? { schedule } : {}), steps, ...(alerts ? { alerts } : {}) };
 }
 
 /** `targets:` a list of { name, domains }: names unique, domains host names without scheme, path or `www.`. */

@@ -89,10 +89,10 @@ export interface Pipeline {
   name: string;
   description?: string;
   budgetUsd: number;
-  /** `schedule:`: how often it runs (hourly, daily, weekly, monthly), for plan's cost per month and year. */
-  schedule?: 'hourly' | 'daily' | 'weekly' | 'monthly';
   /** Tracked targets (`targets:`); a step names one with `target:`. */
   targets: Target[];
+  /** `schedule:`: how often it runs (hourly, daily, weekly, monthly), for plan's cost per month and year. */
+  schedule?: 'hourly' | 'daily' | 'weekly' | 'monthly';
   steps: PipelineStep[];
   /** The `alerts:` section (src/pipeline/alerts.ts), evaluated after each run by src/report. */
   alerts?: AlertsSpec;

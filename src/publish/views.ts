@@ -6,7 +6,7 @@
  *
  * Every view works on an empty warehouse: the preamble creates any missing catalog or ledger table first.
  */
-import { TABLES, allColumns } from '../normalize/catalog.js';
+import { TABLES, activateTables, allColumns } from '../normalize/catalog.js';
 import { LEDGER_DDL } from '../ledger/schema.js';
 import { createTableSql, q } from '../load/ddl.js';
 import { FAMILIES } from '../families/index.js';
@@ -25,6 +25,8 @@ export interface ViewDef {
   columns: readonly ViewColumn[];
   /** The SELECT; its output columns are exactly `columns`, in order (a test checks it). */
   select: string;
+  /** Tables of generated families the view reads: in use (created) wherever views are, so it always compiles. */
+  needs?: readonly string[];
 }
 
 const col = (name: string, description: string): ViewColumn => ({ name, description });
@@ -421,7 +423,7 @@ export function catalogComments(): string[] {
   out.push(`COMMENT ON TABLE "_runs" IS ${lit('Ledger: one row per run (pipeline and day): status, attempts, budget. Summarised by v_runs.')}`);
   out.push(`COMMENT ON TABLE "_attempts" IS ${lit('Ledger: one row per attempt of a run (the first and each resume): started, finished (null when killed), status. v_runs sums them.')}`);
   out.push(`COMMENT ON TABLE "_targets" IS ${lit('Ledger: the domains each run tracks (pipeline targets:), one row per step tied to a target and domain. The SERP tracking views read it.')}`);
-  for (const [c, d] of [['run_id', 'Run.'], ['step', 'Pipeline step tied to the target.'], ['target', 'Target name (targets[].name).'], ['domain', 'A domain the target tracks (its subdomains count for it).']]) {
+  for (const [c, d] of [['run_id', 'Run.'], ['step', 'Pipeline step tied to the target.'], ['target', 'Target name (targets[].name).'], ['domain', 'A domain the target tracks (its subdomains count for it).'], ['updated_at', 'When the run recorded it (UTC).']]) {
     out.push(`COMMENT ON COLUMN "_targets".${q(c)} IS ${lit(d)}`);
   }
   out.push(`COMMENT ON TABLE "_tasks" IS ${lit('Ledger: one row per task of a run: state, price, the cost the service billed (reported when the task was posted; for SERP tasks the bill their result reports), errors, timestamps of each state. Summarised by v_run_steps and v_failed_tasks; v_task_costs puts the billed cost beside each collected task.')}`);
@@ -430,6 +432,7 @@ export function catalogComments(): string[] {
 
 /** Every catalog and ledger table, created where missing, as one SQL text. */
 export function missingTablesSql(): string {
+  activateTables(VIEWS.flatMap((v) => v.needs ?? []));
   return [...TABLES.map((t) => createTableSql(t)), ...LEDGER_DDL].join(';\n');
 }
 

@@ -28,6 +28,7 @@
  */
 import PQueue from 'p-queue';
 import { findEndpoint } from '../api/catalog.js';
+import { FAMILIES } from '../families/index.js';
 import type { Config } from '../config/index.js';
 import { systemClock, type Clock } from './clock.js';
 import { SlidingPacer, type Slot } from './pacer.js';
@@ -95,6 +96,8 @@ export class RateLimiter {
   private readonly subWindowMs: number;
   private readonly defaultSlowDownMs: number;
   private readonly subs = new Map<string, SlidingPacer>();
+  /** Families that allow fewer calls in flight than the account (Labs: 30): a queue of that concurrency each. */
+  private readonly families = new Map<string, PQueue | null>();
   private readonly perEndpoint = new Map<string, { started: number; inFlight: number }>();
   private pending = 0;
   private ended = 0;
@@ -160,9 +163,36 @@ export class RateLimiter {
     return c;
   }
 
+  /** The in-flight sub-limit of an endpoint's family (FamilyDef.inFlight), when it binds under the account's concurrency. */
+  private familyQueue(endpointId: string): PQueue | null {
+    const api = findEndpoint(endpointId)?.api;
+    if (!api) return null;
+    let q = this.families.get(api);
+    if (q === undefined) {
+      const limit = FAMILIES.find((f) => f.name === api)?.inFlight;
+      this.families.set(api, (q = limit && limit < this.concurrency ? new PQueue({ concurrency: limit }) : null));
+    }
+    return q;
+  }
+
   async schedule<T>(endpointId: string, fn: () => Promise<T>): Promise<T> {
     this.pending++;
     try {
+      const family = this.familyQueue(endpointId);
+      if (family) return await (family.add(() => this.scheduleInAccount(endpointId, fn), { throwOnTimeout: true }) as Promise<T>);
+      return await this.scheduleInAccount(endpointId, fn);
+    } finally {
+      this.pending--;
+      if (this.pending === 0) {
+        const waiters = this.idleWaiters;
+        this.idleWaiters = [];
+        for (const w of waiters) w();
+      }
+    }
+  }
+
+  private async scheduleInAccount<T>(endpointId: string, fn: () => Promise<T>): Promise<T> {
+    {
       const sub = this.subFor(endpointId);
       const subSlot = sub ? await sub.reserve() : undefined;
       return await this.queue.add(async () => {
@@ -191,13 +221,6 @@ export class RateLimiter {
           if (end - at > this.maxCallMs) this.maxCallMs = end - at;
         }
       }, { throwOnTimeout: true }) as T;
-    } finally {
-      this.pending--;
-      if (this.pending === 0) {
-        const waiters = this.idleWaiters;
-        this.idleWaiters = [];
-        for (const w of waiters) w();
-      }
     }
   }
 

@@ -2,6 +2,7 @@
  * What a run report shows, read from the curated views of the published warehouse (src/publish/views*.ts): each
  * query selects from one view, filtered to the run and its window of days; no figure is computed twice.
  */
+import { trackedDomain, isTracked } from './tracked.js';
 import { LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 
 export type Row = Record<string, unknown>;
@@ -46,6 +47,16 @@ export interface ReportData {
     features: FeaturePanel[];
   };
   keywords?: { months: string[]; series: { keyword: string; volumes: (number | null)[] }[] };
+  /** AI Overview presence on the targets' tracked pages and their citations, per day (v_serp_ai_visibility). */
+  ai?: {
+    /** Percent of the tracked pages of each day that showed an AI Overview. */
+    shown: (number | null)[];
+    /** Per tracked domain: percent of the tracked pages of each day whose AI Overview cited it. */
+    cited: { domain: string; shares: (number | null)[] }[];
+    /** Citations gained or lost on the run's latest day in the view. */
+    changes: { target: string; domain: string; keyword: string; locationCode: number | null; device: string; change: string; position: number | null }[];
+    changesDate: string | null;
+  };
 }
 
 export interface ReadOptions {
@@ -56,6 +67,8 @@ export interface ReadOptions {
   /** The pipeline's SERP keywords, when known: the SERP section keeps to them. */
   serpKeywords?: readonly string[];
   rateLimitPerMinute: number;
+  /** The pipeline's targets (`targets:`), when known: the AI section keeps to them (else every target). */
+  targets?: readonly string[];
 }
 
 const MAX_PANELS = 24;
@@ -102,7 +115,38 @@ export async function readReportData(query: Query, o: ReadOptions): Promise<Repo
     run, days: o.days, dates, history, steps, calls, rateLimitPerMinute: o.rateLimitPerMinute, rows, failures,
     serp: await readSerp(query, o, dates),
     keywords: await readKeywords(query, o.runId, run.runDate),
+    ai: await readAi(query, dates, o.targets),
   };
+}
+
+async function readAi(query: Query, dates: string[], targets?: readonly string[]): Promise<ReportData['ai']> {
+  const filter = targets?.length ? ' AND list_contains($3::VARCHAR[], target)' : '';
+  const params = [dates[0], dates[dates.length - 1], ...(targets?.length ? [targets] : [])];
+  const rows = await query(
+    `SELECT CAST(date AS VARCHAR) AS date, tracked_domain, count(*)::INT AS pages, count(*) FILTER (WHERE ai_overview_shown)::INT AS shown, count(*) FILTER (WHERE cited)::INT AS cited
+     FROM v_serp_ai_visibility WHERE date BETWEEN $1::DATE AND $2::DATE${filter} GROUP BY ALL ORDER BY tracked_domain, date`, params);
+  if (!rows.length) return undefined;
+  const at = (d: string) => dates.indexOf(d);
+  const shown: (number | null)[] = dates.map(() => null);
+  const cited = new Map<string, (number | null)[]>();
+  for (const r of rows) {
+    const i = at(String(r.date));
+    if (i < 0) continue;
+    const pages = Number(r.pages);
+    // Every tracked domain sees the same pages of its target: the overview's share is the same on each row.
+    shown[i] = Math.round((1000 * Number(r.shown)) / pages) / 10;
+    const domain = String(r.tracked_domain);
+    if (!cited.has(domain)) cited.set(domain, dates.map(() => null));
+    cited.get(domain)![i] = Math.round((1000 * Number(r.cited)) / pages) / 10;
+  }
+  const [latest] = await query(`SELECT CAST(max(date) AS VARCHAR) AS d FROM v_serp_ai_visibility WHERE date BETWEEN $1::DATE AND $2::DATE${filter}`, params);
+  const changesDate = (latest?.d as string | null) ?? null;
+  const changes = changesDate === null ? [] : (await query(
+    `SELECT target, tracked_domain, keyword, location_code, device, citation_change, citation_position FROM v_serp_ai_visibility
+     WHERE date BETWEEN $1::DATE AND $2::DATE${filter} AND date = $${targets?.length ? 4 : 3}::DATE AND citation_change IN ('gained', 'lost')
+     ORDER BY citation_change, keyword, location_code, device, tracked_domain`, [...params, changesDate]))
+    .map((c) => ({ target: String(c.target), domain: String(c.tracked_domain), keyword: String(c.keyword), locationCode: num(c.location_code), device: String(c.device), change: String(c.citation_change), position: num(c.citation_position) }));
+  return { shown, cited: [...cited.entries()].map(([domain, shares]) => ({ domain, shares })), changes, changesDate };
 }
 
 async function readSerp(query: Query, o: ReadOptions, dates: string[]): Promise<ReportData['serp']> {
@@ -126,7 +170,7 @@ async function readSerp(query: Query, o: ReadOptions, dates: string[]): Promise<
   if (!domains.length) return undefined;
   const history = (await query(
     `SELECT keyword, location_code, device, CAST(date AS VARCHAR) AS date, domain, min(best_position)::INT AS position
-     FROM v_serp_rank_history WHERE date BETWEEN $1::DATE AND $2::DATE${kwFilter} AND list_contains($${next}::VARCHAR[], domain)
+     FROM v_serp_rank_history WHERE date BETWEEN $1::DATE AND $2::DATE${kwFilter} AND ${trackedDomain('domain', next)}
      GROUP BY ALL ORDER BY keyword, location_code, device, domain`, params([domains])))
     .filter((h) => trackedFromPipeline || shown.get(String(h.keyword))?.has(String(h.domain)));
   const panels = new Map<string, RankPanel>();
@@ -146,10 +190,10 @@ async function readSerp(query: Query, o: ReadOptions, dates: string[]): Promise<
   const movers = async (order: 'DESC' | 'ASC' | 'tracked') => moversDate === null ? [] : (await query(
     `SELECT keyword, location_code, device, domain, previous_position, position, change, movement FROM v_serp_domain_movement
      WHERE date BETWEEN $1::DATE AND $2::DATE${kwFilter} AND date = $${next}::DATE
-       AND ${order === 'tracked' ? `movement IN ('up', 'down') AND list_contains($${next + 1}::VARCHAR[], domain)` : `movement = '${order === 'DESC' ? 'up' : 'down'}'`}
+       AND ${order === 'tracked' ? `movement IN ('up', 'down') AND ${trackedDomain('domain', next + 1)}` : `movement = '${order === 'DESC' ? 'up' : 'down'}'`}
      ORDER BY ${order === 'tracked' ? 'abs(change) DESC, change DESC' : `change ${order}`}, keyword, domain, device, location_code LIMIT ${MOVERS}`,
     params(order === 'tracked' ? [moversDate, domains] : [moversDate])))
-    .map((m): Mover => ({ keyword: String(m.keyword), locationCode: num(m.location_code), device: String(m.device), domain: String(m.domain), previous: num(m.previous_position), position: num(m.position), change: Number(m.change), movement: String(m.movement), tracked: trackedFromPipeline && domains.includes(String(m.domain)) }));
+    .map((m): Mover => ({ keyword: String(m.keyword), locationCode: num(m.location_code), device: String(m.device), domain: String(m.domain), previous: num(m.previous_position), position: num(m.position), change: Number(m.change), movement: String(m.movement), tracked: trackedFromPipeline && isTracked(String(m.domain), domains) }));
 
   const shares = await query(
     `SELECT keyword, item_type, CAST(date AS VARCHAR) AS date, round(100.0 * sum(pages_with_feature) / sum(pages), 1) AS share

@@ -70,8 +70,8 @@ export function renderReport(d: ReportData, o: RenderOptions): string {
   // Rank tracking.
   if (d.serp) {
     const s = d.serp;
-    const who = s.trackedFromPipeline ? `tracked domains (alerts.domains): ${s.domains.join(', ')}` : 'no tracked domains set (alerts.domains): each keyword\'s three best domains of the window';
-    const panels = s.panels.map((p, i) => figure(`rank-${i}`, `${p.keyword}`, lineChart({ categories: d.dates.map((x) => x.slice(5)), series: p.lines.map((l) => ({ name: l.domain, values: l.positions })), invert: true, yName: 'position', width: 380, height: 200 + 20 * Math.ceil(p.lines.length / 2) }), place(p)));
+    const who = s.trackedFromPipeline ? `tracked domains (alerts.domains, else the targets'; subdomains count): ${s.domains.join(', ')}` : 'no tracked domains (alerts.domains or targets:): each keyword\'s three best domains of the window';
+    const panels = s.panels.map((p, i) => figure(`rank-${i}`, `${p.keyword}`, lineChart({ categories: d.dates.map((x) => x.slice(5)), series: p.lines.map((l) => ({ name: l.domain, values: l.positions })), invert: true, yName: 'position', width: 380, height: 200 + 20 * Math.ceil(p.lines.length / 2) }), `${place(p)}${p.lines.length === 1 ? `; ${p.lines[0].domain}` : ''}`));
     const moverBars = [...s.up, ...s.down];
     const moverChart = moverBars.length
       ? figure('movers', `Biggest movers on ${s.moversDate}`, barChart({ categories: moverBars.map((m) => short(`${m.domain}, ${m.keyword}, ${m.device}`)), series: [{ name: 'positions gained', values: moverBars.map((m) => m.change) }], horizontal: true, colorBySign: true }))
@@ -81,6 +81,19 @@ export function renderReport(d: ReportData, o: RenderOptions): string {
 <div class="grid small">${panels.join('')}</div>
 <h3>Movers</h3>${s.trackedFromPipeline ? moversTable(`Tracked domains on ${s.moversDate ?? '-'}`, s.trackedMoves) : ''}<div class="grid">${moverChart}</div><div class="pair">${moversTable('Up', s.up)}${moversTable('Down', s.down)}</div>
 <h3>Result-page features</h3><p class="muted">Share of the keyword's collected result pages that showed each feature, per day (all locations and devices).</p><div class="grid">${features.join('')}</div></section>`);
+  }
+
+  // AI Overviews of the tracked targets.
+  if (d.ai) {
+    const a = d.ai;
+    const rows = a.changes.map((c) => `<tr><td>${esc(c.domain)}</td><td>${esc(c.keyword)}</td><td>${esc(place(c))}</td><td class="${c.change === 'gained' ? 'up' : 'down'}">${esc(c.change)}</td><td class="n">${c.position ?? '-'}</td></tr>`).join('');
+    const table = a.changes.length
+      ? `<div class="scroll"><table><thead><tr><th>domain</th><th>keyword</th><th>location, device</th><th>citation</th><th class="n">reference</th></tr></thead><tbody>${rows}</tbody></table></div>`
+      : '<p class="muted">No citation gained or lost.</p>';
+    sections.push(`<section><h2>AI Overviews</h2><p class="muted">The tracked targets' keywords: the share of their result pages that showed an AI Overview, and that cited each tracked domain (a subdomain counts for it), per day.</p>
+<div class="grid">${figure('ai-overview', 'AI Overview shown and citations, % of tracked pages', lineChart({ categories: d.dates, yName: '% of pages', min: 0, max: 100, series: [
+      { name: 'AI Overview shown', values: a.shown }, ...a.cited.map((c) => ({ name: `${c.domain} cited`, values: c.shares })),
+    ] }))}</div><h3>Citations gained and lost${a.changesDate ? ` on ${esc(a.changesDate)}` : ''}</h3>${table}</section>`);
   }
 
   // Keyword volumes.

@@ -9,6 +9,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import type { Config } from '../config/index.js';
 import type { Pipeline } from '../pipeline/index.js';
 import { readAxisValues } from '../pipeline/sources.js';
+import { normalizeDomain } from '../pipeline/alerts.js';
 import { queryOf, readReportData, type Query, type ReportData } from './data.js';
 import { renderReport } from './html.js';
 
@@ -50,7 +51,8 @@ export async function withPublished<T>(file: string, fn: (q: Query) => Promise<T
 
 export async function writeReport(o: WriteReportOptions, query?: Query): Promise<WrittenReport> {
   const read = (q: Query) => readReportData(q, {
-    runId: o.runId, days: o.days ?? DEFAULT_DAYS, domains: o.pipeline?.alerts?.domains ?? [], serpKeywords: o.pipeline ? serpKeywords(o.pipeline) : undefined,
+    runId: o.runId, days: o.days ?? DEFAULT_DAYS, domains: o.pipeline ? trackedDomains(o.pipeline) : [], serpKeywords: o.pipeline ? serpKeywords(o.pipeline) : undefined,
+    targets: o.pipeline?.targets.map((t) => t.name),
     rateLimitPerMinute: Math.round((o.config.rate_limit.calls * 60_000) / o.config.rate_limit.window_ms),
   });
   const data = query ? await read(query) : await withPublished(o.publishedPath, read);
@@ -84,4 +86,9 @@ export function serpKeywords(p: Pipeline): string[] | undefined {
     }
   }
   return out.size ? [...out] : undefined;
+}
+
+/** The domains a pipeline tracks: its alerts' (which default to its targets'), else its targets'. */
+export function trackedDomains(p: Pipeline): string[] {
+  return p.alerts?.domains ?? [...new Set(p.targets.flatMap((t) => t.domains.map(normalizeDomain)))];
 }

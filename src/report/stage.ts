@@ -7,7 +7,7 @@ import type { Pipeline } from '../pipeline/index.js';
 import type { Mover } from './data.js';
 import { readRunFacts } from './data.js';
 import { reportsDir, serpKeywords, withPublished, writeReport } from './index.js';
-import { movementRows, raiseAndDeliver, type AlertsOutcome } from './alerts/index.js';
+import { aiVisibilityRows, movementRows, raiseAndDeliver, type AlertsOutcome } from './alerts/index.js';
 
 export interface ReportStageOptions {
   config: Config;
@@ -44,8 +44,9 @@ export async function reportStage(o: ReportStageOptions): Promise<ReportStageRes
       if (spec) {
         const run = await readRunFacts(q, o.runId);
         const movement = await movementRows(q, spec, o.runDate, serpKeywords(o.pipeline));
+        const ai = await aiVisibilityRows(q, spec, o.runDate);
         out.alerts = await raiseAndDeliver({
-          spec, pipeline: o.pipeline.name, run, movement, reportsDir: reportsDir(o.dataDir), reportPath: out.reportPath, config: o.config, now: o.now,
+          spec, pipeline: o.pipeline.name, run, movement, ai, reportsDir: reportsDir(o.dataDir), reportPath: out.reportPath, config: o.config, now: o.now,
           warn: (message) => o.warn({}, message),
         });
       }

@@ -167,7 +167,8 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     };
     logger.info({ status, exit_code: exitCode, cost_usd: summary?.costUsd, by_state: summary?.byState, rows: load.rows }, 'run finished');
     const reportLine = reported.reportPath ? `report: ${reported.reportPath}\n` : '';
-    (opts.out ?? process.stdout).write(opts.quiet ? `${outcomeLine(result, pipeline, run.service)}\n${reportLine}` : formatSummary(result, pipeline, run.service) + describeDestinations(published).map((l) => `${l}\n`).join('') + reportLine);
+    // --quiet keeps its one line (cron's mail); the full summary ends with the report.
+    (opts.out ?? process.stdout).write(opts.quiet ? `${outcomeLine(result, pipeline, run.service)}\n` : formatSummary(result, pipeline, run.service) + describeDestinations(published).map((l) => `${l}\n`).join('') + reportLine);
     if (config.notify.webhook_url) {
       const sent = await sendNotice(config.notify.webhook_url, { ...noticeOf(result, pipeline, config), movers: reported.movers.map(moverLine), report: reported.reportPath });
       if (!sent.ok) logger.warn({ why: sent.why }, 'the run notice was not delivered');

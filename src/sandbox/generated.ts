@@ -16,6 +16,7 @@ import { ts } from './data/common.js';
 import { envelope, pathSegments, taskObject } from './envelope.js';
 import { baseEcho, resolveLocale } from './echo.js';
 import { withLocale } from './results.js';
+import { billedPrice } from '../api/pricing.js';
 
 const DAY = 86_400_000;
 const MAX_DEPTH = 8;
@@ -163,9 +164,18 @@ function resultOf(def: EndpointDef, params: Record<string, unknown>, seed: numbe
 const seedFor = (def: EndpointDef, params: Record<string, unknown>) =>
   seedOf(def.id, Object.fromEntries(Object.entries(params).filter(([k, v]) => v !== null && !['tag', 'pingback_url', 'postback_url', 'postback_data'].includes(k))));
 
-const liveCompute: LiveCompute = (task, req) => {
+/** Rows a result holds, as the per-row price counts them: the items of each element, else the elements. */
+function rowsOf(result: unknown[]): number {
+  const items = result.map((r) => (r && typeof r === 'object' && Array.isArray((r as { items?: unknown }).items) ? (r as { items: unknown[] }).items.length : null));
+  return items.every((n) => n === null) ? result.length : items.reduce<number>((a, n) => a + (n ?? 0), 0);
+}
+
+const liveCompute: LiveCompute = (task, req, ctx) => {
   const params = { ...task, ...resolveLocale(task) };
-  return { result: resultOf(req.def, params, seedFor(req.def, task), req.now) };
+  const result = resultOf(req.def, params, seedFor(req.def, task), req.now);
+  // Billed as the live service bills: the request, and per row where the price table says so.
+  const cost = req.def.billing === 'request' ? billedPrice(req.def, task, ctx.config.prices, { pages: 1, asyncAiOverview: false, paaClicks: 0, rows: Array.isArray(result) ? rowsOf(result) : 1 }) : 0;
+  return { result, cost };
 };
 
 const listHandler: Handler = (req, ctx): Envelope => {

@@ -37,6 +37,7 @@ const TYPES = [
     task: { keyword: 'running shoes', location_code: 2840, language_code: 'en', depth: 20, load_async_ai_overview: true, calculate_rectangles: true, people_also_ask_click_depth: 2 } },
   { stem: 'googleNews', model: 'SerpGoogleNews', get: ['Advanced', 'Html'], live: ['Advanced', 'Html'], task: { keyword: 'running shoes', location_code: 2840, language_code: 'en' } },
   { stem: 'googleImages', model: 'SerpGoogleImages', get: ['Advanced', 'Html'], live: ['Advanced', 'Html'], task: { keyword: 'running shoes', location_code: 2840, language_code: 'en' } },
+  { stem: 'googleAiMode', model: 'SerpGoogleAiMode', get: ['Advanced', 'Html'], live: ['Advanced', 'Html'], task: { keyword: 'best running shoes', location_code: 2840, language_code: 'en', calculate_rectangles: true } },
   { stem: 'googleMaps', model: 'SerpGoogleMaps', get: ['Advanced'], live: ['Advanced'], task: { keyword: 'coffee', location_code: 2840, language_code: 'en', depth: 20 } },
   { stem: 'bingOrganic', model: 'SerpBingOrganic', get: ['Regular', 'Advanced', 'Html'], live: ['Regular', 'Advanced', 'Html'], task: { keyword: 'running shoes', location_code: 2840, language_code: 'en' } },
   { stem: 'yahooOrganic', model: 'SerpYahooOrganic', get: ['Regular', 'Advanced', 'Html'], live: ['Regular', 'Advanced', 'Html'], task: { keyword: 'running shoes', location_code: 2840, language_code: 'en' } },

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config/index.js';
 import { redactText, redactUrl } from '../../src/publish/postgres/config.js';
-import { CATALOG_TABLES, createTableSql, viewSqlForPostgres } from '../../src/publish/postgres/sql.js';
-import { TABLES, allColumns } from '../../src/normalize/catalog.js';
+import { catalogTable, catalogTables, createTableSql, pgIdent, viewSqlForPostgres } from '../../src/publish/postgres/sql.js';
+import { AVAILABLE_TABLES, TABLES, allColumns } from '../../src/normalize/catalog.js';
 import { ROOT } from '../helpers/project.js';
 
 const configError = (fn: () => unknown): string => {
@@ -71,10 +71,10 @@ describe('PostgreSQL SQL from the one definition', () => {
 
   test('every catalog table has its catalog columns in order, typed for PostgreSQL, keyed on _id', () => {
     for (const t of TABLES) {
-      const pg = CATALOG_TABLES.find((x) => x.name === t.name)!;
-      expect(pg.columns.map((c) => c.name)).toEqual(allColumns(t).map((c) => c.name));
+      const pg = catalogTables().find((x) => x.source === t.name)!;
+      expect(pg.columns.map((c) => c.source)).toEqual(allColumns(t).map((c) => c.name));
     }
-    const [create, key, index] = createTableSql('s', CATALOG_TABLES.find((x) => x.name === 'keyword_data')!);
+    const [create, key, index] = createTableSql('s', catalogTables().find((x) => x.name === 'keyword_data')!);
     expect(create).toMatch(/^CREATE TABLE "s"\."keyword_data" \("_id" text, "_task_id" text, "_run_id" text, "_loaded_at" timestamptz, /);
     expect(create).toContain('"cpc" double precision');
     expect(create).toContain('"extra" json');
@@ -82,3 +82,22 @@ describe('PostgreSQL SQL from the one definition', () => {
     expect(index).toBe('CREATE INDEX ON "s"."keyword_data" ("_task_id")');
   });
 });
+
+test('every table any family can write, and every column, has a PostgreSQL name of at most 63 bytes, none shared', () => {
+  const tables = AVAILABLE_TABLES.map(catalogTable);
+  expect(tables.some((t) => t.name !== t.source)).toBe(true); // generated families do pass the limit
+  const names = new Set<string>();
+  for (const t of tables) {
+    expect(Buffer.byteLength(t.name), t.source).toBeLessThanOrEqual(63);
+    expect(names.has(t.name), `${t.source} meets another table as ${t.name}`).toBe(false);
+    names.add(t.name);
+    const cols = new Set(t.columns.map((c) => c.name));
+    expect(cols.size, t.source).toBe(t.columns.length);
+    for (const c of t.columns) expect(Buffer.byteLength(c.name), `${t.source}.${c.source}`).toBeLessThanOrEqual(63);
+  }
+  expect(pgIdent('keyword_data')).toBe('keyword_data');
+  const long = 'x'.repeat(70);
+  expect(pgIdent(long)).toBe(pgIdent(long));
+  expect(pgIdent(long)).not.toBe(pgIdent(`${long}y`));
+});
+

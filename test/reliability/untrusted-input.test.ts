@@ -207,7 +207,7 @@ describe('a run whose tags and texts look like paths and SQL', () => {
     expect(n).toBeGreaterThan(0);
     // Nothing beside the data folder, and inside it only the known layout.
     expect(readdirSync(parent)).toEqual(['data']);
-    for (const f of readdirSync(dataDir)) expect(['logs', 'parquet', 'raw', 'service.json', 'warehouse.duckdb', 'work']).toContain(f);
+    for (const f of readdirSync(dataDir)) expect(['logs', 'parquet', 'raw', 'reports', 'service.json', 'warehouse.duckdb', 'work']).toContain(f);
     for (const f of tree(parent)) {
       expect(f.split(path.sep)).not.toContain('..');
       expect(f).not.toMatch(/etc|passwd/);

@@ -3,7 +3,7 @@
  * an alert's key is the same however often the same movement is evaluated.
  */
 import { describe, expect, test } from 'vitest';
-import { domainAlerts, runAlerts, type MovementRow } from '../../src/report/alerts/evaluate.js';
+import { aiAlerts, domainAlerts, runAlerts, type AiVisibilityRow, type MovementRow } from '../../src/report/alerts/evaluate.js';
 import type { AlertRule } from '../../src/pipeline/index.js';
 import type { RunFacts } from '../../src/report/data.js';
 
@@ -14,6 +14,8 @@ const rules: AlertRule[] = [
   { kind: 'run_failed', id: 'run_failed' },
   { kind: 'budget_stopped', id: 'budget_stopped' },
   { kind: 'cost_above', usd: 0.5, id: 'cost_above:0.5' },
+  { kind: 'ai_citation_gained', id: 'ai_citation_gained' },
+  { kind: 'ai_citation_lost', id: 'ai_citation_lost' },
 ];
 const move = (previous: number | null, position: number | null, movement: string): MovementRow => ({
   keyword: 'boots', se: 'google', se_type: 'organic', location_code: 2840, language_code: 'en', device: 'mobile', date: '2026-11-22', domain: 'shop.example',
@@ -59,5 +61,22 @@ describe('run rules', () => {
     expect(texts(run({ status: 'stopped_budget', spentUsd: 0.998 }))).toEqual(['run p-2026-11-22 stopped posting at its budget of $1.00 ($0.9980 spent)', 'run p-2026-11-22 cost $0.9980, above $0.5000']);
     expect(texts(run({ spentUsd: 0.5 }))).toEqual([]);
     expect(runAlerts(rules, run({ spentUsd: 0.51 }))[0].key).toBe('cost_above:0.5|p-2026-11-22');
+  });
+});
+
+describe('AI Overview citation rules', () => {
+  const row = (change: string, o: Partial<AiVisibilityRow> = {}): AiVisibilityRow => ({
+    target: 'client', tracked_domain: 'client.com', keyword: 'boots', se: 'google', se_type: 'organic', location_code: 2840, language_code: 'en', device: 'mobile',
+    date: '2026-11-22', ai_overview_shown: true, citation_position: change === 'gained' ? 2 : null, citation_change: change, ...o,
+  });
+  const texts = (r: AiVisibilityRow) => aiAlerts(rules, [r], 'p-2026-11-22').map((a) => a.text);
+  test('a citation gained or lost since the previous collected day fires; kept, not cited and the first day do not', () => {
+    expect(texts(row('gained'))).toEqual(['client.com is cited in the AI Overview for "boots" (2840, en, mobile) (reference 2); target client']);
+    expect(texts(row('lost'))).toEqual(['client.com lost its AI Overview citation for "boots" (2840, en, mobile); target client']);
+    expect(texts(row('lost', { ai_overview_shown: false }))).toEqual(['client.com lost its AI Overview citation for "boots" (2840, en, mobile) (no AI Overview showed); target client']);
+    for (const c of ['kept', 'not_cited', 'first']) expect(texts(row(c)), c).toEqual([]);
+  });
+  test('the key names the rule, the target, the domain, the series and the day', () => {
+    expect(aiAlerts(rules, [row('lost')], 'r')[0].key).toBe('ai_citation_lost|client|client.com|boots|google|organic|2840|en|mobile|2026-11-22');
   });
 });

@@ -15,9 +15,10 @@ export const SCREENSHOTS = path.join(import.meta.dirname, '..', '..', '.tmp', 't
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
 
 export interface RenderedChart { id: string; declared: number; drawn: number; width: number; height: number }
-export interface Rendered { title: string; charts: RenderedChart[]; errors: string[]; requests: string[]; text: string }
+export interface Rendered { title: string; charts: RenderedChart[]; errors: string[]; requests: string[]; text: string; printed?: { pages: number; unbreakable: number } }
 
-export async function openReport(file: string, o: { screenshot?: string; width?: number } = {}): Promise<Rendered> {
+/** `pdf`: also print the page to this file as the print stylesheet lays it out (A4), and count its pages. */
+export async function openReport(file: string, o: { screenshot?: string; width?: number; pdf?: string } = {}): Promise<Rendered> {
   const profile = mkdtempSync(path.join(tmpdir(), 'seo-etl-chromium-'));
   const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: o.width ?? 1200, height: 900 }, offline: true });
   const errors: string[] = [];
@@ -46,7 +47,15 @@ export async function openReport(file: string, o: { screenshot?: string; width?:
       };
     }));
     if (o.screenshot) await page.screenshot({ path: o.screenshot, fullPage: true });
-    return { title: await page.title(), charts, errors, requests, text: await page.innerText('body') };
+    let printed: Rendered['printed'];
+    if (o.pdf) {
+      await page.emulateMedia({ media: 'print' });
+      // Charts that a page break may not cut, as the print stylesheet says.
+      const unbreakable = await page.$$eval('figure.chart', (figs) => figs.filter((f) => (globalThis as unknown as { getComputedStyle(e: unknown): { breakInside: string } }).getComputedStyle(f).breakInside === 'avoid').length);
+      const pdf = await page.pdf({ path: o.pdf, format: 'A4', printBackground: true });
+      printed = { pages: (pdf.toString('latin1').match(/\/Type\s*\/Page[^s]/g) ?? []).length, unbreakable };
+    }
+    return { title: await page.title(), charts, errors, requests, text: await page.innerText('body'), printed };
   } finally {
     await context.close();
     rmSync(profile, { recursive: true, force: true });

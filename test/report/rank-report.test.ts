@@ -17,18 +17,22 @@ import { openReport, SCREENSHOTS, type Rendered } from './browser.js';
 import type { RunJobResult } from '../../src/run/job.js';
 
 const DAYS = ['2026-11-20', '2026-11-21', '2026-11-22'];
-const TRACKED = ['headphonesguide4.de', 'kettlehub1.store', 'laptopworld19.com'];
+/** The example's target; its subdomains (blog.trailhub.com) count for it. */
+const TRACKED = 'trailhub.com';
+const TRACKED_SQL = `(domain = '${TRACKED}' OR domain LIKE '%.${TRACKED}')`;
 const DROP = 1;
-const LEAVES = 5;
+const LEAVES = 3;
 const ENTERS = 3;
 const COST = 0.01;
 
+// No alerts.domains: the tracked domains are the example's target's (targets: trailhub).
 const ALERTS = `alerts:
-  domains: [${TRACKED.map((d) => (d === 'kettlehub1.store' ? `www.${d}` : d)).join(', ')}]
   rules:
     - position_drop: ${DROP}
     - leaves_top: ${LEAVES}
     - enters_top: ${ENTERS}
+    - ai_citation_gained: true
+    - ai_citation_lost: true
     - run_failed: true
     - budget_stopped: true
     - cost_above_usd: ${COST}
@@ -114,10 +118,24 @@ function mailText(raw: string): string {
 /** Every alert the rules should raise, worked out from the rank history (best position per series and day). */
 async function expectedAlerts(): Promise<Map<string, string[]>> {
   const rows = await queryFile(published, `SELECT keyword, location_code, language_code, device, CAST(date AS VARCHAR) AS date, domain, min(best_position)::INT AS pos
-    FROM v_serp_rank_history WHERE domain IN (${TRACKED.map((d) => `'${d}'`).join(', ')}) GROUP BY ALL`);
+    FROM v_serp_rank_history WHERE ${TRACKED_SQL} GROUP BY ALL`);
   const pos = new Map(rows.map((r) => [`${r.keyword}|${r.location_code}|${r.language_code}|${r.device}|${r.domain}|${r.date}`, Number(r.pos)]));
   const series = new Set(rows.map((r) => `${r.keyword}|${r.location_code}|${r.language_code}|${r.device}|${r.domain}`));
-  const out = new Map<string, string[]>(DAYS.map((d) => [`rank-tracking-${d}`, [`run rank-tracking-${d} cost $0.0126, above $0.0100`]]));
+  const usd = (n: number) => `$${n.toFixed(n < 1 ? 4 : 2)}`;
+  const costs = new Map((await queryFile(published, `SELECT run_id, spent_usd FROM v_runs`)).map((r) => [String(r.run_id), Number(r.spent_usd)]));
+  const out = new Map<string, string[]>(DAYS.map((d) => [`rank-tracking-${d}`, costs.get(`rank-tracking-${d}`)! > COST ? [`run rank-tracking-${d} cost ${usd(costs.get(`rank-tracking-${d}`)!)}, above ${usd(COST)}`] : []]));
+  // AI Overview citations: cited one collected day and not the next (or the reverse), per tracked series.
+  const cites = await queryFile(published, `SELECT target, tracked_domain, keyword, location_code, language_code, device, CAST(date AS VARCHAR) AS date, cited, ai_overview_shown, citation_position FROM v_serp_ai_visibility`);
+  const cited = new Map(cites.map((c) => [`${c.keyword}|${c.location_code}|${c.language_code}|${c.device}|${c.date}`, c]));
+  for (let i = 1; i < DAYS.length; i++) {
+    for (const c of cites.filter((x) => x.date === DAYS[i])) {
+      const before = cited.get(`${c.keyword}|${c.location_code}|${c.language_code}|${c.device}|${DAYS[i - 1]}`);
+      if (!before) continue;
+      const where = `"${c.keyword}" (${c.location_code}, ${c.language_code}, ${c.device})`;
+      if (c.cited && !before.cited) out.get(`rank-tracking-${DAYS[i]}`)!.push(`${TRACKED} is cited in the AI Overview for ${where}${c.citation_position !== null ? ` (reference ${c.citation_position})` : ''}; target trailhub`);
+      if (!c.cited && before.cited) out.get(`rank-tracking-${DAYS[i]}`)!.push(`${TRACKED} lost its AI Overview citation for ${where}${c.ai_overview_shown ? '' : ' (no AI Overview showed)'}; target trailhub`);
+    }
+  }
   for (let i = 1; i < DAYS.length; i++) {
     for (const s of series) {
       const [keyword, location, language, device, domain] = s.split('|');
@@ -144,9 +162,11 @@ describe('alerts of the rank-tracking example over three sandbox days', () => {
 
   test('the webhook got each run\'s alerts once, in one message per run; the day it was down was sent after the next run', async () => {
     const expected = await expectedAlerts();
-    // The fixture moves: each domain rule fires on the last day, and none fires twice for one movement.
+    // The fixture moves: each domain rule fires on the last day, each AI citation rule on some day.
     const last = expected.get(`rank-tracking-${DAYS[2]}`)!;
-    for (const phrase of ['left the collected results', ' positions for ', `left the top ${LEAVES}`, `entered the top ${ENTERS}`]) expect(last.some((l) => l.includes(phrase)), phrase).toBe(true);
+    for (const phrase of [' positions for ', `left the top ${LEAVES}`, `entered the top ${ENTERS}`]) expect(last.some((l) => l.includes(phrase)), phrase).toBe(true);
+    const all = [...expected.values()].flat();
+    for (const phrase of ['is cited in the AI Overview', 'lost its AI Overview citation', 'cost $']) expect(all.some((l) => l.includes(phrase)), phrase).toBe(true);
 
     expect(hooks.map((x) => x.status)).toEqual([503, 200, 200, 200]);
     const delivered = hooks.filter((x) => x.status === 200);
@@ -236,11 +256,11 @@ describe('the report of the last day', () => {
     const ids = page.charts.map((c) => c.id);
     // A small multiple per keyword, location and device where a tracked domain ranks; movers; one features chart
     // per keyword; and the night's.
-    const [{ panels }] = await queryFile(published, `SELECT count(DISTINCT (keyword, location_code, device))::INT AS panels FROM v_serp_rank_history WHERE domain IN (${TRACKED.map((d) => `'${d}'`).join(', ')})`);
+    const [{ panels }] = await queryFile(published, `SELECT count(DISTINCT (keyword, location_code, device))::INT AS panels FROM v_serp_rank_history WHERE ${TRACKED_SQL}`);
     expect(panels).toBeGreaterThan(4);
     expect(ids.filter((i) => i.startsWith('rank-'))).toHaveLength(panels as number);
     expect(ids.filter((i) => i.startsWith('features-'))).toHaveLength(3);
-    expect(ids).toEqual(expect.arrayContaining(['cost-per-step', 'cost-per-night', 'tasks-by-state', 'calls-per-minute', 'rows-per-table', 'movers']));
+    expect(ids).toEqual(expect.arrayContaining(['cost-per-step', 'cost-per-night', 'tasks-by-state', 'calls-per-minute', 'rows-per-table', 'movers', 'ai-overview']));
     for (const c of page.charts) {
       expect(c.declared, c.id).toBeGreaterThan(0);
       expect(c.drawn, c.id).toBe(c.declared);
@@ -252,10 +272,10 @@ describe('the report of the last day', () => {
 
   test('the small multiples hold each tracked domain\'s position per day, as the rank history has it', async () => {
     const html = readFileSync(file(), 'utf8');
-    const rows = await queryFile(published, `SELECT count(*)::INT AS n FROM (SELECT DISTINCT keyword, location_code, device, date, domain FROM v_serp_rank_history WHERE domain IN (${TRACKED.map((d) => `'${d}'`).join(', ')}))`);
+    const rows = await queryFile(published, `SELECT count(*)::INT AS n FROM (SELECT DISTINCT keyword, location_code, device, date, domain FROM v_serp_rank_history WHERE ${TRACKED_SQL})`);
     const declared = [...html.matchAll(/data-chart="rank-\d+" data-points="(\d+)"/g)].reduce((n, m) => n + Number(m[1]), 0);
     expect(declared).toBe(rows[0].n);
-    expect(page.text).toContain('tracked domains (alerts.domains): headphonesguide4.de, kettlehub1.store, laptopworld19.com');
+    expect(page.text).toContain(`tracked domains (alerts.domains, else the targets'; subdomains count): ${TRACKED}`);
   });
 
   test('the end-of-run notice names the top movers, tracked domains first, and the report', () => {
@@ -275,9 +295,11 @@ describe('the report of the last day', () => {
     expect(tracked).toContain(`<td class="n">${was}</td><td class="n">${now}</td><td class="n ${sign.startsWith('+') ? 'up' : 'down'}">${sign}</td>`);
   });
 
-  test('reads on a phone: one column, no chart wider than the screen', async () => {
-    const phone = await openReport(file(), { width: 390, screenshot: path.join(SCREENSHOTS, 'rank-tracking-phone.png') });
+  test('reads on a phone: one column, no chart wider than the screen; prints with no chart cut by a page break', async () => {
+    const phone = await openReport(file(), { width: 390, screenshot: path.join(SCREENSHOTS, 'rank-tracking-phone.png'), pdf: path.join(SCREENSHOTS, 'rank-tracking.pdf') });
     expect(phone.errors).toEqual([]);
     for (const c of phone.charts) expect(c.width, c.id).toBeLessThanOrEqual(390);
+    expect(phone.printed!.unbreakable).toBe(phone.charts.length);
+    expect(phone.printed!.pages).toBeGreaterThan(1);
   }, 60_000);
 });

@@ -46,7 +46,44 @@ function sample(type: string, depth: number, n: number, typeName?: string): unkn
   return out;
 }
 
+/** Ingests one task_get envelope of `path` with `result`; returns the summary and a query on the warehouse. */
+async function ingestPage(path_: string[], data: Record<string, unknown>, result: Record<string, unknown>) {
+  const envelope = {
+    version: '0.1.20250101', status_code: 20000, status_message: 'Ok.', time: '0.1 sec.', cost: 0, tasks_count: 1, tasks_error: 0,
+    tasks: [{ id: '11231200-1535-0066-0000-bbbbbbbbbbbb', status_code: 20000, status_message: 'Ok.', time: '0.1 sec.', cost: 0.0006, result_count: 1,
+      path: [...path_, '11231200-1535-0066-0000-bbbbbbbbbbbb'], data, result: [result] }],
+  };
+  const root = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-serp-page-'));
+  dirs.push(root);
+  writeFileSync(path.join(root, 'page.json'), JSON.stringify(envelope));
+  const out: string[] = [];
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((s: string) => { out.push(String(s)); return true; }) as never;
+  try {
+    expect(await ingestCommand({ root, files: [path.join(root, 'page.json')] })).toBe(0);
+  } finally {
+    process.stdout.write = write;
+  }
+  const db = warehousePaths(path.resolve(root, loadConfig({ root }).warehouse.dir)).published;
+  return { summary: out.join(''), q: (sql: string) => queryFile(db, sql) };
+}
+
 describe('every item type of the client\'s models through ingest', () => {
+  it('an AI Mode answer lands typed: the answer, every kind of its parts, and its cited sources', async () => {
+    const result: Record<string, unknown> = { ...(sample('SerpGoogleAiModeTaskGetAdvancedResultInfo', 0, 0) as Record<string, unknown>), keyword: 'best running shoes', type: 'ai_mode' };
+    const items = result.items as Record<string, unknown>[];
+    const { summary, q } = await ingestPage(['v3', 'serp', 'google', 'ai_mode', 'task_get', 'advanced'],
+      { api: 'serp', function: 'task_get', se: 'google', se_type: 'ai_mode', keyword: 'best running shoes', location_code: 2840, language_code: 'en' }, result);
+    expect(summary).not.toMatch(/unknown fields|unknown item types|unexpected type/);
+    const rows = await q(`SELECT item_type, markdown, extra FROM serp_results__items`);
+    expect(rows).toHaveLength(items.length);
+    expect(rows.every((r) => r.item_type === 'ai_overview' && r.extra === null && typeof r.markdown === 'string')).toBe(true);
+    const parts = await q(`SELECT DISTINCT item_type FROM serp_results__items__ai_overview_elements`);
+    expect(parts.map((r) => r.item_type).sort()).toEqual(Object.keys(SERP_ITEM_CLASSES.BaseSerpApiAiModeAiOverviewElementItem).sort());
+    expect((await q(`SELECT count(*) AS n FROM serp_results__items__ai_overview_elements WHERE extra IS NOT NULL`))[0].n).toBe(0n);
+    expect((await q(`SELECT count(*) AS n FROM serp_results__items__ai_overview_references`))[0].n).toBeGreaterThan(0n);
+  }, 60_000);
+
   it('lands typed: nothing in extra, no bad value; an unknown type is kept and reported', async () => {
     const types = Object.entries(SERP_ITEM_CLASSES.BaseSerpApiElementItem);
     const items: Record<string, unknown>[] = types.map(([name, cls], i) => ({ ...(sample(cls, 0, i, name) as object), rank_absolute: i + 1, rank_group: 1, page: 1 }));
@@ -94,8 +131,8 @@ describe('every item type of the client\'s models through ingest', () => {
     expect(parts.map((r) => r.item_type)).toEqual(Object.keys(SERP_ITEM_CLASSES.BaseSerpApiAiOverviewElementItem));
     expect((await q(`SELECT count(*) AS n FROM serp_results__items__ai_overview_elements__references`))[0].n).toBeGreaterThan(0n);
     // People also ask: the AI-overview answer's parts and sources.
-    expect((await q(`SELECT count(*) AS n FROM serp_results__items__people_also_ask__expanded__ai_overview_elements`))[0].n).toBeGreaterThan(0n);
-    expect((await q(`SELECT count(*) AS n FROM serp_results__items__people_also_ask__expanded__references`))[0].n).toBeGreaterThan(0n);
+    expect((await q(`SELECT count(*) AS n FROM serp_results__items__people_also_ask__expanded__ai`))[0].n).toBeGreaterThan(0n);
+    expect((await q(`SELECT count(*) AS n FROM serp_results__items__people_also_ask__expanded__refs`))[0].n).toBeGreaterThan(0n);
     // Every knowledge-graph part, and the elements of its lists.
     const kg = await q(`SELECT DISTINCT item_type FROM serp_results__items__knowledge_graph`);
     expect(kg.map((r) => r.item_type).sort()).toEqual(Object.keys(SERP_ITEM_CLASSES.BaseSerpApiKnowledgeGraphElementItem).sort());

@@ -66,7 +66,7 @@ describe('SERP answers of the live service through ingest', () => {
     const paa = await q(`SELECT p.title AS question, e.item_type, e.featured_title, e.domain, e.extra FROM serp_results__items__people_also_ask p JOIN serp_results__items__people_also_ask__expanded e ON e._parent_id = p._id ORDER BY p._list_idx`);
     expect(paa[0]).toMatchObject({ question: 'How often should I replace running shoes?', item_type: 'people_also_ask_expanded_element', featured_title: 'Every 300-500 miles', domain: 'www.rei.com' });
     expect(paa[1]).toMatchObject({ item_type: 'people_also_ask_ai_overview_expanded_element', extra: null });
-    expect(await q(`SELECT text, markdown FROM serp_results__items__people_also_ask__expanded__ai_overview_elements`)).toEqual([{ text: 'Not always.', markdown: 'Not always.' }]);
+    expect(await q(`SELECT text, markdown FROM serp_results__items__people_also_ask__expanded__ai`)).toEqual([{ text: 'Not always.', markdown: 'Not always.' }]);
     expect(await q(`SELECT item_type, title, text FROM serp_results__items__knowledge_graph ORDER BY _list_idx`)).toEqual([
       { item_type: 'knowledge_graph_description_item', title: null, text: 'Running shoes are shoes designed for running.' },
       { item_type: 'knowledge_graph_row_item', title: 'Invented', text: '1830s' },

@@ -22,7 +22,7 @@ describe('SERP task endpoints', () => {
   it('every type: task_post 20100 billed by the price table, tasks_ready points at each variant, each variant answers', async () => {
     const posted = new Map<string, string>();
     for (const def of POSTS) {
-      const t = taskFor(def.id, { depth: 20, tag: def.id });
+      const t = taskFor(def.id, { ...(def.fields?.depth ? { depth: 20 } : {}), tag: def.id });
       const r = await api.post(pathOf(def.id), [t]);
       const task = r.json.tasks[0];
       expect(task.status_code, `${def.id}: ${task.status_message}`).toBe(20100);
@@ -111,7 +111,7 @@ describe('SERP tasks_fixed, locations and languages', () => {
 describe('SERP live endpoints', () => {
   it('every live endpoint answers its variant in the response, billed per request and page', async () => {
     for (const def of LIVES) {
-      const t = taskFor(def.id, { depth: 20 });
+      const t = taskFor(def.id, def.fields?.depth ? { depth: 20 } : {});
       const r = await api.post(pathOf(def.id), [t]);
       const task = r.json.tasks[0];
       expect(task.status_code, `${def.id}: ${task.status_message}`).toBe(20000);

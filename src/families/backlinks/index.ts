@@ -1,6 +1,7 @@
 /** Backlinks: summaries, backlinks, anchors, referring domains and their history. Declared from the generated declarations. */
 import type { FamilyDef } from '../types.js';
 import { generatedEndpoints, generatedTables, type GeneratedFile } from '../generated.js';
+import { BACKLINKS_VIEWS } from './views.js';
 import FILE from '../generated/backlinks.json' with { type: 'json' };
 
 const file = FILE as unknown as GeneratedFile;
@@ -11,6 +12,7 @@ const family: FamilyDef = {
   description: 'The backlink index: summaries, backlinks, anchors, referring domains and networks, history.',
   endpoints,
   onDemandTables: generatedTables(file, endpoints),
+  views: BACKLINKS_VIEWS,
   sandbox: () => import('../../sandbox/generated.js'),
 };
 export default family;

@@ -4,6 +4,7 @@
  */
 import type { FamilyDef } from '../types.js';
 import { generatedEndpoints, generatedTables, type GeneratedFile } from '../generated.js';
+import { LABS_VIEWS } from './views.js';
 import FILE from '../generated/dataforseo_labs.json' with { type: 'json' };
 
 const file = FILE as unknown as GeneratedFile;
@@ -14,6 +15,7 @@ const family: FamilyDef = {
   description: 'Keyword and domain research from the Labs database: ranked keywords, competitors, keyword ideas, overviews.',
   endpoints,
   onDemandTables: generatedTables(file, endpoints),
+  views: LABS_VIEWS,
   inFlight: 30,
   sandbox: () => import('../../sandbox/generated.js'),
 };

@@ -297,6 +297,7 @@ function otherOrganicItems(engineName: string, keyword: string, sites: string[],
 
 /** The base class of the items of a type's results (the client's result models). */
 export function itemBaseOf(engine: string, seType: string): string {
+  if (seType === 'ai_mode') return 'AiModeAiOverviewInfo';
   if (seType === 'news') return 'BaseSerpApiGoogleNewsElementItem';
   if (seType === 'images') return 'BaseSerpApiGoogleImagesElementItem';
   if (seType === 'maps') return 'BaseSerpApiGoogleMapsElementItem';
@@ -346,6 +347,19 @@ export function generateSerpPage(p: SerpParams, engine: string, seType: string, 
     pages = stopPage(items, p, pages);
     items = items.filter((it) => Number(it.page ?? 1) <= pages);
     if (p.target) items = items.filter((it) => fitsTarget(it, p.target!));
+  } else if (seType === 'ai_mode') {
+    // One AI answer citing sources of the day's ranking (client AiModeAiOverviewInfo).
+    const r = new Rng(hashKeyword(`ai_mode|${keyword}|${day}`));
+    const cited = r.sample(sites.slice(0, 10), r.int(3, 6));
+    const refs = cited.map((d, i) => reference(d, keyword, r.fork(`m${i}`)));
+    items = [{
+      type: 'ai_overview', page: 1, markdown: `**${titleCase(keyword)}**: what to know.\n\n${cited.map((d) => `- [${d}](https://${d}/)`).join('\n')}`,
+      items: [
+        { type: 'ai_overview_element', title: null, text: `${titleCase(keyword)} depends on what you need.`, references: refs.slice(0, 3) },
+        { type: 'ai_overview_table_element', markdown: `| option | for |\n|---|---|\n| ${keyword} | most people |` },
+      ],
+      references: refs,
+    }];
   } else if (seType === 'news') {
     items = sites.map((d, i) => ({ type: 'news_search', page: 1 + Math.floor(i / pageSize), domain: d, title: `${titleCase(keyword)}: what changed`, url: `https://${d}/news/${slug(keyword)}`, snippet: `Latest on ${keyword}.`, time_published: `${i + 1} hours ago`, source: d, timestamp: ts(now - (i + 1) * 3_600_000) }));
     if (new Rng(hashKeyword(`news|${keyword}|${day}`)).chance(0.4)) items.splice(2, 0, { type: 'top_stories', page: 1, title: 'Top stories', items: [0, 1].map((k) => ({ type: 'top_stories_element', source: sites[k], domain: sites[k], title: `${titleCase(keyword)} today`, url: `https://${sites[k]}/news/${k}` })) });

@@ -42,6 +42,9 @@ export const SERP_TYPES: readonly SerpTypeSpec[] = [
     page: { desktop: 10 }, depth: { default: 10, max: 700 }, devices: DESKTOP, languageRequired: true, model: 'SerpGoogleNews' },
   { token: 'engine_a', engine: 'google', seType: 'images', taskGet: ['advanced', 'html'], live: ['advanced', 'html'],
     page: { desktop: 100 }, depth: { default: 100, max: 700 }, devices: DESKTOP, languageRequired: true, model: 'SerpGoogleImages' },
+  // AI Mode: one AI answer per task (items: the overview; no depth), advanced and html (client SerpGoogleAiMode*).
+  { token: 'engine_a', engine: 'google', seType: 'ai_mode', taskGet: ['advanced', 'html'], live: ['advanced', 'html'],
+    page: { desktop: 10 }, depth: { default: 10, max: 10 }, devices: DESKTOP_MOBILE, languageRequired: true, model: 'SerpGoogleAiMode' },
   { token: 'engine_a', engine: 'google', seType: 'maps', taskGet: ['advanced', 'html'], live: ['advanced', 'html'],
     page: { desktop: 100, mobile: 20 }, depth: { default: 100, max: 700 }, devices: DESKTOP_MOBILE, languageRequired: true, model: 'SerpGoogleMaps' },
   { token: 'engine_b', engine: 'bing', seType: 'organic', taskGet: ['regular', 'advanced', 'html'], live: ['regular', 'advanced', 'html'],
@@ -181,5 +184,10 @@ function engineLists(token: EngineToken, engine: string): EndpointDef[] {
   ];
 }
 const ENGINES = [...new Map(SERP_TYPES.map((t) => [t.token, t.engine])).entries()];
+/** AI Mode has a language list of its own (client `googleAiModeLanguages`). */
+const AI_MODE_LANGUAGES: EndpointDef = {
+  api: 'serp', engine: 'engine_a', seType: 'ai_mode', version: VERSION, ref: 'live', method: 'GET', kind: 'list', billing: 'free',
+  id: 'serp.google.ai_mode.languages', path: '/v3/serp/{engine_a}/ai_mode/languages', fn: 'languages', result: 'serp_languages', description: 'Languages Google AI Mode supports.',
+};
 
-export const SERP_ENDPOINTS: readonly EndpointDef[] = [...SERP_TYPES.flatMap(endpointsOf), ...ENGINES.flatMap(([token, engine]) => engineLists(token, engine))];
+export const SERP_ENDPOINTS: readonly EndpointDef[] = [...SERP_TYPES.flatMap(endpointsOf), ...ENGINES.flatMap(([token, engine]) => engineLists(token, engine)), AI_MODE_LANGUAGES];

@@ -137,6 +137,60 @@ export const SERP_REQUEST_MODELS: Readonly<Record<string, { fields: Readonly<Rec
       "max": 700
     }
   },
+  "SerpGoogleAiModeLiveAdvancedRequestInfo": {
+    "fields": {
+      "keyword": "string",
+      "location_code": "number",
+      "language_code": "string",
+      "device": "string",
+      "location_name": "string",
+      "language_name": "string",
+      "os": "string",
+      "tag": "string",
+      "calculate_rectangles": "boolean",
+      "browser_screen_width": "number",
+      "browser_screen_height": "number",
+      "browser_screen_resolution_ratio": "number",
+      "location_coordinate": "string"
+    },
+    "depth": {}
+  },
+  "SerpGoogleAiModeLiveHtmlRequestInfo": {
+    "fields": {
+      "keyword": "string",
+      "location_name": "string",
+      "location_code": "number",
+      "location_coordinate": "string",
+      "language_name": "string",
+      "language_code": "string",
+      "device": "string",
+      "os": "string",
+      "tag": "string"
+    },
+    "depth": {}
+  },
+  "SerpGoogleAiModeTaskPostRequestInfo": {
+    "fields": {
+      "keyword": "string",
+      "location_code": "number",
+      "language_code": "string",
+      "priority": "number",
+      "device": "string",
+      "pingback_url": "string",
+      "postback_url": "string",
+      "postback_data": "string",
+      "location_name": "string",
+      "language_name": "string",
+      "os": "string",
+      "tag": "string",
+      "calculate_rectangles": "boolean",
+      "browser_screen_width": "number",
+      "browser_screen_height": "number",
+      "browser_screen_resolution_ratio": "number",
+      "location_coordinate": "string"
+    },
+    "depth": {}
+  },
   "SerpGoogleImagesLiveAdvancedRequestInfo": {
     "fields": {
       "keyword": "string",
@@ -589,6 +643,14 @@ export const SERP_ITEM_CLASSES: Readonly<Record<string, Readonly<Record<string, 
     "people_also_ask": "BingPeopleAlsoAskSerpElementItem",
     "people_also_search": "BingPeopleAlsoSearchSerpElementItem"
   },
+  "BaseSerpApiAiModeAiOverviewElementItem": {
+    "ai_overview_element": "SerpApiAiModeAiOverviewElementItem",
+    "ai_overview_expanded_element": "SerpApiAiModeAiOverviewExpandedElementItem",
+    "ai_overview_video_element": "SerpApiAiModeAiOverviewVideoElementItem",
+    "ai_overview_table_element": "SerpApiAiModeAiOverviewTableElementItem",
+    "ai_overview_shopping": "SerpApiAiModeAiOverviewShoppingItem",
+    "ai_overview_paid": "SerpApiAiModeAiOverviewPaidItem"
+  },
   "BaseSerpApiAiOverviewElementItem": {
     "ai_overview_element": "SerpApiAiOverviewElementItem",
     "ai_overview_expanded_element": "SerpApiAiOverviewExpandedElementItem",
@@ -729,6 +791,38 @@ export const SERP_CLASS_FIELDS: Readonly<Record<string, Readonly<Record<string, 
     "region": "string",
     "country_code": "string"
   },
+  "AiModeAiOverviewExpandedComponentInfo": {
+    "type": "string",
+    "title": "string",
+    "text": "string",
+    "markdown": "string",
+    "images": "AiModeImagesElementInfo[]",
+    "links": "AiModeLinkElementInfo[]",
+    "references": "AiModeAiOverviewReferenceInfo[]"
+  },
+  "AiModeAiOverviewInfo": {
+    "type": "string",
+    "rank_group": "number",
+    "rank_absolute": "number",
+    "page": "number",
+    "position": "string",
+    "xpath": "string",
+    "markdown": "string",
+    "items": "BaseSerpApiAiModeAiOverviewElementItem[]",
+    "references": "AiModeAiOverviewReferenceInfo[]",
+    "rectangle": "AiModeRectangleInfo"
+  },
+  "AiModeAiOverviewPaidElementInfo": {
+    "type": "string",
+    "title": "string",
+    "url": "string",
+    "domain": "string",
+    "ad_aclk": "string",
+    "website_name": "string",
+    "breadcrumb": "string",
+    "snippet": "string",
+    "images": "AiModeImagesElementInfo[]"
+  },
   "AiModeAiOverviewReferenceInfo": {
     "type": "string",
     "position": "string",
@@ -738,17 +832,44 @@ export const SERP_CLASS_FIELDS: Readonly<Record<string, Readonly<Record<string, 
     "title": "string",
     "text": "string"
   },
+  "AiModeAiOverviewShoppingElementInfo": {
+    "type": "string",
+    "product_id": "string",
+    "data_docid": "string",
+    "gid": "string",
+    "title": "string",
+    "url": "string",
+    "domain": "string",
+    "rating": "RatingInfo",
+    "price": "PriceInfo",
+    "seller": "string",
+    "snippet": "string",
+    "marketplace": "string",
+    "marketplace_url": "string",
+    "image_url": "string"
+  },
   "AiModeImagesElementInfo": {
     "type": "string",
     "alt": "string",
     "url": "string",
     "image_url": "string"
   },
+  "AiModeLinkElementInfo": {
+    "type": "string",
+    "title": "string",
+    "description": "string",
+    "url": "string",
+    "domain": "string"
+  },
   "AiModeRectangleInfo": {
     "x": "number",
     "y": "number",
     "width": "number",
     "height": "number"
+  },
+  "AiModeTableInfo": {
+    "table_header": "string[]",
+    "table_content": "string[][]"
   },
   "AiOverviewElement": {
     "type": "string",
@@ -821,6 +942,10 @@ export const SERP_CLASS_FIELDS: Readonly<Record<string, Readonly<Record<string, 
     "position": "string",
     "xpath": "string",
     "rectangle": "AiModeRectangleInfo"
+  },
+  "BaseSerpApiAiModeAiOverviewElementItem": {
+    "type": "string",
+    "position": "string"
   },
   "BaseSerpApiAiOverviewElementItem": {
     "type": "string",
@@ -2134,6 +2259,56 @@ export const SERP_CLASS_FIELDS: Readonly<Record<string, Readonly<Record<string, 
     "url": "string",
     "items": "ScholarlyArticlesElement[]"
   },
+  "SerpApiAiModeAiOverviewElementItem": {
+    "type": "string",
+    "position": "string",
+    "title": "string",
+    "text": "string",
+    "markdown": "string",
+    "links": "AiModeLinkElementInfo[]",
+    "images": "AiModeImagesElementInfo[]",
+    "references": "AiModeAiOverviewReferenceInfo[]"
+  },
+  "SerpApiAiModeAiOverviewExpandedElementItem": {
+    "type": "string",
+    "position": "string",
+    "title": "string",
+    "text": "string",
+    "components": "AiModeAiOverviewExpandedComponentInfo[]",
+    "references": "AiModeAiOverviewReferenceInfo[]"
+  },
+  "SerpApiAiModeAiOverviewPaidItem": {
+    "type": "string",
+    "position": "string",
+    "text": "string",
+    "markdown": "string",
+    "items": "AiModeAiOverviewPaidElementInfo[]"
+  },
+  "SerpApiAiModeAiOverviewShoppingItem": {
+    "type": "string",
+    "position": "string",
+    "title": "string",
+    "markdown": "string",
+    "items": "AiModeAiOverviewShoppingElementInfo[]"
+  },
+  "SerpApiAiModeAiOverviewTableElementItem": {
+    "type": "string",
+    "position": "string",
+    "markdown": "string",
+    "table": "AiModeTableInfo"
+  },
+  "SerpApiAiModeAiOverviewVideoElementItem": {
+    "type": "string",
+    "position": "string",
+    "title": "string",
+    "snippet": "string",
+    "url": "string",
+    "domain": "string",
+    "image_url": "string",
+    "source": "string",
+    "date": "string",
+    "timestamp": "string"
+  },
   "SerpApiAiOverviewElementItem": {
     "type": "string",
     "position": "string",
@@ -2614,6 +2789,66 @@ export const SERP_CLASS_FIELDS: Readonly<Record<string, Readonly<Record<string, 
     "items": "BaseBingSerpApiElementItem[]"
   },
   "SerpBingOrganicTasksReadyResultInfo": {
+    "id": "string",
+    "se": "string",
+    "se_type": "string",
+    "date_posted": "string",
+    "tag": "string",
+    "endpoint_regular": "string",
+    "endpoint_advanced": "string",
+    "endpoint_html": "string"
+  },
+  "SerpGoogleAiModeLiveAdvancedResultInfo": {
+    "keyword": "string",
+    "type": "string",
+    "se_domain": "string",
+    "location_code": "number",
+    "language_code": "string",
+    "check_url": "string",
+    "datetime": "string",
+    "spell": "SpellInfo",
+    "refinement_chips": "RefinementChipsInfo",
+    "item_types": "string[]",
+    "se_results_count": "number",
+    "items_count": "number",
+    "items": "AiModeAiOverviewInfo[]"
+  },
+  "SerpGoogleAiModeLiveHtmlResultInfo": {
+    "keyword": "string",
+    "type": "string",
+    "se_domain": "string",
+    "location_code": "number",
+    "language_code": "string",
+    "datetime": "string",
+    "items_count": "number",
+    "items": "HtmlItemInfo[]"
+  },
+  "SerpGoogleAiModeTaskGetAdvancedResultInfo": {
+    "keyword": "string",
+    "type": "string",
+    "se_domain": "string",
+    "location_code": "number",
+    "language_code": "string",
+    "check_url": "string",
+    "datetime": "string",
+    "spell": "SpellInfo",
+    "refinement_chips": "RefinementChipsInfo",
+    "item_types": "string[]",
+    "se_results_count": "number",
+    "items_count": "number",
+    "items": "AiModeAiOverviewInfo[]"
+  },
+  "SerpGoogleAiModeTaskGetHtmlResultInfo": {
+    "keyword": "string",
+    "type": "string",
+    "se_domain": "string",
+    "location_code": "number",
+    "language_code": "string",
+    "datetime": "string",
+    "items_count": "number",
+    "items": "HtmlItemInfo[]"
+  },
+  "SerpGoogleAiModeTasksReadyResultInfo": {
     "id": "string",
     "se": "string",
     "se_type": "string",

@@ -205,12 +205,17 @@ const references = (name: string, parent: string, what: string, only?: readonly 
   columns: [...REFERENCE_COLUMNS, ...modelColumns(['AiModeAiOverviewReferenceInfo'], REFERENCE_COLUMNS)],
 });
 /** An AI Overview's elements (text, expanded, video, table parts): typed from every element class, references as child rows. */
-function aiElements(name: string, parent: string, what: string, only: readonly string[], bases: readonly string[]): TableDef[] {
+function aiElements(name: string, parent: string, what: string, only: readonly string[], bases: readonly string[], refs = `${name}__references`): TableDef[] {
   const classes = [...new Set(bases.flatMap((b) => Object.values(SERP_ITEM_CLASSES[b] ?? {})))];
   const cols = [c('item_type', 'VARCHAR', 'ai_overview_element, ai_overview_expanded_element, ai_overview_video_element or ai_overview_table_element.', 'type', 'item_type'), c('title', 'VARCHAR', 'Title of the part.'), c('text', 'VARCHAR', 'Text of the part.'), c('markdown', 'VARCHAR', 'The part as markdown.')];
   return [
-    { name, parent, extra: true, source: { kind: 'objects', path: 'items' }, onlyForItemTypes: only, description: `Parts of ${what}, in the order shown; their cited sources are in \`${name}__references\`.`, columns: [...cols, ...modelColumns(classes, cols, ['references'])] },
-    references(`${name}__references`, name, `a part of ${what}`),
+    {
+      name, parent, extra: true, source: { kind: 'objects', path: 'items' }, onlyForItemTypes: only,
+      // Known by their full names, so `ai_overview_paid` is not read as `paid` of another engine.
+      knownItemTypes: [...new Set(bases.flatMap((b) => Object.keys(SERP_ITEM_CLASSES[b] ?? {})))].sort(),
+      description: `Parts of ${what}, in the order shown; their cited sources are in \`${refs}\`.`, columns: [...cols, ...modelColumns(classes, cols, ['references'])],
+    },
+    references(refs, name, `a part of ${what}`),
   ];
 }
 
@@ -221,7 +226,8 @@ function aiElements(name: string, parent: string, what: string, only: readonly s
  */
 function itemFamily(root: string, resultKind: 'serp_advanced' | 'serp_regular', what: string): TableDef[] {
   const items = `${root}__items`;
-  const itemClasses = [...new Set(ITEM_BASES.flatMap((b) => Object.values(SERP_ITEM_CLASSES[b] ?? {})))];
+  // Every page's item classes, and AI Mode's answer (its items are AiModeAiOverviewInfo, of type ai_overview).
+  const itemClasses = [...new Set([...ITEM_BASES.flatMap((b) => Object.values(SERP_ITEM_CLASSES[b] ?? {})), 'AiModeAiOverviewInfo'])];
   const childPaths = ['links', 'highlighted', 'items', 'references', 'additional_categories'];
   const declared = [...ITEM_COLUMNS, ...ITEM_OBJECTS];
   const elementTypes = typesWith('items').filter((t) => !OWN_ITEMS_TABLE.includes(t));
@@ -264,7 +270,7 @@ function itemFamily(root: string, resultKind: 'serp_advanced' | 'serp_regular', 
       description: 'Elements of every feature without a table of its own (popular products, discussions and forums, perspectives, short videos, carousels, jobs, ...), typed from each element class of the client\'s models.',
       columns: [...elementCols, ...modelColumns(elementClasses('items', elementTypes), elementCols)],
     },
-    ...aiElements(`${items}__ai_overview_elements`, items, 'an AI Overview', ['ai_overview'], ['BaseSerpApiAiOverviewElementItem', 'BaseSerpApiBingAiOverviewElementItem']),
+    ...aiElements(`${items}__ai_overview_elements`, items, 'an AI Overview (or an AI Mode answer)', ['ai_overview'], ['BaseSerpApiAiOverviewElementItem', 'BaseSerpApiBingAiOverviewElementItem', 'BaseSerpApiAiModeAiOverviewElementItem']),
     references(`${items}__ai_overview_references`, items, 'an AI Overview (the `references` of the `ai_overview` item)', typesWith('references')),
     {
       name: `${items}__people_also_ask`, parent: items, extra: true, source: { kind: 'objects', path: 'items' }, onlyForItemTypes: ['people_also_ask'],
@@ -276,8 +282,9 @@ function itemFamily(root: string, resultKind: 'serp_advanced' | 'serp_regular', 
       description: 'Expanded answers of a people-also-ask question: a page\'s answer, or an AI Overview answer whose parts and sources are child rows.',
       columns: [...paaCols, ...modelColumns(paaExpanded, paaCols, ['items', 'references'])],
     },
-    ...aiElements(`${items}__people_also_ask__expanded__ai_overview_elements`, `${items}__people_also_ask__expanded`, 'an AI Overview answer in people also ask', aiOnly, ['BaseSerpApiAiOverviewElementItem']),
-    references(`${items}__people_also_ask__expanded__references`, `${items}__people_also_ask__expanded`, 'an AI Overview answer in people also ask', aiOnly),
+    // Short names: PostgreSQL cuts identifiers at 63 characters.
+    ...aiElements(`${items}__people_also_ask__expanded__ai`, `${items}__people_also_ask__expanded`, 'an AI Overview answer in people also ask', aiOnly, ['BaseSerpApiAiOverviewElementItem'], `${items}__people_also_ask__expanded__ai__refs`),
+    references(`${items}__people_also_ask__expanded__refs`, `${items}__people_also_ask__expanded`, 'an AI Overview answer in people also ask', aiOnly),
     {
       name: `${items}__top_stories`, parent: items, extra: true, source: { kind: 'objects', path: 'items' }, onlyForItemTypes: ['top_stories'],
       description: 'Stories of a top-stories item.',
@@ -313,8 +320,8 @@ function itemFamily(root: string, resultKind: 'serp_advanced' | 'serp_regular', 
       description: 'Elements of a knowledge graph list, carousel, images, shopping or hotels-booking part.',
       columns: withModel(elementClasses('items', kgListTypes, ['BaseSerpApiKnowledgeGraphElementItem']), [c('item_type', 'VARCHAR', 'knowledge_graph_*_element.', 'type', 'item_type'), c('title', 'VARCHAR', 'Title.'), c('url', 'VARCHAR', 'URL.'), c('domain', 'VARCHAR', 'Domain.')]),
     },
-    ...aiElements(`${items}__knowledge_graph__ai_overview_elements`, `${items}__knowledge_graph`, 'the AI Overview part of a knowledge graph', ['knowledge_graph_ai_overview_item'], ['BaseSerpApiAiOverviewElementItem']),
-    references(`${items}__knowledge_graph__references`, `${items}__knowledge_graph`, 'the AI Overview part of a knowledge graph', ['knowledge_graph_ai_overview_item']),
+    ...aiElements(`${items}__knowledge_graph__ai`, `${items}__knowledge_graph`, 'the AI Overview part of a knowledge graph', ['knowledge_graph_ai_overview_item'], ['BaseSerpApiAiOverviewElementItem'], `${items}__knowledge_graph__ai__refs`),
+    references(`${items}__knowledge_graph__refs`, `${items}__knowledge_graph`, 'the AI Overview part of a knowledge graph', ['knowledge_graph_ai_overview_item']),
     scalars(`${items}__related_searches`, items, 'items', c('keyword', 'VARCHAR', 'Related search (JSON text when the service sends an object).', '$'), 'Queries of a related-searches or people-also-search item, one row each.', ['related_searches', 'people_also_search']),
     scalars(`${items}__additional_categories`, items, 'additional_categories', c('category', 'VARCHAR', 'Category.', '$'), 'Further categories of a maps item.', typesWith('additional_categories')),
   ];

@@ -39,10 +39,7 @@ const SERP_ITEMS = `
   )`;
 
 const SERIES = ['keyword', 'se', 'se_type', 'location_code', 'language_code', 'device'];
-/**
- * The same series on both sides, null matching null: equality over coalesced keys, which PostgreSQL can hash.
- * `IS NOT DISTINCT FROM` it can only nest-loop: v_serp_features took seconds at a few weeks of pages.
- */
+/** The same series on both sides, null matching null, as equality over coalesced keys PostgreSQL can hash-join. */
 const sameSeries = (a: string, b: string) =>
   SERIES.map((s) => (s === 'location_code' ? `coalesce(${a}.${s}, -1) = coalesce(${b}.${s}, -1)` : `coalesce(${a}.${s}, '') = coalesce(${b}.${s}, '')`)).join(' AND ');
 const SERIES_COLUMNS = [
@@ -60,9 +57,9 @@ const SERIES_COLUMNS = [
  * suffix list that covers the usual country second levels (docs/analysis.md).
  */
 export const registrable = (d: string) =>
-  `CASE WHEN regexp_matches(${d}, '\\.(co|com|org|net|ac|gov|edu|ne|or|go)\\.[a-z]{2}$') THEN regexp_extract(${d}, '([^.]+\\.[^.]+\\.[^.]+)$', 1) ELSE regexp_extract(${d}, '([^.]+\\.[^.]+)$', 1) END`;
+  `coalesce(nullif(regexp_extract(${d}, '([^.]+\\.(co|com|org|net|ac|gov|edu|ne|or|go)\\.[a-z]{2})$', 1), ''), regexp_extract(${d}, '([^.]+\\.[^.]+)$', 1))`;
 /** A domain that counts for a tracked one: itself or one of its subdomains. */
-const countsFor = (d: string, tracked: string) => `(${d} = ${tracked} OR ends_with(${d}, '.' || ${tracked}))`;
+const countsFor = (d: string, tracked: string) => `(${d} = ${tracked} OR right(${d}, length(${tracked}) + 1) = '.' || ${tracked})`;
 const series = (a: string) => SERIES.map((x) => `${a}.${x}`).join(', ');
 
 /** Pages (one row per result page), AI Overview citations, and the tracked domains of each task, over SERP_ITEMS. */
@@ -81,7 +78,7 @@ const TRACKING = `${SERP_ITEMS},
     SELECT r._parent_id, r._list_idx + 1, nullif(regexp_replace(lower(r.domain), '^www\\.', ''), ''), r.url, r.title
     FROM serp_regular__items__ai_overview_references r
   ), page_citations AS (
-    SELECT item_id, count(*) AS sources_cited, list(domain ORDER BY citation_position) AS cited_domains FROM citations GROUP BY item_id
+    SELECT item_id, count(*) AS sources_cited, array_agg(domain ORDER BY citation_position) AS cited_domains FROM citations GROUP BY item_id
   ), tracked AS (
     SELECT DISTINCT t.run_id, t.service_id AS task_id, g.target, g.domain AS tracked_domain
     FROM _tasks t JOIN _targets g ON g.run_id = t.run_id AND g.step = t.step
@@ -346,7 +343,8 @@ FROM joined`,
     FROM serp_items WHERE item_type = 'organic' AND domain IS NOT NULL
     GROUP BY ${SERIES.join(', ')}, date, registrable_domain
   ), weighted AS (
-    SELECT *, CASE WHEN position <= 10 THEN [0.28, 0.15, 0.11, 0.08, 0.07, 0.05, 0.04, 0.03, 0.03, 0.02][position] WHEN position <= 20 THEN 0.01 ELSE 0 END AS ctr FROM best
+    SELECT *, CASE position WHEN 1 THEN 0.28 WHEN 2 THEN 0.15 WHEN 3 THEN 0.11 WHEN 4 THEN 0.08 WHEN 5 THEN 0.07 WHEN 6 THEN 0.05 WHEN 7 THEN 0.04
+                  WHEN 8 THEN 0.03 WHEN 9 THEN 0.03 WHEN 10 THEN 0.02 ELSE CASE WHEN position <= 20 THEN 0.01 ELSE 0 END END AS ctr FROM best
   ), kw AS (
     SELECT se, se_type, location_code, language_code, device, date, count(DISTINCT keyword) AS keywords FROM serp_items
     GROUP BY se, se_type, location_code, language_code, device, date

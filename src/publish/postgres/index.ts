@@ -21,7 +21,7 @@ import { pipeline } from 'node:stream/promises';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { CATALOG_TABLES, PG_VIEWS, STATE_TABLE, compatFunctions, createTableSql, keySql, lit, q, relationObjects, stateTableSql, tableComments, viewDdl, type PgTable } from './sql.js';
+import { catalogTables, PG_VIEWS, STATE_TABLE, compatFunctions, createTableSql, keySql, lit, q, relationObjects, stateTableSql, tableComments, viewDdl, type PgTable } from './sql.js';
 import { DuckSource, ledgerTables } from './duck.js';
 import { redactText, redactUrl } from './config.js';
 import { EXIT } from '../../exit.js';
@@ -176,7 +176,7 @@ function describe(err: unknown): string {
 
 async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostgresOptions & { stageDir: string }) {
   const { schema } = opts;
-  const tables = [...CATALOG_TABLES, ...(await ledgerTables())];
+  const tables = [...catalogTables(), ...(await ledgerTables())];
   const existing = await pgColumns(client, schema);
   const state = new Map((await client.query(`SELECT object, published_through, row_count, fingerprint FROM ${q(schema)}.${STATE_TABLE}`)).rows.map((r) => [String(r.object), r]));
   const newest = {
@@ -198,10 +198,10 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
   }
   await duck.conn.run('CREATE OR REPLACE TEMP TABLE _keys (grp INTEGER, k VARCHAR)');
   for (const g of groups.values()) {
-    const members = tables.filter((t) => t.family === g.family && t.stamp && duck.has(t.name));
+    const members = tables.filter((t) => t.family === g.family && t.stamp && duck.has(t.source));
     for (const t of members) {
       const stampType = t.columns.find((c) => c.name === t.stamp)!.duckType;
-      await duck.conn.run(`INSERT INTO _keys SELECT DISTINCT ${g.id}, ${q(t.unit)} FROM wh.${q(t.name)} WHERE ${q(t.stamp)} > CAST($1 AS ${stampType})`, [g.since]);
+      await duck.conn.run(`INSERT INTO _keys SELECT DISTINCT ${g.id}, ${q(t.unit)} FROM wh.${q(t.source)} WHERE ${q(t.stamp)} > CAST($1 AS ${stampType})`, [g.since]);
     }
   }
   await duck.conn.run('CREATE OR REPLACE TEMP TABLE _keys_d AS SELECT DISTINCT grp, k FROM _keys');
@@ -223,15 +223,15 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
 
   // An incremental table whose count would not come out equal to DuckDB's is sent whole instead.
   for (const p of plans) {
-    const duckRows = await duck.count(p.table.name);
+    const duckRows = await duck.count(p.table.source);
     // A table without a stamp (sent whole) is left as it is while its row count stands: its rows only ever grow by run.
     const held = state.get(p.table.name);
     if (!p.table.stamp && p.mode === 'full' && held && held.published_through !== null && Number(held.row_count) === duckRows) p.mode = 'unchanged';
     if (p.mode !== 'incremental') continue;
     const st = state.get(p.table.name);
     const unit = q(p.table.unit);
-    const changedDuck = duck.has(p.table.name)
-      ? Number((await duck.rows(`SELECT count(*) FROM wh.${q(p.table.name)} WHERE ${unit} IN (SELECT k FROM _keys_d WHERE grp = ${p.group})`))[0][0]) : 0;
+    const changedDuck = duck.has(p.table.source)
+      ? Number((await duck.rows(`SELECT count(*) FROM wh.${q(p.table.source)} WHERE ${unit} IN (SELECT k FROM _keys_d WHERE grp = ${p.group})`))[0][0]) : 0;
     const { rows: [{ n }] } = await client.query(`SELECT count(*)::bigint AS n FROM ${q(schema)}.${q(p.table.name)} WHERE ${unit} IN (SELECT k FROM _keys WHERE grp = $1)`, [p.group]);
     if (Number(st.row_count) - Number(n) + changedDuck !== duckRows) p.mode = 'full';
     else if (!changedDuck && !Number(n)) p.mode = 'unchanged';
@@ -243,10 +243,10 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
     if (p.mode === 'unchanged') continue;
     p.stage = `_stage_${i++}`;
     await client.query(createTableSql(schema, p.table, { name: p.stage, temp: true })[0]);
-    if (!duck.has(p.table.name)) { p.rows = 0; continue; }
-    const cols = p.table.columns.map((c) => `CAST(${q(c.name)} AS ${c.duckType}) AS ${q(c.name)}`).join(', ');
+    if (!duck.has(p.table.source)) { p.rows = 0; continue; }
+    const cols = p.table.columns.map((c) => `CAST(${q(c.source)} AS ${c.duckType}) AS ${q(c.name)}`).join(', ');
     const where = p.mode === 'incremental' ? ` WHERE ${q(p.table.unit)} IN (SELECT k FROM _keys_d WHERE grp = ${p.group})` : '';
-    p.rows = await copyIn(`SELECT ${cols} FROM wh.${q(p.table.name)}${where}`, p.stage, p.table.columns.map((c) => q(c.name)).join(', '));
+    p.rows = await copyIn(`SELECT ${cols} FROM wh.${q(p.table.source)}${where}`, p.stage, p.table.columns.map((c) => q(c.name)).join(', '));
   }
 
   // A column the catalog gained: added (nullable, so existing rows keep theirs) in a short transaction of its own.
@@ -302,7 +302,7 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
       await client.query(
         `INSERT INTO ${q(schema)}.${STATE_TABLE} (object, published_through, row_count, run_id, published_at) VALUES ($1, $2, $3, $4, now())
          ON CONFLICT (object) DO UPDATE SET published_through = EXCLUDED.published_through, row_count = EXCLUDED.row_count, run_id = EXCLUDED.run_id, published_at = EXCLUDED.published_at`,
-        [p.table.name, through, await duck.count(p.table.name), opts.runId ?? null]);
+        [p.table.name, through, await duck.count(p.table.source), opts.runId ?? null]);
     }
     // Foreign keys and the indexes joins use, from the catalog: those missing (new tables, an older schema) are added.
     const haveIndexes = new Set((await client.query('SELECT indexname FROM pg_indexes WHERE schemaname = $1', [schema])).rows.map((r) => String(r.indexname)));

@@ -31,11 +31,33 @@ export function pgType(duckType: string): string {
   return t;
 }
 
-export interface PgColumn { name: string; duckType: string; pgType: string }
+/**
+ * A name PostgreSQL keeps whole: itself when it fits in 63 bytes, else its first 54 characters, `_` and 8 characters
+ * of a hash of the whole, stable for the same name. Deep generated tables and columns pass that limit; cut plainly,
+ * two of them would meet under one name. The data dictionary's comment on each says its full name.
+ */
+export function pgIdent(name: string): string {
+  if (Buffer.byteLength(name) <= 63) return name;
+  let h = 0x811c9dc5;
+  for (const ch of name) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
+  return `${name.slice(0, 54)}_${h.toString(36).padStart(8, '0').slice(-8)}`;
+}
+
+export interface PgColumn {
+  /** Its name in PostgreSQL (pgIdent of the warehouse's). */
+  name: string;
+  /** Its name in the DuckDB warehouse. */
+  source: string;
+  duckType: string;
+  pgType: string;
+}
 
 /** A table as it is published: its columns, key, and the column a run's changes are tracked by. */
 export interface PgTable {
+  /** Its name in PostgreSQL (pgIdent of the warehouse's). */
   name: string;
+  /** Its name in the DuckDB warehouse. */
+  source: string;
   columns: PgColumn[];
   primaryKey: string[];
   /** Rows are replaced by this column's values: `_task_id` for catalog tables, `run_id` for the ledger's. */
@@ -50,23 +72,19 @@ export interface PgTable {
 
 export function catalogTable(t: TableDef): PgTable {
   return {
-    name: t.name,
-    columns: allColumns(t).map((c) => ({ name: c.name, duckType: c.type, pgType: pgType(c.type) })),
+    name: pgIdent(t.name),
+    source: t.name,
+    columns: allColumns(t).map((c) => ({ name: pgIdent(c.name), source: c.name, duckType: c.type, pgType: pgType(c.type) })),
     primaryKey: ['_id'],
     unit: '_task_id',
     stamp: '_loaded_at',
     family: 'catalog',
-    references: t.parent ? [{ column: '_parent_id', table: t.parent, key: '_id' }] : [],
+    references: t.parent ? [{ column: '_parent_id', table: pgIdent(t.parent), key: '_id' }] : [],
   };
 }
 
-/**
- * PostgreSQL keeps 63 bytes of a name and cut two deep AI Overview nestings to the same table: catalog tables with
- * longer names are not published there (docs/postgres.md, "Limits"); DuckDB and Parquet have them.
- */
-export const PG_NAME_MAX = 63;
-export const UNPUBLISHED_TABLES: readonly string[] = TABLES.filter((t) => t.name.length > PG_NAME_MAX).map((t) => t.name);
-export const CATALOG_TABLES: readonly PgTable[] = TABLES.filter((t) => t.name.length <= PG_NAME_MAX).map(catalogTable);
+/** The catalog's tables in use now: generated families' tables join them when a pipeline fetches them. */
+export const catalogTables = (): PgTable[] => TABLES.map(catalogTable);
 
 /** CREATE TABLE (a temporary one without keys), then its primary key and the index the replacement deletes by. */
 export function createTableSql(schema: string, t: PgTable, opts: { name?: string; temp?: boolean } = {}): string[] {
@@ -203,5 +221,16 @@ export const PG_VIEWS: readonly ViewDef[] = VIEWS;
 
 /** The catalog's and the ledger's comments (the data dictionary), for the schema on the search path. */
 export function tableComments(): string[] {
-  return catalogComments().filter((sql) => !UNPUBLISHED_TABLES.some((n) => sql.includes(`"${n}"`)));
+  const renamed = new Map(TABLES.flatMap((t) => [t.name, ...allColumns(t).map((c) => c.name)]).filter((n) => pgIdent(n) !== n).map((n) => [q(n), q(pgIdent(n))]));
+  if (!renamed.size) return catalogComments();
+  // Names cut for PostgreSQL: the statements name the PostgreSQL object, the comment says the warehouse's name.
+  return catalogComments().map((sql) => {
+    const m = /^COMMENT ON (TABLE|COLUMN) ("(?:[^"]|"")*")(?:\.("(?:[^"]|"")*"))? IS '/.exec(sql);
+    if (!m) return sql;
+    const full = (m[3] ?? m[2]).slice(1, -1).replace(/""/g, '"');
+    const [tableName, colName] = [m[2], m[3]].map((x) => (x ? renamed.get(x) ?? x : x));
+    const head = `COMMENT ON ${m[1]} ${tableName}${colName ? `.${colName}` : ''} IS '`;
+    const note = renamed.has(m[3] ?? m[2]) ? `(${full.replace(/'/g, "''")} in the warehouse) ` : '';
+    return head + note + sql.slice(m[0].length);
+  });
 }

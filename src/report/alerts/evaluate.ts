@@ -62,3 +62,27 @@ export function runAlerts(rules: readonly AlertRule[], run: RunFacts): Alert[] {
   }
   return out;
 }
+
+/** One row of v_serp_ai_visibility. */
+export interface AiVisibilityRow {
+  target: string; tracked_domain: string; keyword: string; se: string | null; se_type: string | null; location_code: number | null; language_code: string | null; device: string;
+  date: string; ai_overview_shown: boolean; citation_position: number | null; citation_change: string;
+}
+
+/** Alerts about the AI Overview citations of the pipeline's targets: gained or lost since the previous collected day. */
+export function aiAlerts(rules: readonly AlertRule[], rows: readonly AiVisibilityRow[], runId: string): Alert[] {
+  const out: Alert[] = [];
+  for (const v of rows) {
+    const m = { keyword: v.keyword, location_code: v.location_code, language_code: v.language_code, device: v.device } as MovementRow;
+    for (const rule of rules) {
+      let text: string | undefined;
+      if (rule.kind === 'ai_citation_gained' && v.citation_change === 'gained') {
+        text = `${v.tracked_domain} is cited in the AI Overview for ${where(m)}${v.citation_position !== null ? ` (reference ${v.citation_position})` : ''}; target ${v.target}`;
+      } else if (rule.kind === 'ai_citation_lost' && v.citation_change === 'lost') {
+        text = `${v.tracked_domain} lost its AI Overview citation for ${where(m)}${v.ai_overview_shown ? '' : ' (no AI Overview showed)'}; target ${v.target}`;
+      }
+      if (text) out.push({ key: `${rule.id}|${[v.target, v.tracked_domain, v.keyword, v.se, v.se_type, v.location_code, v.language_code, v.device, v.date].join('|')}`, runId, rule: rule.id, text });
+    }
+  }
+  return out.sort((a, b) => a.key.localeCompare(b.key));
+}

@@ -6,8 +6,9 @@ import path from 'node:path';
 import type { Config } from '../../config/index.js';
 import type { AlertsSpec } from '../../pipeline/index.js';
 import type { Query, RunFacts } from '../data.js';
-import { domainAlerts, runAlerts, type Alert, type MovementRow } from './evaluate.js';
+import { aiAlerts, domainAlerts, runAlerts, type AiVisibilityRow, type Alert, type MovementRow } from './evaluate.js';
 import { AlertOutbox } from './outbox.js';
+import { trackedDomain } from '../tracked.js';
 import { channelId, channelShown, deliver } from './deliver.js';
 
 export type { Alert } from './evaluate.js';
@@ -23,6 +24,23 @@ export interface AlertsOutcome {
 
 export const outboxPath = (reportsDir: string) => path.join(reportsDir, 'alerts.jsonl');
 
+/** The AI visibility rows of the pipeline's targets on the run's SERP day, for the ai_citation rules. */
+export async function aiVisibilityRows(q: Query, spec: AlertsSpec, runDate: string): Promise<AiVisibilityRow[]> {
+  if (!spec.targets.length || !spec.rules.some((r) => r.kind === 'ai_citation_gained' || r.kind === 'ai_citation_lost')) return [];
+  const rows = await q(
+    `WITH day AS (SELECT max(date) AS d FROM v_serp_ai_visibility
+                  WHERE date BETWEEN $1::DATE - INTERVAL 1 DAY AND $1::DATE + INTERVAL 1 DAY AND list_contains($2::VARCHAR[], target))
+     SELECT target, tracked_domain, keyword, se, se_type, location_code, language_code, device, CAST(date AS VARCHAR) AS date,
+            ai_overview_shown, citation_position, citation_change
+     FROM v_serp_ai_visibility WHERE date = (SELECT d FROM day) AND list_contains($2::VARCHAR[], target) AND citation_change IN ('gained', 'lost')`,
+    [runDate, spec.targets]);
+  return rows.map((r) => ({
+    target: String(r.target), tracked_domain: String(r.tracked_domain), keyword: String(r.keyword), se: (r.se as string | null) ?? null, se_type: (r.se_type as string | null) ?? null,
+    location_code: r.location_code === null ? null : Number(r.location_code), language_code: (r.language_code as string | null) ?? null, device: String(r.device), date: String(r.date),
+    ai_overview_shown: Boolean(r.ai_overview_shown), citation_position: r.citation_position === null ? null : Number(r.citation_position), citation_change: String(r.citation_change),
+  }));
+}
+
 /** The movement rows of the tracked domains on the run's SERP day (the latest within a day of the run date). */
 export async function movementRows(q: Query, spec: AlertsSpec, runDate: string, keywords?: readonly string[]): Promise<MovementRow[]> {
   if (!spec.domains.length) return [];
@@ -30,9 +48,9 @@ export async function movementRows(q: Query, spec: AlertsSpec, runDate: string, 
   const params: unknown[] = [runDate, spec.domains, ...(keywords?.length ? [keywords] : [])];
   const rows = await q(
     `WITH day AS (SELECT max(date) AS d FROM v_serp_domain_movement
-                  WHERE date BETWEEN $1::DATE - INTERVAL 1 DAY AND $1::DATE + INTERVAL 1 DAY AND list_contains($2::VARCHAR[], domain)${kw})
+                  WHERE date BETWEEN $1::DATE - INTERVAL 1 DAY AND $1::DATE + INTERVAL 1 DAY AND ${trackedDomain('domain', 2)}${kw})
      SELECT keyword, se, se_type, location_code, language_code, device, CAST(date AS VARCHAR) AS date, domain, position, previous_position, movement
-     FROM v_serp_domain_movement WHERE date = (SELECT d FROM day) AND list_contains($2::VARCHAR[], domain)${kw}`, params);
+     FROM v_serp_domain_movement WHERE date = (SELECT d FROM day) AND ${trackedDomain('domain', 2)}${kw}`, params);
   return rows.map((r) => ({
     keyword: String(r.keyword), se: (r.se as string | null) ?? null, se_type: (r.se_type as string | null) ?? null, location_code: r.location_code === null ? null : Number(r.location_code),
     language_code: (r.language_code as string | null) ?? null, device: String(r.device), date: String(r.date), domain: String(r.domain),
@@ -45,6 +63,8 @@ export interface RunAlertsOptions {
   pipeline: string;
   run: RunFacts;
   movement: readonly MovementRow[];
+  /** v_serp_ai_visibility rows of the day (aiVisibilityRows). */
+  ai: readonly AiVisibilityRow[];
   reportsDir: string;
   reportPath?: string;
   config: Config;
@@ -55,7 +75,7 @@ export interface RunAlertsOptions {
 
 export async function raiseAndDeliver(o: RunAlertsOptions): Promise<AlertsOutcome> {
   const box = AlertOutbox.open(outboxPath(o.reportsDir), o.now);
-  const alerts = [...runAlerts(o.spec.rules, o.run), ...domainAlerts(o.spec.rules, o.movement, o.run.runId)];
+  const alerts = [...runAlerts(o.spec.rules, o.run), ...domainAlerts(o.spec.rules, o.movement, o.run.runId), ...aiAlerts(o.spec.rules, o.ai, o.run.runId)];
   const raised = box.raise(alerts, o.spec.channels.map(channelId));
   const outcome: AlertsOutcome = { raised, delivered: [], failed: [] };
   for (const channel of o.spec.channels) {

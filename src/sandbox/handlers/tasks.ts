@@ -114,7 +114,7 @@ export function handleTasksReady(req: ApiRequest, ctx: SandboxContext): Envelope
   const result = ready.map(({ t, p: postDef }) => {
     const item = readyItem(postDef, t, ctx);
     const paths = getterPaths(postDef, ctx, t.id);
-    return readyElement(def, { ...item, endpoint: paths.plain ?? paths.advanced ?? paths.regular, function: postDef.fn, se_type: postDef.seType ?? postDef.fn }) ?? item;
+    return def.ref === 'client' ? readyElement(def, { ...item, endpoint: paths.plain ?? paths.advanced ?? paths.regular, function: postDef.fn, se_type: postDef.seType ?? postDef.fn }) ?? item : item;
   });
   const task = taskObject({ code: 20000, startedNs: req.startedNs, path: pathSegments(req.path), data: { ...baseEcho(def, ctx.engines), ...Object.fromEntries(req.query) }, result });
   return envelope(def.version, [task], req.startedNs);
@@ -126,14 +126,14 @@ export function handleTasksFixed(req: ApiRequest, ctx: SandboxContext): Envelope
   const fixed = ctx.store.fixed(postDef.id, req.now, def.maxResultsPerCall ?? 1000);
   const result = fixed.map((t) => {
     const paths = getterPaths(postDef, ctx, t.id);
-    const generated = readyElement(def, { id: t.id, se: t.data.se ?? null, se_type: postDef.seType ?? null, date_fixed: formatTimestamp(new Date(t.reparsedAt!)), tag: t.tag, endpoint_regular: paths.regular, endpoint_advanced: paths.advanced, endpoint_html: paths.html, endpoint: paths.plain });
-    if (generated) return generated;
-    return {
+    const item = {
       id: t.id, se: t.data.se ?? null, se_type: postDef.seType ?? null,
       // The SERP types' lists carry the posting time (client Serp*TasksFixedResultInfo); events keep the reference's date_fixed.
       ...(postDef.seType === 'events' ? { date_fixed: formatTimestamp(new Date(t.reparsedAt!)) } : { date_posted: formatTimestamp(new Date(t.postedAt)) }), tag: t.tag,
       endpoint_regular: paths.regular, endpoint_advanced: paths.advanced, endpoint_html: paths.html,
     };
+    // A family declared from the models lists what its model declares; the hand-written ones keep their own fields.
+    return def.ref === 'client' ? readyElement(def, { ...item, date_fixed: formatTimestamp(new Date(t.reparsedAt!)), date_posted: formatTimestamp(new Date(t.postedAt)), endpoint: paths.plain }) ?? item : item;
   });
   const task = taskObject({ code: 20000, startedNs: req.startedNs, path: pathSegments(req.path), data: { ...baseEcho(def, ctx.engines), ...Object.fromEntries(req.query) }, result });
   return envelope(def.version, [task], req.startedNs);
