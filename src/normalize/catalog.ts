@@ -139,7 +139,7 @@ const ACTIVE: TableDef[] = [
       c('api_version', 'VARCHAR', 'The `version` the API answered with.', '$version'),
       c('status_code', 'INTEGER', 'Task status code; 40000 and above is an error.'),
       c('status_message', 'VARCHAR', 'Task status message.'),
-      c('cost', 'DOUBLE', 'What the service reported for the call that returned this answer, USD: for a `task_get` answer the free GET (0), NOT what the task was billed. The billed cost (reported when the task was posted) is `billed_cost_usd` in `v_task_costs` (and `cost` in the ledger table `_tasks`).'),
+      c('cost', 'DOUBLE', 'What the service reported in this answer, USD. A SERP `task_get` answer reports the task\'s final cost (after refunds); other `task_get` answers the free GET\'s (0), NOT what the task was billed. The billed cost (from the ledger) is `billed_cost_usd` in `v_task_costs` (and `cost` in the ledger table `_tasks`).'),
       c('time_seconds', 'DOUBLE', 'Execution time, seconds.', 'time', 'seconds'),
       c('result_count', 'BIGINT', 'Number of elements in `result`.'),
       c('path', 'VARCHAR', 'URL path segments of the call, joined with `/`.', 'path', 'join_path'),

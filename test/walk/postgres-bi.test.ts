@@ -79,7 +79,7 @@ test('docs/postgres.md followed step by step from a fresh server, then a run pub
   const r = await runCli(['--sandbox', 'run', SERP, '--run-date', '2026-11-20', '--no-progress'], { env, timeoutMs: 90_000 });
   expect(r.code, r.stderr).toBe(0);
   expect(r.stdout).toMatch(/PostgreSQL: published to/);
-  expect(r.stdout).not.toMatch(/NOT (added|created)/);
+  expect(r.stdout).not.toMatch(/key or index .* NOT added/);
   await runBlock(blocks[1], (db) => writer.replace(/\/analytics$/, `/${db}`), 'analytics');
 
   // The reader: no schema prefix (search_path), tables and views readable.
@@ -94,7 +94,10 @@ test('docs/postgres.md followed step by step from a fresh server, then a run pub
     JOIN information_schema.key_column_usage kcu ON kcu.constraint_name = tc.constraint_name AND kcu.table_schema = tc.table_schema
     JOIN information_schema.constraint_column_usage ccu ON ccu.constraint_name = tc.constraint_name AND ccu.table_schema = tc.table_schema
     WHERE tc.table_schema = 'seo_etl' AND tc.constraint_type = 'FOREIGN KEY'`);
-  const nested = TABLES.filter((t) => t.parent);
+  // The nested tables published here (a family's tables join when a pipeline uses them; names past 63 bytes are cut).
+  const published = new Set((await as<{ table_name: string }>(writer, `SELECT table_name FROM information_schema.tables WHERE table_schema = 'seo_etl'`)).map((x) => x.table_name));
+  const nested = TABLES.filter((t) => t.parent && t.name.length <= 63 && published.has(t.name));
+  expect(nested.map((t) => t.name)).toContain('serp_results__items');
   for (const t of nested) expect(fks, t.name).toContainEqual({ table_name: t.name, column_name: '_parent_id', foreign_table: t.parent });
   expect(fks).toContainEqual({ table_name: '_tasks', column_name: 'run_id', foreign_table: '_runs' });
   const indexed = new Set((await as<{ tablename: string }>(writer, `SELECT tablename FROM pg_indexes WHERE schemaname = 'seo_etl' AND indexdef LIKE '%(_parent_id)%'`)).map((x) => x.tablename));
@@ -123,7 +126,10 @@ test('at a generated year of nightly SERPs, the views run without row-by-row joi
 
   // Every view, run (EXPLAIN ANALYZE) as the readers' role at the year: no join may compare its sides row by row at
   // scale (plans that removed millions of rows by join filter), none may be JIT-compiled, none may take seconds.
-  for (const view of VIEWS.map((v) => v.name)) {
+  // The views PostgreSQL holds (a view written in DuckDB-only SQL is left out and named in the run's summary).
+  const present = new Set((await as<{ table_name: string }>(reader, `SELECT table_name FROM information_schema.views WHERE table_schema = 'seo_etl'`)).map((v) => v.table_name));
+  expect(present.has('v_serp_features') && present.has('v_serp_domain_movement') && present.has('v_task_costs')).toBe(true);
+  for (const view of VIEWS.map((v) => v.name).filter((v) => present.has(v))) {
     const c = new pg.Client({ connectionString: reader });
     await c.connect();
     let plan: unknown;

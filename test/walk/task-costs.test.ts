@@ -44,12 +44,16 @@ test('every collected task has its billed cost beside it, and the sum is what th
   const spent = JSON.parse(status.stdout).runs?.[0]?.costUsd ?? JSON.parse(status.stdout).costUsd;
   const file = path.join(dir, 'warehouse.duckdb');
   const rows = await queryFile(file, `SELECT count(*)::INTEGER AS n, count(billed_cost_usd)::INTEGER AS billed, sum(billed_cost_usd) AS billed_usd, sum(answer_cost_usd) AS answer_usd,
-    sum(CASE WHEN endpoint_id LIKE 'serp.google.organic.task_get%' THEN billed_cost_usd END) AS serp_usd FROM v_task_costs`);
+    sum(CASE WHEN endpoint_id LIKE 'serp.google.organic.task_get%' THEN billed_cost_usd END) AS serp_usd,
+    sum(CASE WHEN endpoint_id NOT LIKE 'serp.%' THEN answer_cost_usd END) AS keyword_answer_usd,
+    sum(CASE WHEN endpoint_id NOT LIKE 'serp.%' THEN billed_cost_usd END) AS keyword_billed_usd FROM v_task_costs`);
   const [r] = rows;
   expect(r.n).toBe(5);
   expect(r.billed).toBe(5);
   expect(Number(r.serp_usd)).toBeGreaterThan(0);
-  expect(Number(r.answer_usd)).toBe(0);
+  // The keyword tasks' answers report the free GET's 0 beside a billed price (a SERP answer reports its final cost).
+  expect(Number(r.keyword_answer_usd)).toBe(0);
+  expect(Number(r.keyword_billed_usd)).toBeGreaterThan(0);
   expect(Number(r.billed_usd)).toBeCloseTo(Number(spent), 6);
   const [c] = await queryFile(file, `SELECT comment FROM duckdb_columns() WHERE table_name = 'tasks' AND column_name = 'cost'`);
   expect(String(c.comment)).toMatch(/NOT what the task was billed/);

@@ -39,7 +39,7 @@ export class DuckSource {
 
   /** The newest stamp of the tables, as DuckDB writes it (the text round-trips to the same value), or null. */
   async newestStamp(tables: readonly PgTable[]): Promise<string | null> {
-    const parts = tables.filter((t) => this.has(t.source)).map((t) => `SELECT CAST(max(${q(t.stamp)}) AS VARCHAR) AS s FROM wh.${q(t.source)}`);
+    const parts = tables.filter((t) => t.stamp && this.has(t.source)).map((t) => `SELECT CAST(max(${q(t.stamp)}) AS VARCHAR) AS s FROM wh.${q(t.source)}`);
     if (!parts.length) return null;
     const [[s]] = await this.rows(`SELECT max(s) FROM (${parts.join(' UNION ALL ')})`);
     return s === null || s === undefined ? null : String(s);
@@ -72,7 +72,8 @@ export async function ledgerTables(): Promise<PgTable[]> {
       columns: cols.filter((c) => c[0] === name).map(([, c, ty]) => ({ name: c, source: c, duckType: ty, pgType: pgType(ty) })),
       primaryKey: keys.find((k) => k[0] === name)?.[1] ?? [],
       unit: 'run_id',
-      stamp: 'updated_at',
+      // A ledger table without updated_at (`_targets`, a run's tracked domains) is small and sent whole each time.
+      stamp: cols.some((c) => c[0] === name && c[1] === 'updated_at') ? 'updated_at' : '',
       family: 'ledger' as const,
       // Every task and attempt belongs to a run.
       references: name === '_runs' ? [] : [{ column: 'run_id', table: '_runs', key: 'run_id' }],

@@ -187,7 +187,7 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
   // Which tables go whole and which by changed units; one key set per family and starting point.
   const plans: Plan[] = tables.map((t) => {
     const st = state.get(t.name);
-    const mode: TableMode = !existing.has(t.name) ? 'new' : !st || st.published_through === null ? 'full' : 'incremental';
+    const mode: TableMode = !existing.has(t.name) ? 'new' : !st || st.published_through === null || !t.stamp ? 'full' : 'incremental';
     return { table: t, mode, since: mode === 'incremental' ? String(st.published_through) : null };
   });
   const groups = new Map<string, { id: number; family: string; since: string }>();
@@ -198,7 +198,7 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
   }
   await duck.conn.run('CREATE OR REPLACE TEMP TABLE _keys (grp INTEGER, k VARCHAR)');
   for (const g of groups.values()) {
-    const members = tables.filter((t) => t.family === g.family && duck.has(t.source));
+    const members = tables.filter((t) => t.family === g.family && t.stamp && duck.has(t.source));
     for (const t of members) {
       const stampType = t.columns.find((c) => c.name === t.stamp)!.duckType;
       await duck.conn.run(`INSERT INTO _keys SELECT DISTINCT ${g.id}, ${q(t.unit)} FROM wh.${q(t.source)} WHERE ${q(t.stamp)} > CAST($1 AS ${stampType})`, [g.since]);
@@ -224,6 +224,9 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
   // An incremental table whose count would not come out equal to DuckDB's is sent whole instead.
   for (const p of plans) {
     const duckRows = await duck.count(p.table.source);
+    // A table without a stamp (sent whole) is left as it is while its row count stands: its rows only ever grow by run.
+    const held = state.get(p.table.name);
+    if (!p.table.stamp && p.mode === 'full' && held && held.published_through !== null && Number(held.row_count) === duckRows) p.mode = 'unchanged';
     if (p.mode !== 'incremental') continue;
     const st = state.get(p.table.name);
     const unit = q(p.table.unit);

@@ -62,7 +62,7 @@ export interface PgTable {
   primaryKey: string[];
   /** Rows are replaced by this column's values: `_task_id` for catalog tables, `run_id` for the ledger's. */
   unit: string;
-  /** The column whose newest value marks what has been published: `_loaded_at` / `updated_at`. */
+  /** The column whose newest value marks what has been published: `_loaded_at` / `updated_at`; '' for none (sent whole). */
   stamp: string;
   /** `catalog` tables share one set of changed tasks, `ledger` tables one set of changed runs. */
   family: 'catalog' | 'ledger';
