@@ -11,10 +11,8 @@ import { SERP_ITEM_TYPES } from './tables.js';
 const col = (name: string, description: string): ViewColumn => ({ name, description });
 
 /**
- * One text key per series (its six columns, nulls as empty): joins and windows on it are single equalities, which
- * PostgreSQL hashes and estimates well. Joining on the six columns with IS NOT DISTINCT FROM it could only
- * nest-loop, and on six equalities it under-estimated the rows to 1 and nest-looped anyway: v_serp_features and
- * v_serp_domain_movement took seconds at a few weeks of pages.
+ * One text key per series (its six columns, nulls as empty), for joins that must stay single equalities: on the six
+ * columns PostgreSQL under-estimated the rows and merge-joined v_serp_domain_movement row by row at a year of pages.
  */
 const SERIES_KEY = `coalesce(x.keyword, '') || chr(31) || coalesce(ti.se, '') || chr(31) || coalesce(x.se_type, '') || chr(31) || coalesce(CAST(x.location_code AS VARCHAR), '') || chr(31) || coalesce(x.language_code, '') || chr(31) || coalesce(ti.device, '')`;
 
@@ -111,7 +109,7 @@ export const SERP_VIEWS: readonly ViewDef[] = [
       col('registrable_domain', 'Registrable domain of the URL (`blog.client.com` -> `client.com`).'),
     ],
     select: `${SERP_ITEMS}
-SELECT ${SERIES.join(', ')}, date, url, min(domain) AS domain,
+SELECT ${SERIES.join(', ')}, date, url, any_value(domain) AS domain,
        min(rank_group) AS best_position, min(rank_absolute) AS best_rank_absolute, count(DISTINCT result_id) AS observations,
        max(snapshot_date) AS snapshot_date, ${registrable('any_value(domain)')} AS registrable_domain
 FROM serp_items
@@ -144,8 +142,8 @@ GROUP BY ${SERIES.join(', ')}, date, url`,
   ), grid AS (
     SELECT d.*, b.domain FROM days d JOIN (SELECT DISTINCT series_key, domain FROM best) b ON b.series_key = d.series_key
   ), placed AS (
-    -- The grid holds every day of the series for each domain: the row before is the previous day (lag), so no second
-    -- join is needed; the one join is on a single key, which no planner turns into a row-by-row comparison.
+    -- The grid holds every day of the series for each domain: the row before is the previous day (lag), so one
+    -- join on a single key does what two joins on eight columns did (PostgreSQL compared those row by row).
     SELECT g.*, cur.position, lag(cur.position) OVER (PARTITION BY g.series_key, g.domain ORDER BY g.date) AS previous_position
     FROM grid g
     LEFT JOIN best cur ON cur.series_key || chr(30) || CAST(cur.date AS VARCHAR) || chr(30) || cur.domain = g.series_key || chr(30) || CAST(g.date AS VARCHAR) || chr(30) || g.domain
@@ -178,15 +176,15 @@ WHERE position IS NOT NULL OR (previous_date IS NOT NULL AND previous_position I
     ],
     select: `${SERP_ITEMS},
   per_page AS (
-    SELECT series_key, ${SERIES.join(', ')}, result_id, item_type, min(rank_absolute) AS first_rank, min(date) AS date
-    FROM serp_items GROUP BY series_key, ${SERIES.join(', ')}, result_id, item_type
+    SELECT ${SERIES.join(', ')}, result_id, item_type, min(rank_absolute) AS first_rank, min(date) AS date
+    FROM serp_items GROUP BY ${SERIES.join(', ')}, result_id, item_type
   ), pages AS (
-    SELECT series_key, count(DISTINCT result_id) AS pages FROM serp_items GROUP BY series_key
+    SELECT ${SERIES.join(', ')}, count(DISTINCT result_id) AS pages FROM serp_items GROUP BY ${SERIES.join(', ')}
   )
 SELECT ${SERIES.map((s) => `f.${s}`).join(', ')}, f.item_type, count(*) AS pages_with_feature, any_value(p.pages) AS pages,
        round(100.0 * count(*) / any_value(p.pages), 1) AS share_pct, round(avg(f.first_rank), 1) AS avg_first_rank_absolute,
        min(f.date) AS first_date, max(f.date) AS last_date
-FROM per_page f JOIN pages p ON p.series_key = f.series_key
+FROM per_page f JOIN pages p ON ${sameSeries('p', 'f')}
 GROUP BY ${SERIES.map((s) => `f.${s}`).join(', ')}, f.item_type`,
   },
   {
