@@ -76,7 +76,7 @@ export function rowsTable(rows: Readonly<Record<string, number>>): string[] {
     const nested = g.nestedTables.length === 0 ? ''
       : `${num(g.nested).padStart(nestedWidth)} in ${g.nestedTables.length === 1 ? g.nestedTables[0] : `${g.nestedTables.length} tables`}`;
     // The table named tasks counts answers, not the ledger's tasks the line above counts.
-    const note = t === 'tasks' ? `${nested ? ', ' : ''}one row per answer (a paged task has one per page)` : '';
+    const note = t === 'tasks' ? `${nested ? ', ' : ''}one row per answer (per page of a paged task)` : '';
     out.push(`${t.padEnd(nameWidth)}  ${num(g.rows).padStart(rowsWidth)}  ${nested}${note}`.trimEnd());
   }
   out.push(`${'total'.padEnd(nameWidth)}  ${num(total).padStart(rowsWidth)}  in ${Object.values(rows).filter((n) => n > 0).length} tables (seo-etl tables lists each)`);

@@ -26,7 +26,7 @@ test('rows loaded are one aligned table sorted by table, nested tables counted u
     'table         rows  rows in its nested tables',
     'keyword_data    64  672 in keyword_data__monthly_searches',
     'serp_results     2   92 in 2 tables',
-    'tasks           28   18 in tasks__keywords, one row per answer (a paged task has one per page)',
+    'tasks           28   18 in tasks__keywords, one row per answer (per page of a paged task)',
     'total          876  in 7 tables (seo-etl tables lists each)',
   ]);
   expect(rowsTable({})).toEqual(['rows loaded this run: none']);
@@ -74,7 +74,7 @@ describe('a run on a terminal', () => {
     expect(text).toContain(`cost: $${s.costUsd.toFixed(4)}`);
     // No other count of tasks anywhere in the summary ("tasks: 21" beside "tasks 24", the table named tasks, was one).
     expect([...text.matchAll(/tasks:? (\d+)/g)].map((m) => Number(m[1]))).toEqual([s.tasks]);
-    expect(text).toMatch(/^tasks +\d+ .*one row per answer \(a paged task has one per page\)$/m);
+    expect(text).toMatch(/^tasks +\d+ .*one row per answer \(per page of a paged task\)$/m);
   });
 
   test('the summary is short: no line over 100 characters, rows sorted by table', () => {
