@@ -40,7 +40,8 @@ export function taskPrice(def: EndpointDef, task: Record<string, unknown>, price
  */
 export function taskPriceRange(def: EndpointDef, task: Record<string, unknown>, prices: PriceTable): { min: number; max: number } {
   const max = priceOf(def, task, prices);
-  if (!def.billedPage) return { min: max, max };
+  // Billed per row returned: from none (an empty answer) to the most the request can return.
+  if (!def.billedPage) return prices[def.id]?.per_row ? { min: priceOf(def, task, prices, { pages: 1, asyncAiOverview: false, paaClicks: 0, rows: 0 }), max } : { min: max, max };
   const stops = Array.isArray(task.stop_crawl_on_match) && task.stop_crawl_on_match.length > 0;
   const min = priceOf(def, task, prices, { pages: stops ? 1 : billedPages(def, task), asyncAiOverview: false, paaClicks: 0 });
   return { min, max };

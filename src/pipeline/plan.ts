@@ -317,7 +317,7 @@ export function formatPlan(e: PlanEstimate): string {
   ];
   const paged = e.steps.filter((s) => s.pages !== undefined);
   if (paged.length) out.push(`Paged steps are counted at their page limit: ${paged.map((s) => `${s.step} ${s.pages} page${s.pages === 1 ? '' : 's'}`).join(', ')}; cost is an upper bound.`);
-  if (t.costMinUsd !== undefined) out.push(`Cost is a range: crawl control may stop on the first page and unused options are refunded; the budget reserves the most (${formatUsd(t.costUsd)}) and gets back what is not billed.`);
+  if (t.costMinUsd !== undefined) out.push(`Cost is a range: crawl control may stop on the first page, unused options are refunded, and per-row prices bill the rows returned; the budget reserves the most (${formatUsd(t.costUsd)}) and gets back what is not billed.`);
   for (const s of e.steps) if (s.deferredNote) out.push(`Step ${s.step}: ${s.deferredNote}.`);
   for (const s of e.steps) {
     if (s.budgetUsd === undefined) continue;

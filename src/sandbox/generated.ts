@@ -17,6 +17,7 @@ import { envelope, pathSegments, taskObject } from './envelope.js';
 import { baseEcho, resolveLocale } from './echo.js';
 import { withLocale } from './results.js';
 import { billedPrice } from '../api/pricing.js';
+import { DAY_MS } from './clock.js';
 
 const DAY = 86_400_000;
 const MAX_DEPTH = 8;
@@ -78,7 +79,7 @@ function numberFor(name: string, g: Gen, rng: Rng): number {
   if (n === 'year') return new Date(g.now).getUTCFullYear() - rng.int(0, 1);
   if (n === 'month') return rng.int(1, 12);
   if (n === 'day') return rng.int(1, 28);
-  if (/(rank_group|rank_absolute|position|^rank$|_rank$|^pos)/.test(n)) return rng.int(1, 100);
+  if (/(rank_group|rank_absolute|position|^rank$|_rank$|^pos)/.test(n)) return rng.int(1, 30); // the first three pages, where tracked sites are
   if (/(competition|probability|ratio|share|_rate$|^rate$|percent|score|index|difficulty)/.test(n)) return rng.float(0, 1, 2);
   if (/(cpc|price|cost|bid|value|money|etv|revenue)/.test(n)) return rng.float(0.05, 25, 2);
   if (/(latitude)/.test(n)) return rng.float(-60, 60, 6);
@@ -132,7 +133,10 @@ function valueOf(type: string, name: string, g: Gen, rng: Rng, depth: number, to
 export function modelValue(name: string, g: Gen, rng: Rng, depth = 0, top = false): Record<string, unknown> {
   const variants = MODELS[name]?.variants;
   if (variants) {
-    const [itemType, variant] = rng.pick(Object.entries(variants));
+    // Organic results are most of a page, as on the live service; the other item types share the rest.
+    const entries = Object.entries(variants);
+    const organic = entries.find(([t]) => t === 'organic');
+    const [itemType, variant] = organic && rng.chance(0.7) ? organic : rng.pick(entries);
     return { ...modelValue(variant, g, rng, depth), [MODELS[name].discriminator ?? 'type']: itemType };
   }
   const out: Record<string, unknown> = {};
@@ -172,7 +176,8 @@ function rowsOf(result: unknown[]): number {
 
 const liveCompute: LiveCompute = (task, req, ctx) => {
   const params = { ...task, ...resolveLocale(task) };
-  const result = resultOf(req.def, params, seedFor(req.def, task), req.now);
+  // A live answer is the data of the day it is asked (referring domains come and go); the same day, the same answer.
+  const result = resultOf(req.def, params, seedFor(req.def, { ...task, _sandbox_day: Math.floor(req.now / DAY_MS) }), req.now);
   // Billed as the live service bills: the request, and per row where the price table says so.
   const cost = req.def.billing === 'request' ? billedPrice(req.def, task, ctx.config.prices, { pages: 1, asyncAiOverview: false, paaClicks: 0, rows: Array.isArray(result) ? rowsOf(result) : 1 }) : 0;
   return { result, cost };

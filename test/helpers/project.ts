@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { loadConfig, type Config } from '../../src/config/index.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { startSandbox, type Sandbox, type SandboxClock } from '../../src/sandbox/index.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const NIGHTLY = path.join(ROOT, 'pipelines', 'nightly.yaml');
@@ -35,12 +35,12 @@ export const FAST = {
   api: { timeout_ms: 5000, retry_base_ms: 20 },
 };
 
-export async function startProject(extra: Record<string, unknown> = {}): Promise<TestProject> {
+export async function startProject(extra: Record<string, unknown> = {}, opts: { clock?: SandboxClock } = {}): Promise<TestProject> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'seo-etl-e2e-'));
   // A test's own sandbox settings keep the fast window unless they set theirs.
   const sandboxExtra = { sandbox: { rate_limit_window_ms: FAST.sandbox.rate_limit_window_ms, ...(extra.sandbox as object | undefined) } };
   const sandboxConfig = loadConfig({ root: ROOT, overrides: { ...FAST, ...extra, ...(extra.sandbox ? sandboxExtra : {}) } });
-  const sandbox = await startSandbox({ config: sandboxConfig, callbackTimeoutMs: 1000 });
+  const sandbox = await startSandbox({ config: sandboxConfig, callbackTimeoutMs: 1000, ...(opts.clock ? { clock: opts.clock } : {}) });
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     SEO_ETL_API_BASE_URL: sandbox.url,

@@ -13,6 +13,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { runJob, type RunJobResult } from '../../src/run/job.js';
 import { TABLES, allColumns, type DuckType } from '../../src/normalize/catalog.js';
 import { VIEWS } from '../../src/publish/views.js';
+import { clockOnDay, DAY_MS } from '../../src/sandbox/clock.js';
 import { NIGHTLY, ROOT, collectStream, queryFile, startProject, type TestProject } from '../helpers/project.js';
 
 const DAY1 = '2026-01-10';
@@ -96,11 +97,14 @@ const q = async (sql: string) => (await conn.runAndReadAll(sql)).getRowObjectsJS
 const run = (runDate: string) => runJob({ root: ROOT, pipelineFile: NIGHTLY, runDate, env: p.env, configOverrides: p.overrides, progress: false, out: collectStream(), logDestination: collectStream() });
 
 beforeAll(async () => {
-  p = await startProject();
+  // The sandbox takes each run's pages on its run date, as a nightly would see them a day apart.
+  const clock = clockOnDay(DAY1);
+  p = await startProject({}, { clock });
   first = await run(DAY1);
   [firstSnapshot] = await queryFile(first.publishedPath, READER_SQL);
   reader = startReader(first.publishedPath);
   await reader.answered(1);
+  clock.advance(DAY_MS);
   secondStartedAt = Date.now();
   second = await run(DAY2);
   secondEndedAt = Date.now();
