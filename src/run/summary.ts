@@ -43,7 +43,7 @@ export function formatSummary(r: RunJobResult, pipeline: Pipeline, service: Serv
   if (r.notPosted) lines.push(`${r.notPosted} tasks were not posted (why, below): ${r.budgetStopped ? 'raise budget_usd, then ' : ''}run 'seo-etl resume' to post them`);
   for (const f of r.notPostedReasons) lines.push(`not posted: ${f.count} x ${f.code ?? '-'} ${f.message ?? ''} (step ${f.step})`);
   if (r.load.unknownFields || r.load.unknownItemTypes) lines.push(`kept but not in the catalog: ${r.load.unknownFields} unknown fields, ${r.load.unknownItemTypes} unknown item types (see the extra columns)`);
-  if (r.callbacks?.recovered) lines.push(`callbacks: ${r.callbacks.recovered} task(s) never got their callback and were fetched by id instead (nothing lost, but slower): check that webhook.public_url reaches this machine from the service, or use collect: tasks_ready behind NAT`);
+  if (r.callbacks?.recovered) lines.push(`callbacks: ${r.callbacks.recovered} never came; fetched by id (check webhook.public_url; NAT: tasks_ready)`);
   lines.push(`published: ${r.publishedPath}`);
   lines.push('', ...rowsTable(r.load.rows));
   return `${lines.join('\n')}\n`;
