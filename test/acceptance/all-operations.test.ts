@@ -10,6 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientHttp } from '../helpers/official-client.js';
 import * as dfs from 'dataforseo-client';
 import { modelProblems } from '../helpers/client-models.js';
 import { MODELS, type GeneratedFile, type GeneratedOperation } from '../../src/families/generated.js';
@@ -31,7 +32,7 @@ const OPERATIONS = ALL.filter((o) => FAMILIES.some((f) => f.name === o.path.spli
 let child: ChildProcess;
 let url = '';
 const apis = new Map<string, Record<string, (...args: unknown[]) => Promise<unknown>>>();
-let lastRaw: unknown;
+let lastRaw: () => unknown = () => undefined;
 
 beforeAll(async () => {
   child = spawn(process.execPath, [path.join(ROOT, 'bin', 'seo-etl.js'), 'sandbox', '--port', '0', '--host', '127.0.0.1'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -45,15 +46,9 @@ beforeAll(async () => {
     child.stderr!.on('data', (b: Buffer) => { out += b.toString(); });
     child.once('exit', (code) => reject(new Error(`seo-etl sandbox exited ${code}: ${out}`)));
   });
-  const auth = `Basic ${Buffer.from(`${LOGIN}:${PASSWORD}`).toString('base64')}`;
-  // The client's documented way to authenticate: a fetch that adds the header; it also keeps each raw answer.
-  const http = {
-    fetch: async (u: string | URL | Request, init?: RequestInit) => {
-      const r = await fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), Authorization: auth } });
-      lastRaw = await r.clone().json();
-      return r;
-    },
-  };
+  const client = clientHttp(LOGIN, PASSWORD);
+  const http = client.http;
+  lastRaw = client.lastRaw;
   for (const cls of new Set(OPERATIONS.map((o) => o.client.split('.')[0]))) {
     const Api = (dfs as unknown as Record<string, new (base: string, h: unknown) => Record<string, (...args: unknown[]) => Promise<unknown>>>)[cls];
     apis.set(cls, new Api(url, http));
@@ -143,7 +138,7 @@ async function callOnce(op: GeneratedOperation, arg?: unknown): Promise<{ proble
   } catch (e) {
     return { problems: [`${op.id}: the client threw ${(e as Error).message?.slice(0, 200)}`], value: null };
   }
-  const problems = [...modelProblems(op.response!, lastRaw), ...modelProblems(op.response!, value, op.response!, true)];
+  const problems = [...modelProblems(op.response!, lastRaw()), ...modelProblems(op.response!, value, op.response!, true)];
   const task = value?.tasks?.[0];
   if (value?.status_code !== 20000) problems.push(`${op.id}: status ${value?.status_code} ${value?.status_message}`);
   if (task && task.status_code >= 40000) problems.push(`${op.id}: task status ${task.status_code} ${task.status_message}`);

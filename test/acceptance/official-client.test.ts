@@ -6,27 +6,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as dfs from 'dataforseo-client';
 import { loadConfig } from '../../src/config/index.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { clockOnDay, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { clientHttp, type ClientHttp } from '../helpers/official-client.js';
 import { model, modelProblems } from '../helpers/client-models.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 let box: Sandbox;
 let api: dfs.KeywordsDataApi;
-let lastRaw: unknown;
+let client: ClientHttp;
 
 beforeAll(async () => {
   const config = loadConfig({ root: ROOT, env: {} });
-  box = await startSandbox({ config });
-  const auth = `Basic ${Buffer.from(`${config.sandbox.login}:${config.sandbox.password}`).toString('base64')}`;
-  // The client's documented way to authenticate: a fetch that adds the Authorization header. It also keeps each
-  // raw answer: the client's model instances declare every field, so presence is checked on what was sent.
-  api = new dfs.KeywordsDataApi(box.url, {
-    fetch: async (url: string | URL | Request, init?: RequestInit) => {
-      const r = await fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), Authorization: auth } });
-      lastRaw = await r.clone().json();
-      return r;
-    },
-  });
+  // A fixed day: date_from below stays within the service's four-year window whatever day the test runs.
+  box = await startSandbox({ config, clock: clockOnDay('2026-06-15') });
+  client = clientHttp(config.sandbox.login, config.sandbox.password);
+  api = new dfs.KeywordsDataApi(box.url, client.http);
 });
 afterAll(async () => box?.close());
 
@@ -44,7 +38,7 @@ const FUNCTIONS = [
 /** The client parsed the answer into `value`; the raw answer and the parsed one both match the model. */
 function expectModel(name: string, value: unknown): void {
   expect(value).toBeTruthy();
-  expect(modelProblems(name, lastRaw)).toEqual([]);
+  expect(modelProblems(name, client.lastRaw())).toEqual([]);
   expect(modelProblems(name, value)).toEqual([]);
 }
 

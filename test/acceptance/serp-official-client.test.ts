@@ -7,24 +7,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as dfs from 'dataforseo-client';
 import { loadConfig } from '../../src/config/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { clientHttp, type ClientHttp } from '../helpers/official-client.js';
 import { modelProblems } from '../helpers/client-models.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 let box: Sandbox;
 let api: dfs.SerpApi;
-let lastRaw: unknown;
+let client: ClientHttp;
 
 beforeAll(async () => {
   const config = loadConfig({ root: ROOT, env: {} });
   box = await startSandbox({ config });
-  const auth = `Basic ${Buffer.from(`${config.sandbox.login}:${config.sandbox.password}`).toString('base64')}`;
-  api = new dfs.SerpApi(box.url, {
-    fetch: async (url: string | URL | Request, init?: RequestInit) => {
-      const r = await fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), Authorization: auth } });
-      lastRaw = await r.clone().json();
-      return r;
-    },
-  });
+  client = clientHttp(config.sandbox.login, config.sandbox.password);
+  api = new dfs.SerpApi(box.url, client.http);
 });
 afterAll(async () => box?.close());
 
@@ -47,7 +42,7 @@ const TYPES = [
 /** The client parsed the answer into `value`; the raw answer matches the model field by field. */
 function expectModel(name: string, value: unknown): void {
   expect(value).toBeTruthy();
-  expect(modelProblems(name, lastRaw)).toEqual([]);
+  expect(modelProblems(name, client.lastRaw())).toEqual([]);
 }
 
 describe('the official client against the sandbox: every SERP engine and type', () => {
