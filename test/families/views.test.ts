@@ -46,6 +46,8 @@ describe('Labs and Backlinks views', () => {
     const items = ranked.tasks[0].result[0].items;
     // Positions 2, 5, 20, 21 on organic items, one paid: only 5 and 20 are in striking distance.
     [2, 5, 20, 21, 7].forEach((pos, i) => Object.assign(items[i].ranked_serp_element.serp_item, { type: i === 4 ? 'paid' : 'organic', rank_group: pos }));
+    // The rest of the generated items rank past the window, so the five above decide the view.
+    items.slice(5).forEach((it: any) => Object.assign(it.ranked_serp_element.serp_item, { type: 'organic', rank_group: 45 }));
     items.forEach((it: any, i: number) => { it.keyword_data.keyword = `kw ${i}`; });
     const first = await post('/v3/backlinks/referring_domains/live', { target: 'example.com', limit: 5 });
     const second = structuredClone(first);
