@@ -20,7 +20,9 @@ export interface Rendered { title: string; charts: RenderedChart[]; errors: stri
 /** `pdf`: also print the page to this file as the print stylesheet lays it out (A4), and count its pages. */
 export async function openReport(file: string, o: { screenshot?: string; width?: number; pdf?: string } = {}): Promise<Rendered> {
   const profile = mkdtempSync(path.join(tmpdir(), 'seo-etl-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: o.width ?? 1200, height: 900 }, offline: true });
+  // The browser only renders: under the date guard's libfaketime (LD_PRELOAD) Chromium hangs, so it runs without it.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k, v]) => v !== undefined && k !== 'LD_PRELOAD' && !k.startsWith('FAKETIME'))) as Record<string, string>;
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, env, viewport: { width: o.width ?? 1200, height: 900 }, offline: true });
   const errors: string[] = [];
   const requests: string[] = [];
   try {
