@@ -226,7 +226,6 @@ export const TABLES: readonly TableDef[] = ACTIVE;
 export const AVAILABLE_TABLES: readonly TableDef[] = [...ACTIVE, ...FAMILIES.flatMap((f) => f.onDemandTables ?? [])];
 
 export const TABLE_BY_NAME: ReadonlyMap<string, TableDef> = new Map(AVAILABLE_TABLES.map((t) => [t.name, t]));
-const CATALOG_ORDER: ReadonlyMap<string, number> = new Map(AVAILABLE_TABLES.map((t, i) => [t.name, i]));
 
 /**
  * Puts the named tables (of generated families) in use, in AVAILABLE_TABLES order; returns those newly in use.
@@ -238,8 +237,6 @@ export function activateTables(names: Iterable<string>): TableDef[] {
   if (want.size === 0) return [];
   const added = AVAILABLE_TABLES.filter((t) => want.has(t.name));
   ACTIVE.push(...added);
-  // Catalog order, whatever order a process met them in: listings and DDL must not depend on it.
-  ACTIVE.sort((a, b) => CATALOG_ORDER.get(a.name)! - CATALOG_ORDER.get(b.name)!);
   return added;
 }
 

@@ -430,9 +430,12 @@ export function catalogComments(): string[] {
   return out;
 }
 
+// The tables the views read are in use from the start in every process that publishes: put in use later, halfway
+// through a publish or an export that walks the tables, they were met there without existing in its warehouse.
+activateTables(VIEWS.flatMap((v) => v.needs ?? []));
+
 /** Every catalog and ledger table, created where missing, as one SQL text. */
 export function missingTablesSql(): string {
-  activateTables(VIEWS.flatMap((v) => v.needs ?? []));
   return [...TABLES.map((t) => createTableSql(t)), ...LEDGER_DDL].join(';\n');
 }
 

@@ -21,7 +21,6 @@ import { pipeline } from 'node:stream/promises';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { activateTables } from '../../normalize/catalog.js';
 import { catalogTables, PG_VIEWS, STATE_TABLE, compatFunctions, createTableSql, keySql, lit, q, relationObjects, stateTableSql, tableComments, viewDdl, type PgTable } from './sql.js';
 import { DuckSource, ledgerTables } from './duck.js';
 import { redactText, redactUrl } from './config.js';
@@ -177,8 +176,6 @@ function describe(err: unknown): string {
 
 async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostgresOptions & { stageDir: string }) {
   const { schema } = opts;
-  // The tables the views read are created even when no run filled them yet, as in the DuckDB copy.
-  activateTables(PG_VIEWS.flatMap((v) => v.needs ?? []));
   const tables = [...catalogTables(), ...(await ledgerTables())];
   const existing = await pgColumns(client, schema);
   const state = new Map((await client.query(`SELECT object, published_through, row_count, fingerprint FROM ${q(schema)}.${STATE_TABLE}`)).rows.map((r) => [String(r.object), r]));
