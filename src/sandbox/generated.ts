@@ -9,6 +9,7 @@ import type { EndpointDef } from '../api/catalog.js';
 import type { Envelope } from '../api/envelope.js';
 import { MODELS, modelFields } from '../families/generated.js';
 import type { FamilySandbox, Handler, ResultGenerator } from './family.js';
+import type { SandboxContext } from './context.js';
 import type { LiveCompute } from './handlers/live.js';
 import { Rng, seedOf } from './data/prng.js';
 import { NOUNS, MODIFIERS, BRANDS, TLDS, LOREM, slug } from './data/words.js';
@@ -153,11 +154,11 @@ export function modelValue(name: string, g: Gen, rng: Rng, depth = 0, top = fals
 }
 
 /** Elements of a result: one for a task or live call, a few for a free list. */
-function resultOf(def: EndpointDef, params: Record<string, unknown>, seed: number, now: number): unknown[] {
+function resultOf(def: EndpointDef, params: Record<string, unknown>, seed: number, now: number, maxItems: number): unknown[] {
   const t = def.model?.result ?? 'any';
   const model = t.replace(/\[\]$/, '');
   const limit = typeof params.limit === 'number' ? params.limit : 10;
-  const g: Gen = { rng: new Rng(seed), params, now, items: Math.max(0, Math.min(limit, 10)) };
+  const g: Gen = { rng: new Rng(seed), params, now, items: Math.max(0, Math.min(limit, maxItems)) };
   if (!MODELS[model]) return t === 'any' ? [] : [valueOf(model, 'result', g, g.rng, 0, false)];
   // A few operations answer one object as the task's `result` (Lighthouse's JSON report), not a list.
   if (!t.endsWith('[]')) return modelValue(model, g, g.rng, 0, true) as unknown as unknown[];
@@ -177,7 +178,8 @@ function rowsOf(result: unknown[]): number {
 const liveCompute: LiveCompute = (task, req, ctx) => {
   const params = { ...task, ...resolveLocale(task) };
   // A live answer is the data of the day it is asked (referring domains come and go); the same day, the same answer.
-  const result = resultOf(req.def, params, seedFor(req.def, { ...task, _sandbox_day: Math.floor(req.now / DAY_MS) }), req.now);
+  const seed = seedFor(req.def, { ...task, _sandbox_day: Math.floor(req.now / DAY_MS) });
+  const result = cachedResult(ctx, `${req.def.id}|live|${seed % Math.max(1, ctx.settings.resultVariants)}`, () => resultOf(req.def, params, seed, req.now, ctx.settings.generatedItems));
   // Billed as the live service bills: the request, and per row where the price table says so.
   const cost = req.def.billing === 'request' ? billedPrice(req.def, task, ctx.config.prices, { pages: 1, asyncAiOverview: false, paaClicks: 0, rows: Array.isArray(result) ? rowsOf(result) : 1 }) : 0;
   return { result, cost };
@@ -185,11 +187,24 @@ const liveCompute: LiveCompute = (task, req, ctx) => {
 
 const listHandler: Handler = (req, ctx): Envelope => {
   const params = Object.fromEntries(req.query);
-  const task = taskObject({ code: 20000, startedNs: req.startedNs, path: pathSegments(req.path), data: { ...baseEcho(req.def, ctx.engines), ...params }, result: resultOf(req.def, { ...params, ...(req.id ? { id: req.id } : {}) }, seedFor(req.def, { ...params, id: req.id }), req.now) });
+  const task = taskObject({ code: 20000, startedNs: req.startedNs, path: pathSegments(req.path), data: { ...baseEcho(req.def, ctx.engines), ...params }, result: resultOf(req.def, { ...params, ...(req.id ? { id: req.id } : {}) }, seedFor(req.def, { ...params, id: req.id }), req.now, ctx.settings.generatedItems) });
   return envelope(req.def.version, [task], req.startedNs);
 };
 
-const taskResult: ResultGenerator = (def, task, _ctx, at) => resultOf(def, withLocale<Record<string, unknown>>(task), task.seed, at);
+const taskResult: ResultGenerator = (def, task, ctx, at) => resultOf(def, withLocale<Record<string, unknown>>(task), task.seed, at, ctx.settings.generatedItems);
+
+/** The bench's live answers (sandbox.result_variants above 0): generated once per key and served again, as task results are. */
+function cachedResult(ctx: SandboxContext, key: string, make: () => unknown[]): unknown[] {
+  const cache = ctx.resultCache;
+  if (!cache) return make();
+  let result = cache.results.get(key);
+  if (result) cache.hits++;
+  else {
+    cache.misses++;
+    cache.results.set(key, (result = make()));
+  }
+  return result;
+}
 
 /** Fields of a ready-list element the model declares, from the task and its getter paths. */
 export function readyElement(def: EndpointDef, known: Record<string, unknown>): Record<string, unknown> | null {
