@@ -3,7 +3,7 @@
  * Reads the live service's published models - the official client `dataforseo-client` as installed in
  * node_modules (dist/esm/api/*.js: paths and methods; dist/esm/models/*.d.ts and *.js: fields, types and the
  * item types of polymorphic lists) - and writes the project's own declarations of every operation:
- *   src/families/generated/<family>.json  path, method, kind, variant, request field rules, result model
+ *   src/families/generated/<family>.json  path, method, kind, variant, request field rules, paging, result model
  *   src/families/generated/models.json     every model a request or a result reaches: fields and types
  * Facts carry over (names, types, paths, limits the field notes state); no code or prose is copied.
  * `node scripts/generate-declarations.mjs --check [--out dir]` writes nothing and exits 1 when the committed files
@@ -151,6 +151,8 @@ function idOf(p) {
 // ---- request rules (facts the field notes state) ---------------------------------------------------------------
 
 const COMPARISON = ['<', '<=', '>', '>=', '=', '<>'];
+/** The filter operators that are words (docs/api-live.md, "Filters"): a note's list is read against these. */
+const WORD_OPERATORS = new Set(['regex', 'not_regex', 'in', 'not_in', 'like', 'not_like', 'ilike', 'not_ilike', 'match', 'not_match', 'has', 'has_not']);
 const num = (s) => Number(s.replace(/,/g, ''));
 
 function fieldRule(f) {
@@ -175,9 +177,10 @@ function fieldRule(f) {
     rule.type = 'boolean';
   } else if (f.name === 'filters' || /filtering parameters/.test(n)) {
     rule.type = 'filters';
-    rule.maxConditions = num(/\((\d+) filters maximum\)/.exec(n)?.[1] ?? /(\d+) filters maximum/.exec(n)?.[1] ?? '8');
+    rule.maxConditions = /only one filtering parameter/.test(n) ? 1 : num(/\((\d+) filters maximum\)/.exec(n)?.[1] ?? /(\d+) filters maximum/.exec(n)?.[1] ?? '8');
+    // The operators a note lists, with or without backticks (On-Page pages writes them bare).
     const ops = /operators are supported:([^.]*?)(?:you can use|example|$)/.exec(n)?.[1] ?? '';
-    rule.operators = [...new Set([...[...ops.matchAll(/`([a-z_]+)`/g)].map((x) => x[1]), ...COMPARISON])];
+    rule.operators = [...new Set([...ops.split(/[\s,`]+/).filter((t) => WORD_OPERATORS.has(t)), ...COMPARISON])];
   } else if (f.name === 'order_by' || /sorting rules/.test(n) && f.type === 'string[]') {
     rule.type = 'order_by';
     rule.maxRules = /no more than (three|3|five|5) sorting rules/.test(n) ? ({ three: 3, five: 5 }[/no more than (\w+)/.exec(n)[1]] ?? 3) : 3;
@@ -219,6 +222,17 @@ function crossRules(fields) {
   return [...merged.map((fields) => ({ rule: 'one_of_required', fields })), ...out];
 }
 
+/**
+ * The paging a request model supports, by the fields it has: a continuation token from the previous answer
+ * (`search_after_token`), limit/offset that turns to `offset_token` past the offset cap, or limit/offset alone.
+ */
+function pagingOf(fields) {
+  if (fields.search_after_token && fields.limit) return 'search_after_token';
+  if (fields.offset_token && fields.limit && fields.offset) return 'limit_offset_token';
+  if (fields.limit && fields.offset) return 'limit_offset';
+  return null;
+}
+
 // ---- the whole ---------------------------------------------------------------------------------------------------
 
 export function generate(dir = clientDir()) {
@@ -254,6 +268,8 @@ export function generate(dir = clientDir()) {
       entry.fields = Object.fromEntries((req?.fields ?? []).map((f) => [f.name, fieldRule(f)]));
       const cross = crossRules(req?.fields ?? []);
       if (cross.length) entry.cross = cross;
+      const paging = pagingOf(entry.fields);
+      if (paging) entry.paging = paging;
     }
     (families[family] ??= []).push(entry);
   }

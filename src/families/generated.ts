@@ -18,6 +18,8 @@ export interface GeneratedOperation {
   id: string; method: 'GET' | 'POST'; path: string; kind: EndpointKind; variant?: string; client: string;
   response?: string; result?: string; request?: string;
   fields?: Record<string, GeneratedRule>; cross?: CrossRule[];
+  /** The paging its request model supports (from its `limit`, `offset`, `offset_token`, `search_after_token` fields). */
+  paging?: NonNullable<EndpointDef['paging']>;
 }
 export interface GeneratedFile { source: string; family: string; operations: GeneratedOperation[] }
 /** A model: its fields, and for a polymorphic one its item types, chosen by `discriminator` (default `type`). */
@@ -92,7 +94,7 @@ export function generatedEndpoints(file: GeneratedFile, opts: GeneratedFamilyOpt
     if (op.kind === 'tasks_ready' || op.kind === 'tasks_fixed' || op.kind === 'task_get') {
       Object.assign(def, { postId: `${base}.task_post`, ...(op.kind !== 'task_get' && getId ? { getId } : {}) });
     }
-    if (fields?.limit && fields?.offset) def.paging = 'limit_offset';
+    if (op.paging) def.paging = op.paging;
     return def;
   });
 }
