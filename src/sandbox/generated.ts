@@ -17,6 +17,7 @@ import { envelope, pathSegments, taskObject } from './envelope.js';
 import { baseEcho, resolveLocale } from './echo.js';
 import { withLocale } from './results.js';
 import { billedPrice } from '../api/pricing.js';
+import { llmUsage } from './llm-usage.js';
 import { DAY_MS } from './clock.js';
 
 const DAY = 86_400_000;
@@ -179,7 +180,8 @@ const liveCompute: LiveCompute = (task, req, ctx) => {
   // A live answer is the data of the day it is asked (referring domains come and go); the same day, the same answer.
   const result = resultOf(req.def, params, seedFor(req.def, { ...task, _sandbox_day: Math.floor(req.now / DAY_MS) }), req.now);
   // Billed as the live service bills: the request, and per row where the price table says so.
-  const cost = req.def.billing === 'request' ? billedPrice(req.def, task, ctx.config.prices, { pages: 1, asyncAiOverview: false, paaClicks: 0, rows: Array.isArray(result) ? rowsOf(result) : 1 }) : 0;
+  const tokens = llmUsage(req.def, task, ctx.config.prices, result);
+  const cost = req.def.billing === 'request' ? billedPrice(req.def, task, ctx.config.prices, { pages: 1, asyncAiOverview: false, paaClicks: 0, rows: Array.isArray(result) ? rowsOf(result) : 1, ...(tokens ? { tokens } : {}) }) : 0;
   return { result, cost };
 };
 
