@@ -42,6 +42,8 @@ describe('a family in-flight sub-limit', () => {
     expect(inFlightGroup('ai_optimization.ai_keyword_data.keywords_search_volume.live')).toEqual({ key: 'ai_optimization.ai_keyword_data.', limit: 30 });
     expect(inFlightGroup('ai_optimization.claude.llm_responses.task_post')).toBeUndefined();
     expect(inFlightGroup('dataforseo_labs.google.ranked_keywords.live')).toEqual({ key: 'dataforseo_labs', limit: 30 });
+    expect(inFlightGroup('domain_analytics.whois.overview.live')).toEqual({ key: 'domain_analytics', limit: 30 });
+    expect(inFlightGroup('backlinks.summary.live')).toBeUndefined();
     const limiter = new RateLimiter({ calls: 100_000, windowMs: 60_000, concurrency: 100 });
     const ids = { chat: 'ai_optimization.chat_gpt.llm_responses.live', claude: 'ai_optimization.claude.llm_responses.live', mentions: 'ai_optimization.llm_mentions.search_mentions.live' };
     const inFlight = { chat: 0, claude: 0, mentions: 0 };
