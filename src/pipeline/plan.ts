@@ -313,7 +313,7 @@ export function formatPlan(e: PlanEstimate): string {
     rule,
     line(total),
     '',
-    `Estimated cost ${formatUsd(t.costUsd)} of budget ${formatUsd(e.budgetUsd)}: ${t.withinBudget ? 'within budget' : 'OVER BUDGET (the run stops posting before it would pass the budget)'}`,
+    `Estimated cost ${formatUsd(t.costUsd)}${unpriced.length ? ' (and the unpriced steps)' : ''} of budget ${formatUsd(e.budgetUsd)}: ${t.withinBudget ? 'within budget' : 'OVER BUDGET (the run stops posting before it would pass the budget)'}`,
     `Shortest duration at ${e.rateLimit.calls} calls per ${formatDuration(e.rateLimit.windowMs / 1000)}: ${formatDuration(t.shortestSeconds)} (${t.calls.total} calls)`,
     ...(t.queueSeconds ? [`Expected duration: ${formatDuration(t.expectedSeconds)} (the rate limits' ${formatDuration(t.shortestSeconds)} + ${formatDuration(t.queueSeconds)} in the service's queue for the task steps, ${t.queueFrom})`] : []),
     ...(e.schedule
@@ -322,7 +322,7 @@ export function formatPlan(e: PlanEstimate): string {
   ];
   const paged = e.steps.filter((s) => s.pages !== undefined);
   if (paged.length) out.push(`Paged steps are counted at their page limit: ${paged.map((s) => `${s.step} ${s.pages} page${s.pages === 1 ? '' : 's'}`).join(', ')}; cost is an upper bound.`);
-  if (t.costMinUsd !== undefined) out.push(`Cost is a range: crawl control may stop on the first page, unused options are refunded, and per-row prices bill the rows returned; the budget reserves the most (${formatUsd(t.costUsd)}) and gets back what is not billed.`);
+  if (t.costMinUsd !== undefined) out.push(`Cost is a range: crawl control may stop on the first page, unused options are refunded, and per-row, per-crawled-page and per-token prices bill what the service returned; the budget reserves the most (${formatUsd(t.costUsd)}) and gets back what is not billed.`);
   if (unpriced.length) out.push(`No price for ${unpriced.map((s) => `${s.step} (${s.endpointId})`).join(', ')}: the live service publishes none (docs/api-live.md), so the estimate leaves these steps out and the budget cannot hold them back before the service bills them. Give each a price under prices: in config/local.yaml.`);
   for (const s of e.steps) if (s.deferredNote) out.push(`Step ${s.step}: ${s.deferredNote}.`);
   for (const s of e.steps) {

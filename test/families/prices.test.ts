@@ -120,5 +120,6 @@ describe('plan and the sandbox bill the same', () => {
     expect(text).toMatch(/^trends\s.*\sunpriced$/m);
     expect(text).toMatch(/^total\s.*\+ unpriced$/m);
     expect(text).toContain('No price for trends (keywords_data.google_trends.explore.live)');
+    expect(text).toMatch(/^Estimated cost \$[\d.]+ \(and the unpriced steps\) of budget \$5.00/m);
   });
 });
