@@ -31,7 +31,7 @@ export type ApplyResult =
   | { applied: true; runs: string[]; rows: number; replaced: boolean }
   | { applied: false; reason: string };
 
-export interface ApplyOptions extends StorageOptions {
+export interface ApplyOptions extends Pick<StorageOptions, 'rowGroupSize'> {
   workPath: string;
   publishedPath: string;
   runId: string;
@@ -47,7 +47,11 @@ export async function applyRun(opts: ApplyOptions): Promise<ApplyResult> {
   if (!existsSync(opts.publishedPath)) return { applied: false, reason: 'nothing published yet' };
   let opened;
   try {
-    opened = await openDatabase(opts.publishedPath, { rowGroupSize: opts.rowGroupSize, mergeRowGroups: opts.mergeRowGroups });
+    // DuckDB merges under-full row groups at the checkpoint here, whatever the working file does: a night's rows
+    // land in a row group of their own in every table they touch, each on a block of its own, and unmerged they
+    // made the file grow by a block per table a night (docs/performance.md, "publish_year"). The merge rewrites
+    // only the under-full groups at the end of each table, in the publisher's own step after the night's load.
+    opened = await openDatabase(opts.publishedPath, { rowGroupSize: opts.rowGroupSize, mergeRowGroups: true });
   } catch (err) {
     const msg = String((err as Error).message);
     if (/lock/i.test(msg)) return { applied: false, reason: 'another process holds the published file open' };
@@ -58,14 +62,14 @@ export async function applyRun(opts: ApplyOptions): Promise<ApplyResult> {
     await conn.run(`ATTACH '${opts.workPath.replace(/'/g, "''")}' AS ${SOURCE} (READ_ONLY)`);
     const src = await shapes(conn, SOURCE);
     const pub = await shapes(conn, WAREHOUSE_CATALOG);
-    const catalogNames = new Set(TABLES.map((t) => t.name));
     const catalog: TableShape[] = [];
     const ledger: TableShape[] = [];
     for (const t of src.values()) {
       const there = pub.get(t.name);
       if (!there) return { applied: false, reason: `table ${t.name} is not in the published file yet` };
       for (const [c, ty] of t.columns) if (there.columns.get(c) !== ty) return { applied: false, reason: `column ${t.name}.${c} differs from the published file's` };
-      if (catalogNames.has(t.name) && t.columns.has('_run_id') && t.columns.has('_task_id')) catalog.push(t);
+      // By its lineage columns: a generated family's table is in the catalog only once this process meets its tasks.
+      if (t.columns.has('_run_id') && t.columns.has('_task_id')) catalog.push(t);
       else if (t.columns.has('run_id')) ledger.push(t);
       else return { applied: false, reason: `table ${t.name} has no run column to apply changes by` };
     }

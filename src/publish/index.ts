@@ -50,7 +50,7 @@ export async function publishWarehouse(opts: PublishOptions): Promise<PublishRes
   await mkdir(path.dirname(opts.publishedPath), { recursive: true });
   let reason: string | undefined;
   if (opts.runId !== undefined && !opts.rebuilt) {
-    const r = await applyRun({ workPath: opts.workPath, publishedPath: opts.publishedPath, runId: opts.runId, statements: opts.statements, rowGroupSize: opts.rowGroupSize, mergeRowGroups: opts.mergeRowGroups, beforeCommit: () => opts.beforeRename?.(opts.publishedPath) ?? Promise.resolve() });
+    const r = await applyRun({ workPath: opts.workPath, publishedPath: opts.publishedPath, runId: opts.runId, statements: opts.statements, rowGroupSize: opts.rowGroupSize, beforeCommit: () => opts.beforeRename?.(opts.publishedPath) ?? Promise.resolve() });
     if (r.applied) return { publishedPath: opts.publishedPath, bytes: statSync(opts.publishedPath).size, statements: opts.statements?.length ?? 0, mode: 'applied' };
     reason = r.reason;
   } else if (opts.rebuilt) {
