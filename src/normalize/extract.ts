@@ -105,6 +105,22 @@ function trieAdd(t: Trie, path: readonly string[]): void {
   node.leaf = true;
 }
 
+/** Adds every path of `from` under `at` in `t`. */
+function trieGraft(t: Trie, at: readonly string[], from: Trie): void {
+  let node = t;
+  for (const seg of at) {
+    let next = node.children.get(seg);
+    if (!next) node.children.set(seg, (next = newTrie()));
+    node = next;
+  }
+  if (from.leaf) node.leaf = true;
+  for (const [seg, sub] of from.children) {
+    let next = node.children.get(seg);
+    if (!next) node.children.set(seg, (next = newTrie()));
+    trieGraft(next, [], sub);
+  }
+}
+
 interface ColumnPlan {
   def: ColumnDef;
   /** Path segments, or a context name for `$...` columns. */
@@ -161,7 +177,12 @@ function compile(t: TableDef): TablePlan {
           if (col.alt) trieAdd(tr, col.alt);
         }
         for (const ig of t.ignored ?? []) trieAdd(tr, ig.path.split('.'));
-        for (const c2 of children) if (!c2.table.onlyForItemTypes || c2.table.onlyForItemTypes.includes(type)) trieAdd(tr, c2.segments);
+        for (const c2 of children) {
+          if (c2.table.onlyForItemTypes && !c2.table.onlyForItemTypes.includes(type)) continue;
+          // An item type's own table consumes what its plan consumes, at its path (the row's own object for `$`).
+          if (c2.table.source!.kind === 'item') trieGraft(tr, c2.table.source!.path === '$' ? [] : c2.segments, c2.plan.consumed);
+          else trieAdd(tr, c2.segments);
+        }
         consumedByType.set(type, tr);
       }
     }
@@ -344,12 +365,15 @@ function objectRow(scope: TaskScope, plan: TablePlan, src: unknown, id: string, 
   }
   if (plan.known && itemType !== null && !plan.known.has(itemType)) NormalizeStats.bump(scope.stats.unknownItemTypes, `${t.name}:${itemType}`);
   if (obj) {
-    const trie = itemType !== null ? plan.consumedByType.get(itemType) ?? plan.consumed : plan.consumed;
-    const unknown = unknownFields(obj, trie, t.name, scope.stats);
-    if (unknown) extra = extra ? { ...unknown, ...extra } : unknown;
+    // An item type's own row shares its object with the common row, which reports the fields neither knows.
+    if (t.source?.kind !== 'item') {
+      const trie = itemType !== null ? plan.consumedByType.get(itemType) ?? plan.consumed : plan.consumed;
+      const unknown = unknownFields(obj, trie, t.name, scope.stats);
+      if (unknown) extra = extra ? { ...unknown, ...extra } : unknown;
+    }
     for (const ch of plan.children) {
       if (ch.table.onlyForItemTypes && (itemType === null || !ch.table.onlyForItemTypes.includes(itemType))) continue;
-      const value = get(obj, ch.segments);
+      const value = ch.table.source!.kind === 'item' && ch.table.source!.path === '$' ? obj : get(obj, ch.segments);
       if (value === undefined || value === null) continue;
       if (!childRows(scope, ch, value, id)) {
         setPath((extra ??= {}), ch.segments, value);
@@ -374,6 +398,10 @@ function childRows(scope: TaskScope, ch: ChildPlan, value: unknown, parentId: st
     case 'objects':
       if (!Array.isArray(value)) return false;
       for (let j = 0; j < value.length; j++) objectRow(scope, plan, value[j], `${parentId}:${j}`, parentId, j);
+      return true;
+    case 'item':
+      if (!isPlainObject(value)) return false;
+      objectRow(scope, plan, value, parentId, parentId, 0);
       return true;
     case 'scalars':
       if (!Array.isArray(value)) return false;
