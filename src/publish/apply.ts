@@ -24,6 +24,9 @@ import { tablesOfTask } from '../normalize/extract.js';
 import { lit, q } from '../load/ddl.js';
 import { appendRows } from '../load/append.js';
 
+/** Runs applied one statement each; more go in one statement a table. */
+const MANY_RUNS = 4;
+
 /** The working file's catalog name while it is attached beside the published one. */
 const SOURCE = 'work_src';
 
@@ -81,18 +84,21 @@ export async function applyRun(opts: ApplyOptions): Promise<ApplyResult> {
       let rows = 0;
       // Only the tables holding rows of these runs: one statement finds them.
       const holding = await tablesHolding(conn, catalog, runs);
+      // A run at a time by equality, which DuckDB's zone maps narrow to that run's row groups; many runs at once (a
+      // month the published file missed) in one statement a table.
+      const filters = runs.length <= MANY_RUNS ? runs.map((run) => ({ sql: '= $1', values: [run] })) : [{ sql: 'IN (SELECT r FROM temp._apply_runs)', values: [] }];
       for (const t of catalog.filter((x) => holding.has(x.name))) {
         const cols = [...t.columns.keys()].map(q).join(', ');
-        for (const run of runs) {
-          const r = await conn.run(`INSERT INTO ${WAREHOUSE_CATALOG}.main.${q(t.name)} (${cols}) SELECT ${cols} FROM ${SOURCE}.main.${q(t.name)} WHERE _run_id = $1`, [run]);
+        for (const f of filters) {
+          const r = await conn.run(`INSERT INTO ${WAREHOUSE_CATALOG}.main.${q(t.name)} (${cols}) SELECT ${cols} FROM ${SOURCE}.main.${q(t.name)} WHERE _run_id ${f.sql}`, f.values);
           rows += Number(r.rowsChanged);
         }
       }
       for (const t of ledger) {
         const cols = [...t.columns.keys()].map(q).join(', ');
-        for (const run of runs) {
-          await conn.run(`DELETE FROM ${WAREHOUSE_CATALOG}.main.${q(t.name)} WHERE run_id = $1`, [run]);
-          await conn.run(`INSERT INTO ${WAREHOUSE_CATALOG}.main.${q(t.name)} (${cols}) SELECT ${cols} FROM ${SOURCE}.main.${q(t.name)} WHERE run_id = $1`, [run]);
+        for (const f of filters) {
+          await conn.run(`DELETE FROM ${WAREHOUSE_CATALOG}.main.${q(t.name)} WHERE run_id ${f.sql}`, f.values);
+          await conn.run(`INSERT INTO ${WAREHOUSE_CATALOG}.main.${q(t.name)} (${cols}) SELECT ${cols} FROM ${SOURCE}.main.${q(t.name)} WHERE run_id ${f.sql}`, f.values);
         }
       }
       const off = await outOfStep(conn, [...catalog, ...ledger]);

@@ -139,9 +139,11 @@ describe('publishing a run by applying its changes', () => {
     const r1 = await loadNight(dir, work, 1);
     await expect(publish(work, published, r1, { beforeRename: async () => { throw new Error('killed before commit'); } })).rejects.toThrow('killed before commit');
     expect(await items(published)).toBe(one);
-    // The next night's publish carries the failed one's run too (its ledger row is not in the published file).
-    const r2 = await loadNight(dir, work, 2);
-    expect(await publish(work, published, r2)).toMatchObject({ mode: 'applied' });
+    // Nights that were never published are carried by the next publish (their ledger rows are not in the published
+    // file): the failed one and three more, five runs in all.
+    for (const n of [2, 3, 4]) await loadNight(dir, work, n);
+    const r5 = await loadNight(dir, work, 5);
+    expect(await publish(work, published, r5)).toMatchObject({ mode: 'applied' });
     const d = await differences(work, published);
     expectEqual(d);
     expect(await items(published)).toBe(d.serp_results__items.rows);
