@@ -128,6 +128,14 @@ describe('publishing a run by applying its changes', () => {
     // A run published twice (resume after a crash past its publish) changes nothing.
     expect((await publish(work, published, r1)).mode).toBe('applied');
     expectEqual(await differences(work, published));
+    // Views run again only when they changed (a new release): a changed set is applied with the rows.
+    const probe = 'CREATE OR REPLACE VIEW v_probe AS SELECT count(*) AS n FROM serp_results__items';
+    expect((await publish(work, published, r1, { statements: [...curatedViews(), probe] })).mode).toBe('applied');
+    const i = await DuckDBInstance.create(published, { access_mode: 'READ_ONLY' });
+    const c = await i.connect();
+    try {
+      expect(Number((await c.runAndReadAll('SELECT n FROM v_probe')).getRows()[0][0])).toBe(d.serp_results__items.rows);
+    } finally { c.closeSync(); i.closeSync(); }
   }, 60_000);
 
   test('a publish that fails before COMMIT leaves the published file as it was; the next one applies the run', async () => {
