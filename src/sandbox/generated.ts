@@ -11,6 +11,7 @@ import type { EndpointDef } from '../api/catalog.js';
 import type { Envelope } from '../api/envelope.js';
 import { MODELS, modelFields } from '../families/generated.js';
 import type { FamilySandbox, Handler, ResultGenerator } from './family.js';
+import type { SandboxContext } from './context.js';
 import type { LiveCompute } from './handlers/live.js';
 import { Rng, seedOf } from './data/prng.js';
 import { NOUNS, MODIFIERS, BRANDS, TLDS, LOREM, slug } from './data/words.js';
@@ -174,7 +175,7 @@ const PAGING_FIELDS = ['limit', 'offset', 'search_after_token', 'offset_token'];
  * The page a paged call asks for, of a list whose length is fixed by the other parameters: from the token of the
  * previous page (refused when any other parameter changed, as the reference says), else from `offset`.
  */
-function pageOf(def: EndpointDef, task: Record<string, unknown>, seed: number): Gen['page'] {
+function pageOf(def: EndpointDef, task: Record<string, unknown>, seed: number, maxItems: number): Gen['page'] {
   const tokenField = def.paging === 'search_after_token' ? 'search_after_token' : def.paging === 'limit_offset_token' ? 'offset_token' : null;
   const sent = Object.fromEntries(Object.entries(task).filter(([, v]) => v !== null && v !== undefined));
   const hash = paramsHash(sent, [tokenField ?? '', 'offset']);
@@ -186,18 +187,19 @@ function pageOf(def: EndpointDef, task: Record<string, unknown>, seed: number): 
   }
   const rule = def.fields?.limit;
   const limit = typeof sent.limit === 'number' ? sent.limit : rule && (rule.type === 'number' || rule.type === 'integer') && rule.default !== undefined ? rule.default : 100;
-  // A few dozen rows: enough for several pages, small enough that every operation's answer stays quick.
-  const total = new Rng(seed).fork('total').int(11, 24);
+  // A few dozen rows: enough for several pages, small enough that every operation's answer stays quick; more when
+  // the sandbox is set to serve more (generated_items, the bench's full-size answers).
+  const total = Math.max(new Rng(seed).fork('total').int(11, 24), maxItems);
   const count = Math.max(0, Math.min(limit, total - start));
   return { start, count, total, token: tokenField && start + count < total ? makeToken(hash, start + count) : null };
 }
 
 /** Elements of a result: one for a task or live call, a few for a free list. */
-function resultOf(def: EndpointDef, params: Record<string, unknown>, seed: number, now: number, page?: Gen['page']): unknown[] {
+function resultOf(def: EndpointDef, params: Record<string, unknown>, seed: number, now: number, maxItems: number, page?: Gen['page']): unknown[] {
   const t = def.model?.result ?? 'any';
   const model = t.replace(/\[\]$/, '');
   const limit = typeof params.limit === 'number' ? params.limit : 10;
-  const g: Gen = { rng: new Rng(seed), params, now, items: Math.max(0, Math.min(limit, 10)), ...(page ? { page } : {}) };
+  const g: Gen = { rng: new Rng(seed), params, now, items: Math.max(0, Math.min(limit, maxItems)), ...(page ? { page } : {}) };
   if (!MODELS[model]) return t === 'any' ? [] : [valueOf(model, 'result', g, g.rng, 0, false)];
   // A few operations answer one object as the task's `result` (Lighthouse's JSON report), not a list.
   if (!t.endsWith('[]')) return modelValue(model, g, g.rng, 0, true) as unknown as unknown[];
@@ -219,7 +221,9 @@ const liveCompute: LiveCompute = (task, req, ctx) => {
   const params = { ...task, ...resolveLocale(task) };
   // A live answer is the data of the day it is asked (referring domains come and go); the same day, the same answer.
   const seed = seedFor(req.def, { ...task, _sandbox_day: Math.floor(req.now / DAY_MS) });
-  const result = resultOf(req.def, params, seed, req.now, req.def.paging ? pageOf(req.def, task, seed) : undefined);
+  const page = req.def.paging ? pageOf(req.def, task, seed, ctx.settings.generatedItems) : undefined;
+  const variant = `${req.def.id}|live|${seed % Math.max(1, ctx.settings.resultVariants)}${page ? `|${page.start}|${page.count}|${page.token}` : ''}`;
+  const result = cachedResult(ctx, variant, () => resultOf(req.def, params, seed, req.now, ctx.settings.generatedItems, page));
   // Billed as the live service bills: the request, and per row where the price table says so.
   const tokens = llmUsage(req.def, task, ctx.config.prices, result);
   const cost = req.def.billing === 'request' ? billedPrice(req.def, task, ctx.config.prices, { pages: 1, asyncAiOverview: false, paaClicks: 0, rows: Array.isArray(result) ? rowsOf(result) : 1, ...(tokens ? { tokens } : {}) }) : 0;
@@ -228,11 +232,24 @@ const liveCompute: LiveCompute = (task, req, ctx) => {
 
 const listHandler: Handler = (req, ctx): Envelope => {
   const params = Object.fromEntries(req.query);
-  const task = taskObject({ code: 20000, startedNs: req.startedNs, path: pathSegments(req.path), data: { ...baseEcho(req.def, ctx.engines), ...params }, result: resultOf(req.def, { ...params, ...(req.id ? { id: req.id } : {}) }, seedFor(req.def, { ...params, id: req.id }), req.now) });
+  const task = taskObject({ code: 20000, startedNs: req.startedNs, path: pathSegments(req.path), data: { ...baseEcho(req.def, ctx.engines), ...params }, result: resultOf(req.def, { ...params, ...(req.id ? { id: req.id } : {}) }, seedFor(req.def, { ...params, id: req.id }), req.now, ctx.settings.generatedItems) });
   return envelope(req.def.version, [task], req.startedNs);
 };
 
-const taskResult: ResultGenerator = (def, task, _ctx, at) => resultOf(def, withLocale<Record<string, unknown>>(task), task.seed, at);
+const taskResult: ResultGenerator = (def, task, ctx, at) => resultOf(def, withLocale<Record<string, unknown>>(task), task.seed, at, ctx.settings.generatedItems);
+
+/** The bench's live answers (sandbox.result_variants above 0): generated once per key and served again, as task results are. */
+function cachedResult(ctx: SandboxContext, key: string, make: () => unknown[]): unknown[] {
+  const cache = ctx.resultCache;
+  if (!cache) return make();
+  let result = cache.results.get(key);
+  if (result) cache.hits++;
+  else {
+    cache.misses++;
+    cache.results.set(key, (result = make()));
+  }
+  return result;
+}
 
 /** Fields of a ready-list element the model declares, from the task and its getter paths. */
 export function readyElement(def: EndpointDef, known: Record<string, unknown>): Record<string, unknown> | null {
