@@ -17,6 +17,7 @@ import { benchFamilies } from './families.js';
 import { benchSandboxRps } from './sandbox-rps.js';
 import { benchPostgres } from './postgres.js';
 import { benchLake } from './lake.js';
+import { benchPublishYear } from './publish-year.js';
 import { REQUIRED_FIGURES, figureProblems, formatTable, type Figure, type Figures } from './figures.js';
 
 export interface BenchOptions {
@@ -51,6 +52,7 @@ const SECTIONS: Section[] = [
   { name: 'sandbox', run: (ctx) => benchSandboxRps(ctx) },
   { name: 'postgres', run: (ctx) => benchPostgres(ctx) },
   { name: 'lake', run: (ctx) => benchLake(ctx) },
+  { name: 'publish_year', run: (ctx) => benchPublishYear(ctx) },
 ];
 
 function limiterFigures(r: Awaited<ReturnType<typeof benchLimiter>>): Figures {

@@ -131,7 +131,7 @@ export class Warehouse {
     if (opts.threads) settings.threads = String(opts.threads);
     if (opts.memoryLimit) settings.memory_limit = opts.memoryLimit;
     if (opts.checkpointThreshold) settings.checkpoint_threshold = opts.checkpointThreshold;
-    const { instance, connection } = await openDatabase(file, { rowGroupSize: opts.rowGroupSize, mergeRowGroups: opts.mergeRowGroups, settings });
+    const { instance, connection } = await openDatabase(file, { rowGroupSize: opts.rowGroupSize, mergeRowGroups: opts.mergeRowGroups, blockSize: opts.blockSize, settings });
     return new Warehouse(file, instance, connection);
   }
 

@@ -19,6 +19,7 @@ import { envelope, pathSegments, taskObject } from './envelope.js';
 import { baseEcho, resolveLocale } from './echo.js';
 import { withLocale } from './results.js';
 import { billedPrice } from '../api/pricing.js';
+import { llmUsage } from './llm-usage.js';
 import { DAY_MS } from './clock.js';
 import { makeToken, paramsHash, readToken } from './tokens.js';
 import { FilterError } from './filters.js';
@@ -220,7 +221,8 @@ const liveCompute: LiveCompute = (task, req, ctx) => {
   const seed = seedFor(req.def, { ...task, _sandbox_day: Math.floor(req.now / DAY_MS) });
   const result = resultOf(req.def, params, seed, req.now, req.def.paging ? pageOf(req.def, task, seed) : undefined);
   // Billed as the live service bills: the request, and per row where the price table says so.
-  const cost = req.def.billing === 'request' ? billedPrice(req.def, task, ctx.config.prices, { pages: 1, asyncAiOverview: false, paaClicks: 0, rows: Array.isArray(result) ? rowsOf(result) : 1 }) : 0;
+  const tokens = llmUsage(req.def, task, ctx.config.prices, result);
+  const cost = req.def.billing === 'request' ? billedPrice(req.def, task, ctx.config.prices, { pages: 1, asyncAiOverview: false, paaClicks: 0, rows: Array.isArray(result) ? rowsOf(result) : 1, ...(tokens ? { tokens } : {}) }) : 0;
   return { result, cost };
 };
 
