@@ -65,10 +65,10 @@ export type RowSource =
   /** `technologies`: { group: { category: [name, ...] } } -> one row per (group, category, technology). */
   | { kind: 'technologies'; path: string }
   /**
-   * One row per parent row from the object at `path` (`$`: the parent's own object), with the parent's `_id`: an item
-   * type's own fields beside the common ones (a table per item type, `onlyForItemTypes` one type).
+   * One row per parent row from the object at `path` (`$`: the parent's own object), with the parent's `_id`, when
+   * that object's `by` field names one of `onlyForItemTypes`: an item type's own fields beside the common ones.
    */
-  | { kind: 'item'; path: string };
+  | { kind: 'item'; path: string; by: string };
 
 export interface TableDef {
   name: string;
