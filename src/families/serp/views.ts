@@ -338,14 +338,22 @@ FROM marked`,
       col('movement', 'first, new, lost, up, down, same or not_ranked.'),
     ],
     select: `${TRACKING},
-  on_page AS (
-    -- Per page, then per day, in one pass over the tracked tasks' items: a grid of days joined to the days ranked
-    -- was planned at a row or two by PostgreSQL and compared pairwise (85 million rows at a year of 10 keywords).
-    SELECT k.target, k.tracked_domain, ${pageSeries('i.')}, i.result_id,
-           count(*) FILTER (WHERE i.item_type = 'organic') AS organic_results, bool_or(i.item_type = 'ai_overview') AS ai_overview_shown,
-           min(i.rank_group) FILTER (WHERE ${TRACKED_RANK}) AS position, arg_min(i.url, i.rank_group) FILTER (WHERE ${TRACKED_RANK}) AS url
-    FROM serp_items i JOIN tracked k ON k.run_id = i.run_id AND k.task_id = i.task_id
-    GROUP BY k.target, k.tracked_domain, i.result_id
+  hits AS (
+    SELECT k.target, k.tracked_domain, i.result_id, i.rank_group, i.url
+    FROM serp_items i JOIN tracked k ON k.run_id = i.run_id AND k.task_id = i.task_id WHERE ${TRACKED_RANK}
+  ), on_page AS (
+    -- Each tracked page and its tracked domain's hits, grouped by page, then by day: a grid of days joined to the
+    -- days ranked was planned at a row or two by PostgreSQL and compared pairwise (85 million rows at a year of
+    -- 10 keywords); a union grouped needs no join estimate, and the pages' facts are counted once, not per target.
+    SELECT target, tracked_domain, result_id, ${pageSeries()}, max(organic_results) AS organic_results, bool_or(ai_overview_shown) AS ai_overview_shown,
+           min(rank_group) AS position, arg_min(url, rank_group) AS url
+    FROM (
+      SELECT k.target, k.tracked_domain, p.result_id, ${series('p')}, p.date, p.organic_results, p.ai_overview_shown, NULL AS rank_group, NULL AS url
+      FROM pages p JOIN tracked k ON k.run_id = p.run_id AND k.task_id = p.task_id
+      UNION ALL
+      SELECT target, tracked_domain, result_id, ${[...SERIES, 'date', 'organic_results', 'ai_overview_shown'].map((c) => `NULL AS ${c}`).join(', ')}, rank_group, url FROM hits
+    ) AS u
+    GROUP BY target, tracked_domain, result_id
   ), days AS (
     SELECT target, tracked_domain, ${SERIES.join(', ')}, date, max(organic_results) AS organic_results, bool_or(ai_overview_shown) AS ai_overview_shown,
            min(position) AS position, arg_min(url, position) AS url
