@@ -12,6 +12,57 @@ export interface BilledOutcome {
   paaClicks: number;
   /** Rows returned, for endpoints billed per row (the price table's `per_row`). */
   rows?: number;
+  /** Pages an On-Page crawl crawled (the price table's `per_crawled_page`); the rest of `max_crawl_pages` is refunded. */
+  crawledPages?: number;
+  /** Tokens an LLM read and wrote (the price table's token prices). */
+  tokens?: { input: number; output: number };
+}
+
+type PriceRow = PriceTable[string];
+
+/** Pages an On-Page crawl task is reserved for: its `max_crawl_pages` (a required field), at least 1. */
+export function crawlPages(task: Record<string, unknown>): number {
+  return typeof task.max_crawl_pages === 'number' && task.max_crawl_pages >= 1 ? Math.floor(task.max_crawl_pages) : 1;
+}
+
+/** Base page prices one crawled page costs with the task's options (help center "cost of On-Page API parameters"). */
+function pageMultiple(p: PriceRow, task: Record<string, unknown>): number {
+  const o = p.page_options ?? {};
+  const on = (k: string) => task[k] === true || (k === 'custom_js' && typeof task.custom_js === 'string' && task.custom_js !== '');
+  // Browser rendering loads resources and runs JavaScript: its multiple replaces theirs.
+  const rendering = on('enable_browser_rendering') && o.enable_browser_rendering !== undefined;
+  let extra = 0;
+  for (const [k, m] of Object.entries(o)) {
+    if (!on(k)) continue;
+    if (rendering && (k === 'load_resources' || k === 'enable_javascript')) continue;
+    extra += m;
+  }
+  return 1 + extra;
+}
+
+/** The token prices of the task's model: the longest `models` key its model_name starts with, else the row's own. */
+export function modelPrices(p: PriceRow, task: Record<string, unknown>): { input: number; output: number; request: number } | undefined {
+  const name = typeof task.model_name === 'string' ? task.model_name : '';
+  const key = Object.keys(p.models ?? {}).filter((k) => name.startsWith(k)).sort((a, b) => b.length - a.length)[0];
+  const m = key ? p.models![key] : undefined;
+  if (m) return { input: m.per_1m_input_tokens, output: m.per_1m_output_tokens, request: m.per_llm_request ?? p.per_llm_request ?? 0 };
+  if (p.per_1m_input_tokens === undefined && p.per_1m_output_tokens === undefined) return undefined;
+  return { input: p.per_1m_input_tokens ?? 0, output: p.per_1m_output_tokens ?? 0, request: p.per_llm_request ?? 0 };
+}
+
+/**
+ * The most tokens an LLM task can read and write. Input: the UTF-8 bytes of what is sent (prompt, system message,
+ * message chain), since a byte-level tokenizer never makes more tokens than bytes; output: `max_output_tokens`,
+ * else the field's default.
+ */
+export function maxTokens(def: EndpointDef, task: Record<string, unknown>): { input: number; output: number } {
+  const bytes = (v: unknown) => (typeof v === 'string' ? Buffer.byteLength(v, 'utf8') : 0);
+  const chain = Array.isArray(task.message_chain) ? task.message_chain : [];
+  const input = bytes(task.user_prompt) + bytes(task.system_message) + chain.reduce<number>((n, m) => n + bytes((m as { message?: unknown })?.message), 0);
+  const rule = def.fields?.max_output_tokens;
+  const fallback = rule && (rule.type === 'number' || rule.type === 'integer') ? rule.default ?? rule.max : undefined;
+  const output = typeof task.max_output_tokens === 'number' ? task.max_output_tokens : fallback ?? 0;
+  return { input, output };
 }
 
 /** The rows a task billed per row is reserved for: its `limit`, else the field's default, else 100. */
@@ -28,6 +79,11 @@ function decodeKeyword(k: string): string {
   try { return decodeURIComponent(k.replace(/\+/g, ' ')); } catch { return k; }
 }
 
+/** An endpoint the service bills that the price table has no price for: plan says so instead of $0. */
+export function isUnpriced(def: EndpointDef, prices: PriceTable): boolean {
+  return def.billing !== 'free' && !prices[def.id];
+}
+
 /** The most a task can cost: what the service bills at posting (and the budget reserves). */
 export function taskPrice(def: EndpointDef, task: Record<string, unknown>, prices: PriceTable): number {
   return priceOf(def, task, prices);
@@ -40,8 +96,13 @@ export function taskPrice(def: EndpointDef, task: Record<string, unknown>, price
  */
 export function taskPriceRange(def: EndpointDef, task: Record<string, unknown>, prices: PriceTable): { min: number; max: number } {
   const max = priceOf(def, task, prices);
-  // Billed per row returned: from none (an empty answer) to the most the request can return.
-  if (!def.billedPage) return prices[def.id]?.per_row ? { min: priceOf(def, task, prices, { pages: 1, asyncAiOverview: false, paaClicks: 0, rows: 0 }), max } : { min: max, max };
+  const p = prices[def.id];
+  // Billed by what the service returns or does: from an empty answer (no rows, one crawled page, no tokens) to the
+  // most the request allows.
+  if (!def.billedPage) {
+    const byOutcome = p && (p.per_row || p.per_crawled_page || modelPrices(p, task));
+    return byOutcome ? { min: priceOf(def, task, prices, { pages: 1, asyncAiOverview: false, paaClicks: 0, rows: 0, crawledPages: 1, tokens: { input: 0, output: 0 } }), max } : { min: max, max };
+  }
   const stops = Array.isArray(task.stop_crawl_on_match) && task.stop_crawl_on_match.length > 0;
   const min = priceOf(def, task, prices, { pages: stops ? 1 : billedPages(def, task), asyncAiOverview: false, paaClicks: 0 });
   return { min, max };
@@ -68,6 +129,15 @@ function priceOf(def: EndpointDef, task: Record<string, unknown>, prices: PriceT
   // One more base price, at the task's priority ("calculate_rectangles adds only one base price").
   if (task.calculate_rectangles === true && p.calculate_rectangles) cost += p.calculate_rectangles;
   if (p.per_row) cost += p.per_row * (outcome?.rows ?? expectedRows(def, task));
+  if (p.per_crawled_page) {
+    const pages = Math.min(crawlPages(task), outcome?.crawledPages ?? Infinity);
+    cost += p.per_crawled_page * pages * pageMultiple(p, task);
+  }
+  const llm = modelPrices(p, task);
+  if (llm) {
+    const t = outcome?.tokens ?? maxTokens(def, task);
+    cost += llm.request + (t.input * llm.input + t.output * llm.output) / 1e6;
+  }
   if (p.priority_2_multiplier && task.priority === 2) cost *= p.priority_2_multiplier;
   if (p.search_operators_multiplier && hasSearchOperator(task.keyword)) cost *= p.search_operators_multiplier;
   if (p.get_website_url_multiplier && task.get_website_url === true) cost *= p.get_website_url_multiplier;

@@ -65,6 +65,20 @@ const priceSchema = z.strictObject({
   people_also_ask_click: z.number().nonnegative().optional(),
   search_operators_multiplier: z.number().positive().optional(),
   get_website_url_multiplier: z.number().positive().optional(),
+  // On-Page crawl tasks (docs/api-live.md, On-Page prices): each page crawled, reserved for `max_crawl_pages`; each
+  // crawl option set true adds this many base page prices (enable_browser_rendering includes resources and JavaScript).
+  per_crawled_page: z.number().nonnegative().optional(),
+  page_options: z.record(z.string(), z.number().nonnegative()).optional(),
+  // LLM responses (docs/api-live.md, AI Optimization prices): the model's tokens at its vendor's price, USD per
+  // million, on top of per_task; `models` by model name prefix, the row's own for a model it does not list.
+  per_1m_input_tokens: z.number().nonnegative().optional(),
+  per_1m_output_tokens: z.number().nonnegative().optional(),
+  per_llm_request: z.number().nonnegative().optional(),
+  models: z.record(z.string(), z.strictObject({
+    per_1m_input_tokens: z.number().nonnegative(),
+    per_1m_output_tokens: z.number().nonnegative(),
+    per_llm_request: z.number().nonnegative().optional(),
+  })).optional(),
 });
 
 export const configSchema = z.strictObject({
@@ -130,6 +144,8 @@ export const configSchema = z.strictObject({
     keywords_per_site_task: z.int().min(1).max(2000).default(20),
     suggestions_per_keyword: z.int().min(1).max(20_000).default(3),
     merchant_items: z.int().min(4).max(200).default(12),
+    /** Items a generated family's answer lists at most (its `limit`, else 10): the bench asks for the live maximum, 1000. */
+    generated_items: z.int().min(1).max(1000).default(10),
     /** Above 0, task results are generated once per endpoint and task seed modulo this and served again (the bench). */
     result_variants: z.int().min(0).default(0),
     /** How long the sandbox waits for a pingback/postback receiver (the live service: 10 s). */

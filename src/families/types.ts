@@ -23,6 +23,11 @@ export interface FamilyDef {
   /** Calls to the family's endpoints in flight at once, a sub-limit of the one limiter (Labs: 30). */
   inFlight?: number;
   /**
+   * Calls in flight at once for a group of the family's endpoints, by endpoint id prefix (each vendor's live LLM
+   * responses: 30); the longest prefix an endpoint id starts with is its group, instead of `inFlight`.
+   */
+  inFlightBy?: Readonly<Record<string, number>>;
+  /**
    * The sandbox's answers for the family, loaded when a sandbox starts: the declarations above never import
    * sandbox code, so the catalog and the sandbox do not import each other.
    */

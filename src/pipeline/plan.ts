@@ -4,6 +4,7 @@
  */
 import { serviceOf } from '../config/service.js';
 import { endpoint, findEndpoint, type EndpointKind } from '../api/catalog.js';
+import { isUnpriced } from '../api/pricing.js';
 import type { Config } from '../config/index.js';
 import { PipelineError } from './errors.js';
 import { resolveAndBuild, type ExpandOptions } from './expand.js';
@@ -106,6 +107,8 @@ export interface StepEstimate {
   deferredNote?: string;
   /** The step's own budget_usd, if it has one. */
   budgetUsd?: number;
+  /** The endpoint bills but the price table has no price for it: its cost is not in costUsd (docs/api-live.md). */
+  unpriced?: true;
 }
 
 export type Schedule = 'hourly' | 'daily' | 'weekly' | 'monthly';
@@ -213,6 +216,7 @@ export function estimatePlan(plan: Plan, config: Config): PlanEstimate {
       calls, costUsd: fromMicros(stepMicros), ...(stepMin < stepMicros ? { costMinUsd: fromMicros(stepMin) } : {}), deferred: sp.deferred,
       ...(sp.deferredNote ? { deferredNote: sp.deferredNote } : {}),
       ...(sp.budgetUsd !== undefined ? { budgetUsd: sp.budgetUsd } : {}),
+      ...(isUnpriced(def, config.prices) ? { unpriced: true as const } : {}),
     });
   }
   let shortestSeconds = (totals.total / config.rate_limit.calls) * (config.rate_limit.window_ms / 1000);
@@ -290,10 +294,11 @@ export function formatPlan(e: PlanEstimate): string {
     String(s.calls.taskGets),
     String(s.calls.live + s.calls.list),
     String(s.calls.total),
-    s.costMinUsd !== undefined ? `${formatUsd(s.costMinUsd)}..${formatUsd(s.costUsd)}` : formatUsd(s.costUsd),
+    s.unpriced ? 'unpriced' : s.costMinUsd !== undefined ? `${formatUsd(s.costMinUsd)}..${formatUsd(s.costUsd)}` : formatUsd(s.costUsd),
   ]);
+  const unpriced = e.steps.filter((s) => s.unpriced);
   const t = e.totals;
-  const total = ['total', '', '', String(t.tasks), String(t.calls.posts), String(t.calls.readyPolls), String(t.calls.taskGets), String(t.calls.live + t.calls.list), String(t.calls.total), t.costMinUsd !== undefined ? `${formatUsd(t.costMinUsd)}..${formatUsd(t.costUsd)}` : formatUsd(t.costUsd)];
+  const total = ['total', '', '', String(t.tasks), String(t.calls.posts), String(t.calls.readyPolls), String(t.calls.taskGets), String(t.calls.live + t.calls.list), String(t.calls.total), (t.costMinUsd !== undefined ? `${formatUsd(t.costMinUsd)}..${formatUsd(t.costUsd)}` : formatUsd(t.costUsd)) + (unpriced.length ? ' + unpriced' : '')];
   const all = [head, ...rows, total];
   const numeric = (i: number) => i >= 3;
   const widths = head.map((_, i) => Math.max(...all.map((r) => r[i].length)));
@@ -308,7 +313,7 @@ export function formatPlan(e: PlanEstimate): string {
     rule,
     line(total),
     '',
-    `Estimated cost ${formatUsd(t.costUsd)} of budget ${formatUsd(e.budgetUsd)}: ${t.withinBudget ? 'within budget' : 'OVER BUDGET (the run stops posting before it would pass the budget)'}`,
+    `Estimated cost ${formatUsd(t.costUsd)}${unpriced.length ? ' (and the unpriced steps)' : ''} of budget ${formatUsd(e.budgetUsd)}: ${t.withinBudget ? 'within budget' : 'OVER BUDGET (the run stops posting before it would pass the budget)'}`,
     `Shortest duration at ${e.rateLimit.calls} calls per ${formatDuration(e.rateLimit.windowMs / 1000)}: ${formatDuration(t.shortestSeconds)} (${t.calls.total} calls)`,
     ...(t.queueSeconds ? [`Expected duration: ${formatDuration(t.expectedSeconds)} (the rate limits' ${formatDuration(t.shortestSeconds)} + ${formatDuration(t.queueSeconds)} in the service's queue for the task steps, ${t.queueFrom})`] : []),
     ...(e.schedule
@@ -317,7 +322,8 @@ export function formatPlan(e: PlanEstimate): string {
   ];
   const paged = e.steps.filter((s) => s.pages !== undefined);
   if (paged.length) out.push(`Paged steps are counted at their page limit: ${paged.map((s) => `${s.step} ${s.pages} page${s.pages === 1 ? '' : 's'}`).join(', ')}; cost is an upper bound.`);
-  if (t.costMinUsd !== undefined) out.push(`Cost is a range: crawl control may stop on the first page, unused options are refunded, and per-row prices bill the rows returned; the budget reserves the most (${formatUsd(t.costUsd)}) and gets back what is not billed.`);
+  if (t.costMinUsd !== undefined) out.push(`Cost is a range: crawl control may stop on the first page, unused options are refunded, and per-row, per-crawled-page and per-token prices bill what the service returned; the budget reserves the most (${formatUsd(t.costUsd)}) and gets back what is not billed.`);
+  if (unpriced.length) out.push(`No price for ${unpriced.map((s) => `${s.step} (${s.endpointId})`).join(', ')}: the live service publishes none (docs/api-live.md), so the estimate leaves these steps out and the budget cannot hold them back before the service bills them. Give each a price under prices: in config/local.yaml.`);
   for (const s of e.steps) if (s.deferredNote) out.push(`Step ${s.step}: ${s.deferredNote}.`);
   for (const s of e.steps) {
     if (s.budgetUsd === undefined) continue;

@@ -33,6 +33,8 @@ export interface Changes {
   parquet: readonly { table: string; file: string; rows: number }[];
   /** Rows this run loaded, by table (a re-collected task's rows replace its earlier ones). */
   rows: Readonly<Record<string, number>>;
+  /** Every table was rebuilt (reprocess): no run's changes can be applied alone. */
+  rebuilt?: boolean;
 }
 
 /**
@@ -40,7 +42,7 @@ export interface Changes {
  * with the summary's line for it (`line`).
  */
 export type DestinationOutcome =
-  | { name: 'duckdb' }
+  | { name: 'duckdb'; mode: 'applied' | 'copied'; reason?: string }
   | { name: 'postgres'; outcome: PostgresOutcome; line?: string }
   | { name: 'lake'; outcome: LakeOutcome; line?: string };
 
@@ -59,13 +61,14 @@ export interface Claim { holder: Holder; takeOver: boolean }
 
 export interface DestinationLogger { info(obj: object, msg: string): void; warn(obj: object, msg: string): void }
 
-/** The DuckDB file readers open: a copy of the working warehouse with the curated views, renamed into place. */
-export function duckdbDestination(paths: WarehousePaths, pause: PauseHook): Destination {
+/** The DuckDB file readers open: the run's changes applied to it in place, or a copy of the working warehouse (src/publish/index.ts). */
+export function duckdbDestination(paths: WarehousePaths, pause: PauseHook, logger?: DestinationLogger): Destination {
   return {
     name: 'duckdb',
-    publish: async (_run, changes) => {
-      await publishWarehouse({ workPath: changes.warehouse, publishedPath: paths.published, statements: curatedViews(), ...WAREHOUSE_STORAGE, beforeRename: () => pause('publish') });
-      return { name: 'duckdb' };
+    publish: async (run, changes) => {
+      const r = await publishWarehouse({ workPath: changes.warehouse, publishedPath: paths.published, statements: curatedViews(), ...WAREHOUSE_STORAGE, runId: run.runId, rebuilt: changes.rebuilt, beforeRename: () => pause('publish') });
+      logger?.info({ mode: r.mode, reason: r.reason, bytes: r.bytes }, r.mode === 'applied' ? 'published the run\'s changes to the DuckDB file' : 'published a copy of the working warehouse');
+      return { name: 'duckdb', mode: r.mode, ...(r.reason ? { reason: r.reason } : {}) };
     },
   };
 }
@@ -107,7 +110,7 @@ export function destinationsFor(config: Config, paths: WarehousePaths, pause: Pa
   const claim: Claim = { holder: holderOf(paths.dir, serviceOf(config.api.base_url).kind), takeOver: opts.takeOver === true };
   const env = opts.env ?? process.env; // the lake's AWS variables
   return [
-    duckdbDestination(paths, pause),
+    duckdbDestination(paths, pause, logger),
     ...(config.postgres.url ? [postgresDestination(config.postgres, claim, logger, pause)] : []),
     ...(config.lake.url ? [lakeDestination(config.lake.url, paths, env, claim, pause, logger)] : []),
   ];

@@ -96,7 +96,7 @@ export class RateLimiter {
   private readonly subWindowMs: number;
   private readonly defaultSlowDownMs: number;
   private readonly subs = new Map<string, SlidingPacer>();
-  /** Families that allow fewer calls in flight than the account (Labs: 30): a queue of that concurrency each. */
+  /** Families and groups that allow fewer calls in flight than the account (Labs: 30): a queue of that concurrency each. */
   private readonly families = new Map<string, PQueue | null>();
   private readonly perEndpoint = new Map<string, { started: number; inFlight: number }>();
   private pending = 0;
@@ -163,15 +163,12 @@ export class RateLimiter {
     return c;
   }
 
-  /** The in-flight sub-limit of an endpoint's family (FamilyDef.inFlight), when it binds under the account's concurrency. */
+  /** The in-flight sub-limit of an endpoint's family or group (FamilyDef.inFlight, inFlightBy), when it binds under the account's concurrency. */
   private familyQueue(endpointId: string): PQueue | null {
-    const api = findEndpoint(endpointId)?.api;
-    if (!api) return null;
-    let q = this.families.get(api);
-    if (q === undefined) {
-      const limit = FAMILIES.find((f) => f.name === api)?.inFlight;
-      this.families.set(api, (q = limit && limit < this.concurrency ? new PQueue({ concurrency: limit }) : null));
-    }
+    const group = inFlightGroup(endpointId);
+    if (!group) return null;
+    let q = this.families.get(group.key);
+    if (q === undefined) this.families.set(group.key, (q = group.limit < this.concurrency ? new PQueue({ concurrency: group.limit }) : null));
     return q;
   }
 
@@ -297,4 +294,14 @@ export class RateLimiter {
       byEndpoint,
     };
   }
+}
+
+/** The in-flight group an endpoint belongs to, from its family's declaration: the longest inFlightBy prefix, else the family. */
+export function inFlightGroup(endpointId: string): { key: string; limit: number } | undefined {
+  const api = findEndpoint(endpointId)?.api;
+  const family = api ? FAMILIES.find((f) => f.name === api) : undefined;
+  if (!family) return undefined;
+  const prefix = Object.keys(family.inFlightBy ?? {}).filter((k) => endpointId.startsWith(k)).sort((a, b) => b.length - a.length)[0];
+  if (prefix) return { key: prefix, limit: family.inFlightBy![prefix] };
+  return family.inFlight ? { key: family.name, limit: family.inFlight } : undefined;
 }

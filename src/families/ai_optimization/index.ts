@@ -1,6 +1,7 @@
 /** AI Optimization: LLM mentions of brands and domains, each vendor's LLM responses, the LLM scraper, AI keyword data. Declared from the generated declarations. */
 import type { FamilyDef } from '../types.js';
 import { generatedEndpoints, generatedTables, type GeneratedFile } from '../generated.js';
+import { AI_VIEWS } from './views.js';
 import FILE from '../generated/ai_optimization.json' with { type: 'json' };
 
 const file = FILE as unknown as GeneratedFile;
@@ -11,6 +12,15 @@ const family: FamilyDef = {
   description: 'AI Optimization: LLM mentions of brands and domains, each vendor\'s LLM responses, the LLM scraper, AI keyword data.',
   endpoints,
   onDemandTables: generatedTables(file, endpoints),
+  views: AI_VIEWS,
+  // Live LLM responses: 30 at once per account for each vendor; AI keyword data: 30 (docs/api-live.md, AI Optimization limits).
+  inFlightBy: {
+    'ai_optimization.chat_gpt.llm_responses.live': 30,
+    'ai_optimization.claude.llm_responses.live': 30,
+    'ai_optimization.gemini.llm_responses.live': 30,
+    'ai_optimization.perplexity.llm_responses.live': 30,
+    'ai_optimization.ai_keyword_data.': 30,
+  },
   sandbox: () => import('../../sandbox/generated.js'),
 };
 export default family;

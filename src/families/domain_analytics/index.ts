@@ -14,6 +14,8 @@ const family: FamilyDef = {
   endpoints,
   tables: DOMAIN_ANALYTICS_TABLES,
   onDemandTables,
+  // Live Whois and Technologies requests: 30 at once (docs/api-live.md, Domain Analytics limits).
+  inFlight: 30,
   sandbox: () => import('./sandbox.js'),
 };
 export default family;
