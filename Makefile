@@ -52,8 +52,9 @@ sandbox: build
 docs: build
 	node bin/seo-etl.js docs
 
-# Every operation of the live API as its official client's models describe them (src/families/generated/); commit
-# the result, then `make docs`. test/families/generated.test.ts fails while the two disagree.
+# Every operation of the live API as its official client's models describe them (src/families/generated/), and the
+# SERP catalog's models (src/families/serp/models.generated.ts); commit the result, then `make docs`.
+# test/families/generated.test.ts fails while they and the installed client disagree.
 declarations: install
 	node scripts/generate-declarations.mjs
 

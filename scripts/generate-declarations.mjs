@@ -3,8 +3,10 @@
  * Reads the live service's published models - the official client `dataforseo-client` as installed in
  * node_modules (dist/esm/api/*.js: paths and methods; dist/esm/models/*.d.ts and *.js: fields, types and the
  * item types of polymorphic lists) - and writes the project's own declarations of every operation:
- *   src/families/generated/<family>.json  path, method, kind, variant, request field rules, result model
+ *   src/families/generated/<family>.json  path, method, kind, variant, request field rules, paging, result model
  *   src/families/generated/models.json     every model a request or a result reaches: fields and types
+ *   src/families/serp/models.generated.ts  the SERP request models and result classes the hand-declared SERP family
+ *                                          builds on (`--serp-out file` writes or checks it elsewhere)
  * Facts carry over (names, types, paths, limits the field notes state); no code or prose is copied.
  * `node scripts/generate-declarations.mjs --check [--out dir]` writes nothing and exits 1 when the committed files
  * differ from what the installed client gives (test/families/generated.test.ts runs it).
@@ -16,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DEFAULT_OUT = path.join(ROOT, 'src', 'families', 'generated');
+const DEFAULT_SERP_OUT = path.join(ROOT, 'src', 'families', 'serp', 'models.generated.ts');
 
 /** dist/esm of the installed client (the models and API classes the brief of this generator names). */
 export function clientDir() {
@@ -151,6 +154,8 @@ function idOf(p) {
 // ---- request rules (facts the field notes state) ---------------------------------------------------------------
 
 const COMPARISON = ['<', '<=', '>', '>=', '=', '<>'];
+/** The filter operators that are words (docs/api-live.md, "Filters"): a note's list is read against these. */
+const WORD_OPERATORS = new Set(['regex', 'not_regex', 'in', 'not_in', 'like', 'not_like', 'ilike', 'not_ilike', 'match', 'not_match', 'has', 'has_not']);
 const num = (s) => Number(s.replace(/,/g, ''));
 
 function fieldRule(f) {
@@ -175,9 +180,10 @@ function fieldRule(f) {
     rule.type = 'boolean';
   } else if (f.name === 'filters' || /filtering parameters/.test(n)) {
     rule.type = 'filters';
-    rule.maxConditions = num(/\((\d+) filters maximum\)/.exec(n)?.[1] ?? /(\d+) filters maximum/.exec(n)?.[1] ?? '8');
+    rule.maxConditions = /only one filtering parameter/.test(n) ? 1 : num(/\((\d+) filters maximum\)/.exec(n)?.[1] ?? /(\d+) filters maximum/.exec(n)?.[1] ?? '8');
+    // The operators a note lists, with or without backticks (On-Page pages writes them bare).
     const ops = /operators are supported:([^.]*?)(?:you can use|example|$)/.exec(n)?.[1] ?? '';
-    rule.operators = [...new Set([...[...ops.matchAll(/`([a-z_]+)`/g)].map((x) => x[1]), ...COMPARISON])];
+    rule.operators = [...new Set([...ops.split(/[\s,`]+/).filter((t) => WORD_OPERATORS.has(t)), ...COMPARISON])];
   } else if (f.name === 'order_by' || /sorting rules/.test(n) && f.type === 'string[]') {
     rule.type = 'order_by';
     rule.maxRules = /no more than (three|3|five|5) sorting rules/.test(n) ? ({ three: 3, five: 5 }[/no more than (\w+)/.exec(n)[1]] ?? 3) : 3;
@@ -219,6 +225,17 @@ function crossRules(fields) {
   return [...merged.map((fields) => ({ rule: 'one_of_required', fields })), ...out];
 }
 
+/**
+ * The paging a request model supports, by the fields it has: a continuation token from the previous answer
+ * (`search_after_token`), limit/offset that turns to `offset_token` past the offset cap, or limit/offset alone.
+ */
+function pagingOf(fields) {
+  if (fields.search_after_token && fields.limit) return 'search_after_token';
+  if (fields.offset_token && fields.limit && fields.offset) return 'limit_offset_token';
+  if (fields.limit && fields.offset) return 'limit_offset';
+  return null;
+}
+
 // ---- the whole ---------------------------------------------------------------------------------------------------
 
 export function generate(dir = clientDir()) {
@@ -254,6 +271,8 @@ export function generate(dir = clientDir()) {
       entry.fields = Object.fromEntries((req?.fields ?? []).map((f) => [f.name, fieldRule(f)]));
       const cross = crossRules(req?.fields ?? []);
       if (cross.length) entry.cross = cross;
+      const paging = pagingOf(entry.fields);
+      if (paging) entry.paging = paging;
     }
     (families[family] ??= []).push(entry);
   }
@@ -283,6 +302,124 @@ export function generate(dir = clientDir()) {
   return files;
 }
 
+// ---- the SERP catalog's models ------------------------------------------------------------------------------
+// The hand-declared SERP family (src/families/serp/) builds its request rules and item tables on these: each SERP
+// request model's fields with its depth caps, and every class its results can hold with the item types of each
+// polymorphic base. Written to src/families/serp/models.generated.ts.
+
+/** Where each interface is declared: most in their own file, some beside the base class that maps them. */
+let serpDeclaredIn;
+let MODELS;
+function fileOf(name) {
+  if (!serpDeclaredIn) {
+    serpDeclaredIn = new Map();
+    for (const f of readdirSync(MODELS).filter((x) => x.endsWith('.d.ts'))) {
+      for (const m of readFileSync(path.join(MODELS, f), 'utf8').matchAll(/export interface I(\w+)/g)) if (!serpDeclaredIn.has(m[1]) || f === `${m[1]}.d.ts`) serpDeclaredIn.set(m[1], f);
+    }
+  }
+  return serpDeclaredIn.get(name);
+}
+
+/** The fields of interface I<name> (and what it extends), each with its TypeScript type and doc comment. */
+function serpFieldsOf(name) {
+  const file = fileOf(name);
+  if (!file) throw new Error(`${name}: no interface I${name} in the models`);
+  const text = readFileSync(path.join(MODELS, file), 'utf8');
+  const head = new RegExp(`export interface I${name}(?: extends I(\\w+))? \\{`).exec(text);
+  if (!head) throw new Error(`${name}: no interface I${name}`);
+  const out = new Map(head[1] ? serpFieldsOf(head[1]) : []);
+  let depth = 1;
+  let body = '';
+  for (let i = head.index + head[0].length; i < text.length && depth > 0; i++) {
+    if (text[i] === '{') depth++;
+    if (text[i] === '}') depth--;
+    if (depth > 0) body += depth === 1 ? text[i] : text[i] === '\n' ? ' ' : text[i];
+  }
+  for (const m of body.matchAll(/(?:\/\*\*(.*?)\*\/\s*)?^\s*(\w+)\?: (.+?) \| undefined;/gms)) out.set(m[2], { type: m[3].trim(), doc: (m[1] ?? '').trim() });
+  return out;
+}
+
+const docNum = (doc, re) => { const m = re.exec(doc); return m ? Number(m[1]) : undefined; };
+
+/** The SERP request models of the catalog's types. */
+const serpRequests = () => readdirSync(MODELS)
+  .map((f) => /^(Serp(?:Google(?:Organic|News|Images|Maps|AiMode)|Bing(?:Organic|LocalPack)|Yahoo(?:Organic)|Baidu(?:Organic))(?:TaskPost|Live(?:Regular|Advanced|Html))RequestInfo)\.d\.ts$/.exec(f)?.[1])
+  .filter(Boolean)
+  .sort();
+
+function requestEntry(name) {
+  const fields = serpFieldsOf(name);
+  const depthDoc = fields.get('depth')?.doc ?? '';
+  return {
+    fields: Object.fromEntries([...fields].map(([k, v]) => [k, v.type])),
+    depth: { default: docNum(depthDoc, /default value:\**\s*`(\d+)`/), max: docNum(depthDoc, /max value:\**\s*`(\d+)`/) },
+  };
+}
+
+/** The `type` values a polymorphic base class's fromJS maps, to their classes; empty for a plain class. */
+function itemTypes(base) {
+  const file = fileOf(base);
+  if (!file) return {};
+  let js;
+  try { js = readFileSync(path.join(MODELS, file.replace(/\.d\.ts$/, '.js')), 'utf8'); } catch { return {}; }
+  const at = js.indexOf(`class ${base} `);
+  const body = at < 0 ? '' : js.slice(at, js.indexOf('\nexport class ', at + 1) >>> 0);
+  const out = {};
+  for (const m of body.matchAll(/data\["type"\] === "(\w+)"\)\s*\{\s*let result = new (\w+)\(\)/g)) out[m[1]] = m[2];
+  return out;
+}
+
+function itemEntry(cls) {
+  return Object.fromEntries([...serpFieldsOf(cls)].map(([k, v]) => [k, v.type]));
+}
+
+/** The classes reachable from `roots` through their fields and through polymorphic bases' subclasses. */
+function reachable(roots) {
+  const seen = new Set();
+  const bases = {};
+  const stack = [...roots];
+  while (stack.length) {
+    const cls = stack.pop();
+    if (seen.has(cls)) continue;
+    seen.add(cls);
+    const subs = itemTypes(cls);
+    if (Object.keys(subs).length) { bases[cls] = subs; stack.push(...Object.values(subs)); }
+    for (const t of Object.values(itemEntry(cls))) {
+      for (const ref of t.replace(/\[\]/g, '').split('|').map((x) => x.trim())) if (/^[A-Z]\w+$/.test(ref) && fileOf(ref)) stack.push(ref);
+    }
+  }
+  return { classes: [...seen].sort(), bases };
+}
+
+/** The result models of the catalog's SERP types (task_get and live, each variant), and their tasks_ready items. */
+const serpResults = () => readdirSync(MODELS)
+  .map((f) => /^(Serp(?:Google(?:Organic|News|Images|Maps|AiMode)|BingOrganic|YahooOrganic|BaiduOrganic)(?:TaskGet|Live)(?:Regular|Advanced|Html)ResultInfo|Serp(?:Google(?:Organic|News|Images|Maps|AiMode)|BingOrganic|YahooOrganic|BaiduOrganic)TasksReadyResultInfo)\.d\.ts$/.exec(f)?.[1])
+  .filter(Boolean)
+  .sort();
+
+/** The text of src/families/serp/models.generated.ts, from the models in `dir`. */
+export function generateSerpModels(dir = clientDir()) {
+  MODELS = path.join(dir, 'models');
+  serpDeclaredIn = undefined;
+  const requests = Object.fromEntries(serpRequests().map((n) => [n, requestEntry(n)]));
+  const { classes, bases } = reachable(serpResults());
+  const sortedBases = Object.fromEntries(Object.keys(bases).sort().map((b) => [b, bases[b]]));
+  const fields = Object.fromEntries(classes.map((c) => [c, itemEntry(c)]));
+  return [
+    '// Generated by scripts/generate-declarations.mjs (make declarations) from npm dataforseo-client\'s models; do not edit by hand.',
+    '',
+    '/** Each SERP request model: its fields (name -> TypeScript type) and the depth default and maximum its docs give. */',
+    `export const SERP_REQUEST_MODELS: Readonly<Record<string, { fields: Readonly<Record<string, string>>; depth: { default?: number; max?: number } }>> = ${JSON.stringify(requests, null, 2)};`,
+    '',
+    '/** Polymorphic item bases: the `type` values each maps (as the client\'s fromJS does) to the class of the item. */',
+    `export const SERP_ITEM_CLASSES: Readonly<Record<string, Readonly<Record<string, string>>>> = ${JSON.stringify(sortedBases, null, 2)};`,
+    '',
+    '/** Every class a SERP result of the catalog\'s types can hold, from the result models down: field name -> TypeScript type. */',
+    `export const SERP_CLASS_FIELDS: Readonly<Record<string, Readonly<Record<string, string>>>> = ${JSON.stringify(fields, null, 2)};`,
+    '',
+  ].join('\n');
+}
+
 /** One operation or model per line group, two-space indents: a change of the API is a readable diff. */
 function stringify(value) {
   return `${JSON.stringify(value, null, 1)}\n`;
@@ -292,11 +429,13 @@ function main() {
   const check = process.argv.includes('--check');
   const outAt = process.argv.indexOf('--out');
   const OUT = outAt > 0 ? path.resolve(process.argv[outAt + 1]) : DEFAULT_OUT;
+  const serpAt = process.argv.indexOf('--serp-out');
+  const SERP_OUT = serpAt > 0 ? path.resolve(process.argv[serpAt + 1]) : DEFAULT_SERP_OUT;
   const files = generate();
   const stale = [];
   if (!check) mkdirSync(OUT, { recursive: true });
-  for (const [name, text] of Object.entries(files)) {
-    const file = path.join(OUT, name);
+  const targets = [...Object.entries(files).map(([name, text]) => [path.join(OUT, name), name, text]), [SERP_OUT, path.relative(ROOT, SERP_OUT), generateSerpModels()]];
+  for (const [file, name, text] of targets) {
     const old = existsSync(file) ? readFileSync(file, 'utf8') : null;
     if (old === text) continue;
     stale.push(name);
@@ -305,11 +444,11 @@ function main() {
   const ops = Object.entries(files).filter(([n]) => n !== 'models.json').reduce((a, [, t]) => a + JSON.parse(t).operations.length, 0);
   if (check) {
     if (stale.length) {
-      console.error(`src/families/generated differs from the installed client in: ${stale.join(', ')} (run make declarations)`);
+      console.error(`the declarations differ from the installed client in: ${stale.join(', ')} (run make declarations)`);
       process.exit(1);
     }
-    console.log(`src/families/generated matches the installed client (${ops} operations)`);
-  } else console.log(`wrote ${stale.length} of ${Object.keys(files).length} files in src/families/generated (${ops} operations)`);
+    console.log(`src/families/generated and ${path.relative(ROOT, SERP_OUT)} match the installed client (${ops} operations)`);
+  } else console.log(`wrote ${stale.length} of ${targets.length} files (src/families/generated, ${path.relative(ROOT, SERP_OUT)}; ${ops} operations)`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) main();

@@ -6,10 +6,10 @@
  *   live     a live call was answered, before its rows and ledger state are written
  *   load     inside a load transaction: rows written, ledger moved, not committed
  *   parquet  a Parquet file written under its temporary name, before the rename
- *   publish  the published copy written beside the old one, before the rename
+ *   publish  the run's changes applied to the published file before COMMIT, or a copy written beside it before the rename
  *   postgres the PostgreSQL destination's rows staged (work/postgres-stage-<pid>/), before its transaction
- *   lake     a lake publish: @file after its first data file is up (others in flight), @manifests once every
- *            data file is up, before the first manifest
+ *   lake     a lake publish: @file after its first data file is up (others in flight), @part after the first part
+ *            of a multipart upload, @manifests once every data file is up, before the first manifest
  *   report   the report written and alerts delivered, before the run is marked published
  */
 export const PAUSE_POINTS = ['posted', 'live', 'load', 'parquet', 'publish', 'postgres', 'lake', 'report'] as const;

@@ -1,13 +1,16 @@
 /**
- * Paging helpers for the live endpoints that page, holding every other parameter identical from one request to the
- * next, as the reference requires of offset_token and search_after_token.
- *
- *   pageHtmlTerms(client, task, { pageSize?, maxItems? })   domains by HTML terms (E14): limit/offset while
- *       limit + offset stays within the cap (10000, from the catalog's sum_max rule), then offset_token.
- *   pageResources(client, task, { pageSize?, maxItems? })   on-page resources (E7): search_after_token.
- * Both are async generators yielding each page's TaskOutcome; they stop after an error outcome (yielded), a short
- * or empty page, the reported total, a missing token, or once maxItems items have been yielded (a page is never
- * cut: its size is a request parameter that must stay identical).
+ * Paging of the live and list endpoints that page, by the paging their catalog entry declares (`paging`), holding
+ * every other parameter identical from one request to the next, as the reference requires of offset_token and
+ * search_after_token:
+ *   limit_offset         limit/offset: `offset` advances by `limit`.
+ *   limit_offset_token   limit/offset while limit + offset stays within the cap (the catalog's sum_max rule, 10000
+ *                        for domains by HTML terms, E14), then offset_token.
+ *   search_after_token   the first request, then the same request with the token the previous answer carried
+ *                        (on-page resources E7, Backlinks' backlinks, On-Page pages and links, LLM mentions).
+ * `pageEndpoint(client, def, task, { pageSize?, maxItems? })` is an async generator yielding each page's
+ * TaskOutcome; it stops after an error outcome (yielded), a short or empty page, the reported total, a missing
+ * token, or once maxItems items have been yielded (a page is never cut: its size is a request parameter that must
+ * stay identical).
  *
  * Where the tokens sit: E14 documents `offset_token` on the result element. E7 does not say where
  * `search_after_token` is; the sandbox puts it on the result element too, beside `items`. Both are read by
@@ -20,8 +23,8 @@ import type { ApiClient, TaskOutcome } from './client.js';
 export const HTML_TERMS_ENDPOINT = 'domain_analytics.domains_by_html_terms.live';
 export const RESOURCES_ENDPOINT = 'on_page.resources';
 
-/** What the helpers need of a client (a fake in unit tests). */
-export type LiveClient = Pick<ApiClient, 'live'>;
+/** What the helpers need of a client (a fake in unit tests): `list` for the list endpoints that page (On-Page pages). */
+export type LiveClient = Pick<ApiClient, 'live'> & Partial<Pick<ApiClient, 'list'>>;
 
 export interface PageOptions {
   /** Items per request (`limit`); default: the task's own limit, else the endpoint's documented default. */
@@ -61,7 +64,7 @@ function itemsOf(task: ApiTask): unknown[] {
 
 function defaultOf(def: EndpointDef, field: string): number | undefined {
   const rule = def.fields?.[field] as FieldRule | undefined;
-  return rule && rule.type === 'integer' ? rule.default : undefined;
+  return rule && (rule.type === 'integer' || rule.type === 'number') ? rule.default : undefined;
 }
 
 /** The limit+offset cap of an endpoint, from its sum_max cross rule. */
@@ -76,21 +79,43 @@ function withoutKeys(task: Record<string, unknown>, keys: string[]): Record<stri
   return out;
 }
 
+/** One call of a paged endpoint: a live call, or a POST list call. */
+function callOnce(client: LiveClient, def: EndpointDef, request: Record<string, unknown>): Promise<TaskOutcome> {
+  if (def.kind === 'list') {
+    if (!client.list) throw new Error(`${def.id}: paging a list endpoint needs a client with list()`);
+    return client.list(def.id, request);
+  }
+  return client.live(def.id, request);
+}
+
+/** Where a page started and how many there are in all, as the answer reports them. */
+function reportedTotal(page: PageResult | undefined): number | undefined {
+  const total = page?.total_count ?? page?.total_items_count;
+  return typeof total === 'number' ? total : undefined;
+}
+
+/** Every page of a paged endpoint, by its declared paging (see the header). */
+export async function* pageEndpoint(client: LiveClient, def: EndpointDef, task: Record<string, unknown>, opts: PageOptions = {}): AsyncGenerator<TaskOutcome> {
+  if (def.paging === 'search_after_token') yield* pageSearchAfter(client, def, task, opts);
+  else if (def.paging === 'limit_offset' || def.paging === 'limit_offset_token') yield* pageOffset(client, def, task, opts);
+  else yield await callOnce(client, def, task);
+}
+
 /**
- * Pages E14. Every request carries the same parameters as the task except `limit` (fixed for the whole run),
- * `offset` (advanced by `limit` while limit + offset fits the cap) and, past the cap, `offset_token`, where the
- * request repeats the previous one exactly apart from the new token.
+ * limit/offset paging. Every request carries the same parameters as the task except `limit` (fixed for the whole
+ * run), `offset` (advanced by `limit` while limit + offset fits the cap) and, past the cap where the endpoint has
+ * one, `offset_token`, where the request repeats the previous one exactly apart from the new token.
  */
-export async function* pageHtmlTerms(client: LiveClient, task: Record<string, unknown>, opts: PageOptions = {}): AsyncGenerator<TaskOutcome> {
-  const def = endpoint(HTML_TERMS_ENDPOINT);
+async function* pageOffset(client: LiveClient, def: EndpointDef, task: Record<string, unknown>, opts: PageOptions): AsyncGenerator<TaskOutcome> {
   const cap = offsetCap(def);
+  const tokens = def.paging === 'limit_offset_token';
   const limit = opts.pageSize ?? (typeof task.limit === 'number' ? task.limit : defaultOf(def, 'limit') ?? 100);
   const base = withoutKeys(task, ['limit', 'offset', 'offset_token']);
   let request: Record<string, unknown> = { ...base, limit, offset: typeof task.offset === 'number' ? task.offset : defaultOf(def, 'offset') ?? 0 };
-  if (typeof task.offset_token === 'string') request.offset_token = task.offset_token;
+  if (tokens && typeof task.offset_token === 'string') request.offset_token = task.offset_token;
   let yielded = 0;
   for (;;) {
-    const outcome = await client.live(def.id, request);
+    const outcome = await callOnce(client, def, request);
     yield outcome;
     if (!outcome.ok) return;
     const items = itemsOf(outcome.task);
@@ -101,40 +126,50 @@ export async function* pageHtmlTerms(client: LiveClient, task: Record<string, un
     if (opts.maxItems !== undefined && yielded >= opts.maxItems) return;
     // Where this page started: the `offset` the service reports ("offset value used"), else what we asked for.
     const position = typeof page?.offset === 'number' ? page.offset : request.offset_token === undefined ? offset : undefined;
-    if (typeof page?.total_count === 'number' && position !== undefined && position + items.length >= page.total_count) return;
+    const total = reportedTotal(page);
+    if (total !== undefined && position !== undefined && position + items.length >= total) return;
     const nextOffset = offset + limit;
     if (request.offset_token === undefined && nextOffset + limit <= cap) {
       request = { ...base, limit, offset: nextOffset };
       continue;
     }
-    const token = pageTokenOf(outcome.task, 'offset_token');
+    const token = tokens ? pageTokenOf(outcome.task, 'offset_token') : undefined;
     if (!token) return;
     request = { ...request, offset_token: token };
   }
 }
 
 /**
- * Pages E7 with search_after_token: the first request is the task (with `limit` set), each following one is the
- * same request plus the token the previous answer carried.
+ * search_after_token paging: the first request is the task (with `limit` set), each following one is the same
+ * request plus the token the previous answer carried.
  */
-export async function* pageResources(client: LiveClient, task: Record<string, unknown>, opts: PageOptions = {}): AsyncGenerator<TaskOutcome> {
-  const def = endpoint(RESOURCES_ENDPOINT);
+async function* pageSearchAfter(client: LiveClient, def: EndpointDef, task: Record<string, unknown>, opts: PageOptions): AsyncGenerator<TaskOutcome> {
   const limit = opts.pageSize ?? (typeof task.limit === 'number' ? task.limit : defaultOf(def, 'limit') ?? 100);
   const base: Record<string, unknown> = { ...withoutKeys(task, ['search_after_token']), limit };
   let request: Record<string, unknown> = typeof task.search_after_token === 'string' ? { ...base, search_after_token: task.search_after_token } : base;
   let yielded = 0;
   for (;;) {
-    const outcome = await client.live(def.id, request);
+    const outcome = await callOnce(client, def, request);
     yield outcome;
     if (!outcome.ok) return;
     const items = itemsOf(outcome.task);
     yielded += items.length;
     if (items.length === 0 || items.length < limit) return;
     if (opts.maxItems !== undefined && yielded >= opts.maxItems) return;
-    const total = firstResult(outcome.task)?.total_items_count;
-    if (typeof total === 'number' && yielded + (typeof task.offset === 'number' ? task.offset : 0) >= total) return;
+    const total = reportedTotal(firstResult(outcome.task));
+    if (total !== undefined && yielded + (typeof task.offset === 'number' ? task.offset : 0) >= total) return;
     const token = pageTokenOf(outcome.task, 'search_after_token');
     if (!token) return;
     request = { ...base, search_after_token: token };
   }
+}
+
+/** Pages E14 (domains by HTML terms): limit/offset, then offset_token past the cap. */
+export function pageHtmlTerms(client: LiveClient, task: Record<string, unknown>, opts: PageOptions = {}): AsyncGenerator<TaskOutcome> {
+  return pageEndpoint(client, endpoint(HTML_TERMS_ENDPOINT), task, opts);
+}
+
+/** Pages E7 (on-page resources) with search_after_token. */
+export function pageResources(client: LiveClient, task: Record<string, unknown>, opts: PageOptions = {}): AsyncGenerator<TaskOutcome> {
+  return pageEndpoint(client, endpoint(RESOURCES_ENDPOINT), task, opts);
 }

@@ -108,6 +108,24 @@ function checkString(field: string, v: unknown, rule: Extract<FieldRule, { type:
 
 const CONNECTORS = new Set(['and', 'or']);
 
+const LIST_OPERATORS = new Set(['in', 'not_in']);
+const TEXT_OPERATORS = new Set(['like', 'not_like', 'ilike', 'not_ilike', 'match', 'not_match', 'regex', 'not_regex']);
+/** The live service's regex and not_regex patterns: at most 1000 characters (docs/api-live.md, "Filters"). */
+const MAX_REGEX = 1000;
+
+/** What a condition's value must be for its operator (docs/api-live.md, "Filters"), or null when it is fine. */
+function filterValueRule(op: string, value: unknown): string | null {
+  const scalar = (x: unknown) => x === null || ['string', 'number', 'boolean'].includes(typeof x);
+  if (LIST_OPERATORS.has(op)) {
+    return Array.isArray(value) && value.length > 0 && value.every(scalar) ? null : `with ${op} the value must be a non-empty array of values`;
+  }
+  if (TEXT_OPERATORS.has(op)) {
+    if (typeof value !== 'string') return `with ${op} the value must be a string`;
+    return (op === 'regex' || op === 'not_regex') && value.length > MAX_REGEX ? `a ${op} pattern may be at most ${MAX_REGEX} characters` : null;
+  }
+  return scalar(value) ? null : `with ${op} the value must be a single value (a string, number or boolean), not a list or object`;
+}
+
 /** Counts conditions in a filter expression, or returns the problem that makes it malformed. */
 function walkFilters(expr: unknown, operators: readonly string[], at: string): { conditions: number; problem?: ValidationIssue } {
   const isCondition = (e: unknown): e is unknown[] =>
@@ -116,6 +134,8 @@ function walkFilters(expr: unknown, operators: readonly string[], at: string): {
     const [field, op] = expr as [string, string, unknown];
     if (!/^[a-z_][a-z0-9_.]*$/i.test(field)) return { conditions: 1, problem: issue(at, 'condition field must be a field name like checks.is_https', field) };
     if (!operators.includes(op)) return { conditions: 1, problem: issue(at, `operator must be one of ${operators.join(' ')}`, op) };
+    const valueRule = filterValueRule(op, (expr as unknown[])[2]);
+    if (valueRule) return { conditions: 1, problem: issue(at, valueRule, (expr as unknown[])[2]) };
     return { conditions: 1 };
   }
   if (!Array.isArray(expr) || expr.length === 0) return { conditions: 0, problem: issue(at, 'must be a condition [field, operator, value] or a list of conditions joined by "and"/"or"', expr) };

@@ -20,6 +20,7 @@ import { FAST_WINDOW_MS, measureJobRun, type JobBenchOptions, type JobSizes } fr
 import { FAMILY_NAMES, round, type Figures } from './figures.js';
 import { breakdownTable, describeLimit, reportRows } from './profile.js';
 import { CHANNEL_LIMITS } from '../load/channel.js';
+import { archiveFiles, duckdbBaseline, type BaselineKind } from './duckdb-baseline.js';
 
 /** Calls a minute the live service allows an account now (docs/api-live.md). */
 const LIVE_CALLS_PER_MINUTE = 10_000;
@@ -45,6 +46,10 @@ interface Family {
   tasks: { quick: number; full: number };
   /** Results per load transaction at most (collect.load_batch); the load channel's bytes per transaction bound it first for large results. */
   loadBatch: number;
+  /** A live endpoint: one call a task, answered at once (no POST, no poll). */
+  live?: boolean;
+  /** `rows_per_cpu_s_vs_duckdb_<name>`: DuckDB's read_json + unnest over the larger run's archive (duckdb-baseline.ts). */
+  baseline?: BaselineKind;
 }
 
 const LOCALE = { location_code: 2840, language_code: 'en' };
@@ -52,13 +57,16 @@ const LOCALE = { location_code: 2840, language_code: 'en' };
 export const FAMILIES: Family[] = [
   { name: 'keywords_legacy', what: 'legacy keywords_for_site, 700 keywords per task (12 monthly_searches each)', postId: 'keywords_for_site.task_post', params: LOCALE, axis: 'target', value: (i) => `site-${i}.example.com`, sandbox: { keywords_per_site_task: 700 }, quickSandbox: { keywords_per_site_task: 70 }, tasks: { quick: 2, full: 30 }, loadBatch: 200 },
   { name: 'keywords_ads', what: 'ads keywords_for_site, 2,000 keywords per task', postId: 'keywords_ads.keywords_for_site.task_post', params: LOCALE, axis: 'target', value: (i) => `site-${i}.example.com`, sandbox: { keywords_per_site_task: 2000 }, quickSandbox: { keywords_per_site_task: 200 }, tasks: { quick: 1, full: 10 }, loadBatch: 200 },
-  { name: 'keywords_for_keywords', what: 'ads keywords_for_keywords, 20,000 keywords per task (one seed each)', postId: 'keywords_ads.keywords_for_keywords.task_post', params: LOCALE, axis: 'keywords', chunk: 1, value: (i) => `seed keyword ${i}`, sandbox: { suggestions_per_keyword: 20_000 }, quickSandbox: { suggestions_per_keyword: 1000 }, tasks: { quick: 1, full: 3 }, loadBatch: 200 },
+  { name: 'keywords_for_keywords', what: 'ads keywords_for_keywords, 20,000 keywords per task (one seed each)', postId: 'keywords_ads.keywords_for_keywords.task_post', params: LOCALE, axis: 'keywords', chunk: 1, value: (i) => `seed keyword ${i}`, sandbox: { suggestions_per_keyword: 20_000 }, quickSandbox: { suggestions_per_keyword: 1000 }, tasks: { quick: 1, full: 3 }, loadBatch: 200, baseline: 'keywords_for_keywords' },
   { name: 'merchant', what: 'merchant products, 120 items per task', postId: 'merchant.products.task_post', params: { ...LOCALE, depth: 120 }, axis: 'keyword', value: (i) => `product ${i}`, sandbox: { merchant_items: 120 }, tasks: { quick: 2, full: 100 }, loadBatch: 200 },
-  { name: 'serp_organic', what: 'SERP organic (advanced), depth 700 with nested items', postId: 'serp.google.organic.task_post', params: { ...LOCALE, depth: 700 }, axis: 'keyword', value: (i) => `running shoes ${i}`, sandbox: {}, quickParams: { ...LOCALE, depth: 50 }, tasks: { quick: 2, full: 50 }, loadBatch: 200 },
+  { name: 'serp_organic', what: 'SERP organic (advanced), depth 700 with nested items', postId: 'serp.google.organic.task_post', params: { ...LOCALE, depth: 700 }, axis: 'keyword', value: (i) => `running shoes ${i}`, sandbox: {}, quickParams: { ...LOCALE, depth: 50 }, tasks: { quick: 2, full: 50 }, loadBatch: 200, baseline: 'serp_organic' },
   // The payloads users request most (issue 30): rank tracking at depth 10 and 100, and search volumes 1,000 keywords a task.
-  { name: 'serp_organic_d10', what: 'SERP organic (advanced), depth 10 with nested items (the sandbox\'s item types)', postId: 'serp.google.organic.task_post', params: { ...LOCALE, depth: 10 }, axis: 'keyword', value: (i) => `running shoes ${i}`, sandbox: {}, tasks: { quick: 4, full: 250 }, loadBatch: 200 },
-  { name: 'serp_organic_d100', what: 'SERP organic (advanced), depth 100 with nested items (the sandbox\'s item types)', postId: 'serp.google.organic.task_post', params: { ...LOCALE, depth: 100 }, axis: 'keyword', value: (i) => `running shoes ${i}`, sandbox: {}, quickParams: { ...LOCALE, depth: 20 }, tasks: { quick: 2, full: 100 }, loadBatch: 200 },
+  { name: 'serp_organic_d10', what: 'SERP organic (advanced), depth 10, every item type of the client\'s model incl. AI Overview (a share of pages each)', postId: 'serp.google.organic.task_post', params: { ...LOCALE, depth: 10 }, axis: 'keyword', value: (i) => `running shoes ${i}`, sandbox: {}, tasks: { quick: 4, full: 250 }, loadBatch: 200 },
+  { name: 'serp_organic_d100', what: 'SERP organic (advanced), depth 100, every item type of the client\'s model incl. AI Overview (a share of pages each)', postId: 'serp.google.organic.task_post', params: { ...LOCALE, depth: 100 }, axis: 'keyword', value: (i) => `running shoes ${i}`, sandbox: {}, quickParams: { ...LOCALE, depth: 20 }, tasks: { quick: 2, full: 100 }, loadBatch: 200 },
   { name: 'keywords_ads_search_volume', what: 'ads search_volume, 1,000 keywords a task (12 monthly_searches each)', postId: 'keywords_ads.search_volume.task_post', params: LOCALE, axis: 'keywords', chunk: 1000, value: (i) => `keyword ${i}`, sandbox: {}, tasks: { quick: 1, full: 12 }, loadBatch: 200 },
+  // Live-only families (issue 28), 1,000 rows a task, the live maximum `limit`; the sandbox generates each answer from the official client's models.
+  { name: 'labs_ranked_keywords', what: 'Labs ranked_keywords (live), 1,000 items a task', postId: 'dataforseo_labs.google.ranked_keywords.live', params: { ...LOCALE, limit: 1000 }, axis: 'target', value: (i) => `site-${i}.example.com`, sandbox: { generated_items: 1000 }, quickParams: { ...LOCALE, limit: 100 }, quickSandbox: { generated_items: 100 }, tasks: { quick: 1, full: 5 }, loadBatch: 200, live: true },
+  { name: 'backlinks', what: 'Backlinks backlinks (live), 1,000 backlinks a task', postId: 'backlinks.backlinks.live', params: { mode: 'as_is', limit: 1000 }, axis: 'target', value: (i) => `site-${i}.example.com`, sandbox: { generated_items: 1000 }, quickParams: { mode: 'as_is', limit: 100 }, quickSandbox: { generated_items: 100 }, tasks: { quick: 1, full: 10 }, loadBatch: 200, live: true },
   { name: 'events', what: 'SERP events, depth 700', postId: 'serp.events.task_post', params: { ...LOCALE, depth: 700 }, axis: 'keyword', value: (i) => `concerts ${i}`, sandbox: {}, quickParams: { ...LOCALE, depth: 50 }, tasks: { quick: 2, full: 50 }, loadBatch: 200 },
 ];
 
@@ -79,7 +87,7 @@ function familyPipeline(f: Family, name: string, n: number, params: Record<strin
       `    params: ${JSON.stringify(params)}`,
       '    for_each:',
       `      ${f.axis}: { file: ${path.basename(input)}${f.chunk ? `, chunk: ${f.chunk}` : ''} }`,
-      '    collect: tasks_ready',
+      ...(f.live ? [] : ['    collect: tasks_ready']),
       '',
     ].join('\n'));
     return file;
@@ -131,7 +139,7 @@ export async function benchFamilies(o: JobBenchOptions, only?: readonly string[]
       value: round(perS / LIVE_TASKS_PER_S, 4),
       unit: 'ratio',
       goal: '>= 1',
-      how: `limit: ${limit}; the live rate would need ${Math.round(needRowsS).toLocaleString('en-US')} rows/s, the job loaded ${Math.round(rowsS).toLocaleString('en-US')} rows/s (${(needRowsS / rowsS).toFixed(0)}x short). ${f.what}: ${l.n} tasks, whole runJob (tasks_ready) in a child process in ${secs.toFixed(1)} s = ${perS.toFixed(2)} tasks/s${marginal}, ${rowsPerTask} rows per task (${l.m.child.rows} rows), ${(cpuMs / 1000).toFixed(1)} s of job CPU (${(cpuMs / l.n).toFixed(0)} ms per task, ${Math.round(l.m.child.rows / (cpuMs / 1000)).toLocaleString('en-US')} rows per CPU second); over ${LIVE_TASKS_PER_S.toFixed(1)} tasks/s, what the live service delivers at ${LIVE_CALLS_PER_MINUTE} calls a minute and ${CALLS_PER_TASK} calls per task; ${l.m.calls.total} calls = ${l.m.calls.posts} POSTs + ${l.m.calls.polls} polls + ${l.m.calls.gets} task_gets + ${l.m.calls.other} other${served}; load average ${l.load}`,
+      how: `limit: ${limit}; the live rate would need ${Math.round(needRowsS).toLocaleString('en-US')} rows/s, the job loaded ${Math.round(rowsS).toLocaleString('en-US')} rows/s (${(needRowsS / rowsS).toFixed(0)}x short). ${f.what}: ${l.n} tasks, whole runJob (${f.live ? 'live calls' : 'tasks_ready'}) in a child process in ${secs.toFixed(1)} s = ${perS.toFixed(2)} tasks/s${marginal}, ${rowsPerTask} rows per task (${l.m.child.rows} rows), ${(cpuMs / 1000).toFixed(1)} s of job CPU (${(cpuMs / l.n).toFixed(0)} ms per task, ${Math.round(l.m.child.rows / (cpuMs / 1000)).toLocaleString('en-US')} rows per CPU second); over ${LIVE_TASKS_PER_S.toFixed(1)} tasks/s, what the live service delivers at ${LIVE_CALLS_PER_MINUTE} calls a minute and ${CALLS_PER_TASK} calls per task (a live family's one call a task would allow ${(LIVE_CALLS_PER_MINUTE / 60).toFixed(1)}); ${l.m.calls.total} calls = ${l.m.calls.posts} POSTs + ${l.m.calls.polls} polls + ${l.m.calls.gets} task_gets + ${l.m.calls.other} other${served}; load average ${l.load}`,
     };
     out[`peak_rss_mb_${f.name}`] = {
       value: round(l.m.child.maxRssMb, 1),
@@ -146,6 +154,19 @@ export async function benchFamilies(o: JobBenchOptions, only?: readonly string[]
       // Where the growth is: V8's heap (what the job holds) or outside it (DuckDB, buffers, native chunks).
       how: `peak_rss_mb_${f.name} (${l.n} tasks) / the same run of ${s.n} tasks (${s.m.child.maxRssMb} MB): 4x the tasks; peak V8 heap used ${s.m.child.peakHeapMb} -> ${l.m.child.peakHeapMb} MB, outside the heap ${s.m.child.peakNativeMb} -> ${l.m.child.peakNativeMb} MB`,
     };
+    if (f.baseline) {
+      const files = archiveFiles(path.join(o.dir, `family-${f.name}-${l.n}`, 'data', 'raw'));
+      const baseLoad = load1();
+      const b = await duckdbBaseline(o.dir, files, f.baseline);
+      const ours = l.m.child.rows / (cpuMs / 1000);
+      const theirs = b.rows / (b.cpuMs / 1000);
+      out[`rows_per_cpu_s_vs_duckdb_${f.name}`] = {
+        value: round(ours / theirs, 3),
+        unit: 'ratio',
+        goal: '>= 0.8',
+        how: `limit: ${limit}. The job's rows per CPU second (the ${l.n}-task run above: ${l.m.child.rows} rows, ${(cpuMs / 1000).toFixed(1)} s of CPU for everything it did, HTTP, archive, normalize, load, ledger, Parquet = ${Math.round(ours).toLocaleString('en-US')} rows/CPU-s) over DuckDB's read_json (auto-detected schema) + unnest building ${Object.entries(b.tables).map(([t, n]) => `${t} ${n}`).join(', ')} rows from that run's ${files.length} archive file(s) in a child process (${(b.cpuMs / 1000).toFixed(1)} s of CPU on all its threads, ${(b.ms / 1000).toFixed(1)} s = ${Math.round(theirs).toLocaleString('en-US')} rows/CPU-s; load average ${baseLoad}-${load1()}); DuckDB's tables keep the common columns, the job's every field and item type`,
+      };
+    }
     o.log?.(`  ${f.name}: ${perS.toFixed(2)} tasks/s (headroom ${(perS / LIVE_TASKS_PER_S).toFixed(3)}), peak RSS ${s.m.child.maxRssMb} -> ${l.m.child.maxRssMb} MB`);
   }
   if (profiles.length) o.log?.(`  where each family's job spends its main thread (docs/performance.md):\n${breakdownTable(profiles)}`);

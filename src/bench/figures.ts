@@ -15,7 +15,7 @@ export interface Figure {
 export type Figures = Record<string, Figure>;
 
 /** The result families measured at full size (src/bench/families.ts). */
-export const FAMILY_NAMES = ['keywords_legacy', 'keywords_ads', 'keywords_for_keywords', 'merchant', 'serp_organic', 'serp_organic_d10', 'serp_organic_d100', 'keywords_ads_search_volume', 'events'] as const;
+export const FAMILY_NAMES = ['keywords_legacy', 'keywords_ads', 'keywords_for_keywords', 'merchant', 'serp_organic', 'serp_organic_d10', 'serp_organic_d100', 'keywords_ads_search_volume', 'labs_ranked_keywords', 'backlinks', 'events'] as const;
 
 /** Every figure `make bench` must produce (the issue's list); sections may add informational ones. */
 export const REQUIRED_FIGURES = [
@@ -31,6 +31,9 @@ export const REQUIRED_FIGURES = [
   'scaling',
   'sandbox_requests_per_s',
   ...FAMILY_NAMES.flatMap((f) => [`headroom_${f}`, `peak_rss_mb_${f}`, `peak_rss_growth_${f}`]),
+  'rows_per_cpu_s_vs_duckdb_serp_organic',
+  'rows_per_cpu_s_vs_duckdb_keywords_for_keywords',
+  'bench_wall_s',
 ] as const;
 
 /** Rounds to `digits` decimals (figures are read by people; four decimals is the finest any goal needs). */

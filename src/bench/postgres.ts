@@ -16,7 +16,7 @@ import { loadArchiveFiles } from '../load/archive-load.js';
 import { publishToPostgres } from '../publish/postgres/index.js';
 import { ENGINES, generateArchive } from './load.js';
 import { startPostgres } from './postgres-server.js';
-import { serpYear } from './serp-year.js';
+import { SERP_YEAR_KEYWORDS, serpYear } from './serp-year.js';
 import { formatTable, round, type Figures } from './figures.js';
 
 
@@ -57,10 +57,21 @@ export async function benchPostgres(opts: { quick: boolean; dir: string; root: s
     const again = await load(new Date(Date.UTC(2026, 0, 16, 2)));
     const p2 = await publish();
     opts.log?.(`  postgres: night 2 (every task re-collected) loaded in ${Math.round(again.ms)} ms, published in ${Math.round(p2.ms)} ms (commit ${p2.o.commitMs} ms)`);
-    const year = await serpYear(dir, server.url, opts.quick ? 1 : 10, opts.quick ? 30 : 365);
+    const keywords = opts.quick ? 1 : SERP_YEAR_KEYWORDS;
+    const nights = opts.quick ? 30 : 365;
+    const year = await serpYear(dir, server.url, keywords, nights);
     for (const v of year.views) opts.log?.(`  postgres: ${v.view} at ${year.pages} SERP pages (${year.items} items): PostgreSQL ${v.pgMs} ms, DuckDB ${v.duckMs} ms, ${v.rows} rows`);
-    const yearHow = `${year.pages} organic SERP pages of 20 results (${opts.quick ? '1 keyword, 30 nights' : '10 keywords on desktop and mobile, 365 nights'}; ${year.items} item rows), published to PostgreSQL in ${year.publishMs} ms, each view read whole (SELECT *)`;
-    const yearFigures = Object.fromEntries(year.views.map((v) => [`pg_${v.view}_year_ms`, { value: v.pgMs, unit: 'ms', goal: 'informational', how: `${v.view} in PostgreSQL (DuckDB: ${v.duckMs} ms; ${v.rows} rows) at ${yearHow}` }]));
+    const yearHow = `${year.pages} organic SERP pages of 20 results (${keywords} keyword(s) on desktop and mobile, ${nights} nights, one run a night tracking 2 targets; ${year.items} item rows), published to PostgreSQL in ${year.publishMs} ms; the whole view computed into a temporary table, with the readers' settings of docs/postgres.md`;
+    const yearFigures: Figures = Object.fromEntries(year.views.map((v) => [`pg_view_ms_${v.view}`, {
+      value: v.pgMs, unit: 'ms', goal: '<= 1000', how: `${v.view} in PostgreSQL (DuckDB: ${v.duckMs} ms; ${v.rows} rows) at ${yearHow}`,
+    }]));
+    // Views that take DuckDB under 50 ms are left out of the ratio: there the figure is the timer's noise.
+    const ratios = year.views.filter((v) => v.duckMs >= 50).map((v) => ({ view: v.view, ratio: v.pgMs / v.duckMs }));
+    const worst = ratios.reduce((a, b) => (b.ratio > a.ratio ? b : a), { view: 'none', ratio: 0 });
+    yearFigures.pg_view_vs_duckdb_max = {
+      value: round(worst.ratio), unit: 'ratio', goal: '<= 2',
+      how: `the slowest SERP view in PostgreSQL relative to DuckDB (${worst.view}); per view: ${ratios.map((r) => `${r.view} ${round(r.ratio)}`).join(', ')}; at ${yearHow}`,
+    };
     const how = `a night of ${tasks} tasks (${keywordTasks} keyword tasks of 20 results, ${merchant} merchant, ${tech} technology; ${first.rows} rows in ${files.length} archive file(s)) loaded into a fresh DuckDB warehouse as reprocess does, then published to a local PostgreSQL ${'15'} started by the bench (fsync off)`;
     return {
       pg_publish_rows_per_s: { value: Math.round(p1.o.inserted / (p1.ms / 1000)), unit: 'rows/s', goal: 'informational', how: `${p1.o.inserted} rows published (COPY into staging, then one transaction) per second of the whole publish; ${how}` },

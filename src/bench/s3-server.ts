@@ -9,6 +9,8 @@ import path from 'node:path';
 
 export interface S3Server {
   endpoint: string;
+  /** Where the server keeps its buckets (and the parts of multipart uploads under way). */
+  directory: string;
   /** The standard AWS variables that point the lake (and any AWS tool) at this server. */
   env: Record<string, string>;
   close(): Promise<void>;
@@ -22,6 +24,7 @@ export async function startS3(buckets: readonly string[] = ['seo-lake']): Promis
   const endpoint = `http://127.0.0.1:${port}`;
   return {
     endpoint,
+    directory,
     // s3rver's own fixed key pair (it checks signatures against it).
     env: { AWS_ENDPOINT_URL_S3: endpoint, AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1' },
     close: async () => {

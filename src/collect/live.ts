@@ -2,9 +2,9 @@
  * Live and list steps: the answer is the result. Each task's pages are handed to the sink together, with the
  * call's id and cost, so its rows and its posted state commit in one transaction.
  */
-import { endpoint, type EndpointDef } from '../api/catalog.js';
+import { endpoint } from '../api/catalog.js';
 import { nothingDone, type ApiClient, type TaskError, type TaskOutcome } from '../api/client.js';
-import { pageHtmlTerms, pageResources } from '../api/paging.js';
+import { pageEndpoint } from '../api/paging.js';
 import { isTaskError } from '../api/status.js';
 import type { LedgerTask } from '../ledger/index.js';
 import type { PipelineStep } from '../pipeline/index.js';
@@ -66,19 +66,12 @@ async function* eachTask(pages: AsyncIterable<LedgerTask[]>): AsyncGenerator<Led
   for await (const page of pages) yield* page;
 }
 
-/** The pagers of the paged live endpoints, by the paging their catalog entry declares. */
-const PAGERS: Partial<Record<NonNullable<EndpointDef['paging']>, typeof pageHtmlTerms>> = {
-  limit_offset_token: pageHtmlTerms,
-  search_after_token: pageResources,
-};
-
 async function* callPages(client: ApiClient, step: PipelineStep, t: LedgerTask): AsyncGenerator<TaskOutcome> {
   const def = endpoint(step.endpointId);
-  const pager = def.paging ? PAGERS[def.paging] : undefined;
-  if (pager) {
+  if (def.paging) {
     const paging = t.paging ? { pageSize: t.paging.pageSize, ...(t.paging.maxItems !== undefined ? { maxItems: t.paging.maxItems } : {}) } : {};
     let n = 0;
-    for await (const o of pager(client, t.params, paging)) {
+    for await (const o of pageEndpoint(client, def, t.params, paging)) {
       yield o;
       if (++n >= (t.paging?.maxPages ?? Number.POSITIVE_INFINITY)) return;
     }

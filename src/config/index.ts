@@ -144,6 +144,8 @@ export const configSchema = z.strictObject({
     keywords_per_site_task: z.int().min(1).max(2000).default(20),
     suggestions_per_keyword: z.int().min(1).max(20_000).default(3),
     merchant_items: z.int().min(4).max(200).default(12),
+    /** Items a generated family's answer lists at most (its `limit`, else 10): the bench asks for the live maximum, 1000. */
+    generated_items: z.int().min(1).max(1000).default(10),
     /** Above 0, task results are generated once per endpoint and task seed modulo this and served again (the bench). */
     result_variants: z.int().min(0).default(0),
     /** How long the sandbox waits for a pingback/postback receiver (the live service: 10 s). */

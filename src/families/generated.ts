@@ -2,8 +2,8 @@
  * A family declared from the generated declarations (src/families/generated/, `make declarations`): its endpoints
  * with their request rules, and the tables its results land in, derived from the result models by the catalog's
  * rules - nested objects become `parent__child` columns, lists of objects child tables, lists of scalars one row
- * per value, maps with dynamic keys key/value rows, and the item types of a polymorphic list one items table with
- * the common columns first and each type's own columns after them (null on the other types).
+ * per value, maps with dynamic keys key/value rows, and a polymorphic list one table of the common fields and
+ * `item_type`, with one table per item type of that type's own fields, keyed by the common row's `_id`.
  */
 import type { CrossRule, EndpointDef, EndpointKind, FieldRule } from '../api/catalog.js';
 import type { ColumnDef, DuckType, TableDef } from '../normalize/catalog.js';
@@ -18,6 +18,8 @@ export interface GeneratedOperation {
   id: string; method: 'GET' | 'POST'; path: string; kind: EndpointKind; variant?: string; client: string;
   response?: string; result?: string; request?: string;
   fields?: Record<string, GeneratedRule>; cross?: CrossRule[];
+  /** The paging its request model supports (from its `limit`, `offset`, `offset_token`, `search_after_token` fields). */
+  paging?: NonNullable<EndpointDef['paging']>;
 }
 export interface GeneratedFile { source: string; family: string; operations: GeneratedOperation[] }
 /** A model: its fields, and for a polymorphic one its item types, chosen by `discriminator` (default `type`). */
@@ -92,7 +94,7 @@ export function generatedEndpoints(file: GeneratedFile, opts: GeneratedFamilyOpt
     if (op.kind === 'tasks_ready' || op.kind === 'tasks_fixed' || op.kind === 'task_get') {
       Object.assign(def, { postId: `${base}.task_post`, ...(op.kind !== 'task_get' && getId ? { getId } : {}) });
     }
-    if (fields?.limit && fields?.offset) def.paging = 'limit_offset';
+    if (op.paging) def.paging = op.paging;
     return def;
   });
 }
@@ -145,24 +147,52 @@ function childName(b: Builder, parent: string, field: string, longName: string):
   return `${parent}__${longName}_${i}`;
 }
 
+/** The table of an item type's own fields: beside the common row, with its `_id` (the catalog's `item` rows). */
+function itemTypeTables(b: Builder, table: string, model: string, pathPrefix: string, depth: number, first: boolean): TableDef[] {
+  const m = MODELS[model]!;
+  const common = new Set(modelFields(model).map(([f]) => f));
+  const out: TableDef[] = [];
+  // The row's first polymorphic object names its tables by type alone; another one by its field, then the type.
+  const prefix = first ? '' : `${pathPrefix.split('.').at(-1)}__`;
+  for (const [itemType, variant] of Object.entries(m.variants ?? {})) {
+    const short = `${prefix}${itemType.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}`;
+    const name = childName(b, table, short, `${short}_type`);
+    b.names.add(name);
+    // A table of its own: nesting counts from the common table, not from the object's place in it.
+    const built = columnsOf(b, name, variant, '', '', depth - (pathPrefix ? pathPrefix.split('.').length : 0) + 1, undefined, { set: false }, common);
+    const seen = new Set<string>();
+    out.push({
+      name, parent: table, extra: true, source: { kind: 'item', path: pathPrefix || '$', by: m.discriminator ?? 'type' }, onlyForItemTypes: [itemType],
+      description: `The own fields of \`${itemType}\` items (${variant}) of \`${table}\`${pathPrefix ? ` (\`${pathPrefix}\`)` : ''}: one row per such row there, with its \`_id\`; the common fields are in \`${table}\`.`,
+      columns: built.columns.filter((c) => !seen.has(c.name) && seen.add(c.name)),
+    }, ...built.children);
+  }
+  return out;
+}
+
 /** Columns of one table from a model (flattening nested models), adding its child tables to the builder. */
-function columnsOf(b: Builder, table: string, model: string, colPrefix: string, pathPrefix: string, depth: number, only?: string[], itemTypeCol?: { set: boolean }): { columns: ColumnDef[]; children: TableDef[] } {
+function columnsOf(b: Builder, table: string, model: string, colPrefix: string, pathPrefix: string, depth: number, only?: string[], itemTypeCol?: { set: boolean }, skip?: ReadonlySet<string>): { columns: ColumnDef[]; children: TableDef[] } {
   const columns: ColumnDef[] = [];
   const children: TableDef[] = [];
   const m = MODELS[model];
-  const fields = m?.variants ? polymorphicFields(model) : modelFields(model).map(([field, type]) => ({ field, type, only: undefined as string[] | undefined }));
+  // A polymorphic object puts its types' own fields in tables of their own (chosen by its own type field); the
+  // row's first one also gives the row its `item_type`. One whose type field is not common keeps every type here.
+  const carrier = Boolean(m?.variants && modelFields(model).some(([f]) => f === (m.discriminator ?? 'type')));
+  const first = carrier && Boolean(itemTypeCol && !itemTypeCol.set);
+  const fields = m?.variants && !carrier ? polymorphicFields(model) : modelFields(model).filter(([f]) => !skip?.has(f)).map(([field, type]) => ({ field, type, only: undefined as string[] | undefined }));
   const polymorphic = Boolean(m?.variants);
   const taken = new Set<string>();
   for (const { field, type, only: fieldOnly } of fields) {
-    const name = colPrefix ? `${colPrefix}__${field}` : field;
+    // A field named like the catalog's own `extra` column keeps its value under another name.
+    const name = colPrefix ? `${colPrefix}__${field}` : field === 'extra' ? 'extra_value' : field;
     // A nested object two item types declare with different models: the columns of both (a name once).
     taken.add(name);
     const path = pathPrefix ? `${pathPrefix}.${field}` : field;
     const desc = `\`${path}\` (${model}.${field}: ${type})${fieldOnly ? `; item types ${fieldOnly.join(', ')} only` : ''}.`;
     const restrict = fieldOnly ?? only;
-    if (polymorphic && field === (m!.discriminator ?? 'type') && itemTypeCol && !itemTypeCol.set) {
-      itemTypeCol.set = true;
-      columns.push({ name, type: 'VARCHAR', path, description: `Item type: ${Object.keys(m!.variants!).join(', ')}.`, itemType: true });
+    if (first && field === (m!.discriminator ?? 'type')) {
+      itemTypeCol!.set = true;
+      columns.push({ name: 'item_type', type: 'VARCHAR', path, description: `\`${path}\`: the item type (${Object.keys(m!.variants!).join(', ')}); each type's own fields are in \`${table}__<type>\`.`, itemType: true });
       continue;
     }
     const scalar = SCALAR[type];
@@ -201,6 +231,7 @@ function columnsOf(b: Builder, table: string, model: string, colPrefix: string, 
     }
     columns.push({ name, type: 'JSON', path, convert: 'json', description: `${desc} As JSON.` });
   }
+  if (carrier) children.push(...itemTypeTables(b, table, model, pathPrefix, depth, first));
   return { columns, children };
 }
 

@@ -445,6 +445,8 @@ export interface OpenRunInput {
 
 /** Runs writes one at a time: the warehouse's one writer (src/load/writer.ts) in the job, a chain of its own otherwise. */
 export type WriteQueue = <T>(work: () => Promise<T>) => Promise<T>;
+/** Runs a read beside the writes: the writer's `beside` in the job (not while DuckDB's memory limit is lowered). */
+export type ReadGate = <T>(work: () => Promise<T>) => Promise<T>;
 
 function ownQueue(): WriteQueue {
   let tail: Promise<unknown> = Promise.resolve();
@@ -460,13 +462,22 @@ export class Ledger {
     readonly conn: DuckDBConnection,
     private readonly clock: Clock,
     private readonly queue: WriteQueue,
+    private readonly gate: ReadGate,
   ) {}
 
-  /** Creates the ledger tables when missing. `queue`: whose turns its writes take (the warehouse's writer). */
-  static async open(conn: DuckDBConnection, opts: { clock?: Clock; readOnly?: boolean; queue?: WriteQueue } = {}): Promise<Ledger> {
+  /**
+   * Creates the ledger tables when missing. `queue`: whose turns its writes take (the warehouse's writer); `read`:
+   * what its reads run beside (the writer's, so none runs while a rest has DuckDB's memory limit lowered).
+   */
+  static async open(conn: DuckDBConnection, opts: { clock?: Clock; readOnly?: boolean; queue?: WriteQueue; read?: ReadGate } = {}): Promise<Ledger> {
     // readOnly: for `status` on a warehouse opened read-only, where the tables already exist.
     if (!opts.readOnly) for (const ddl of LEDGER_DDL) await conn.run(ddl);
-    return new Ledger(conn, opts.clock ?? (() => new Date()), opts.queue ?? ownQueue());
+    return new Ledger(conn, opts.clock ?? (() => new Date()), opts.queue ?? ownQueue(), opts.read ?? ((work) => work()));
+  }
+
+  /** A read of the ledger's tables, through the read gate. */
+  private read(sql: string, values: DuckDBValue[] = [], types?: DuckDBType[]): Promise<Record<string, unknown>[]> {
+    return this.gate(() => rows(this.conn, sql, values, types));
   }
 
   private now(): Date {
@@ -520,14 +531,13 @@ export class Ledger {
   }
 
   async run(runId: string): Promise<RunRow | undefined> {
-    const r = await rows(this.conn, `SELECT * FROM _runs WHERE run_id = ?`, [runId]);
+    const r = await this.read(`SELECT * FROM _runs WHERE run_id = ?`, [runId]);
     return r[0] ? toRun(r[0]) : undefined;
   }
 
   /** Runs, newest first. */
   async runs(opts: { pipeline?: string; limit?: number } = {}): Promise<RunRow[]> {
-    const r = await rows(
-      this.conn,
+    const r = await this.read(
       `SELECT * FROM _runs WHERE (? IS NULL OR pipeline = ?) ORDER BY started_at DESC, run_id DESC LIMIT ?`,
       [opts.pipeline ?? null, opts.pipeline ?? null, opts.limit ?? 50],
     );
@@ -536,8 +546,7 @@ export class Ledger {
 
   /** The latest run that did not complete (crashed, killed, stopped by budget or aborted): what `resume` picks. */
   async lastUnfinishedRun(pipeline?: string): Promise<RunRow | undefined> {
-    const r = await rows(
-      this.conn,
+    const r = await this.read(
       `SELECT * FROM _runs WHERE status <> 'completed' AND (? IS NULL OR pipeline = ?) ORDER BY updated_at DESC, run_id DESC LIMIT 1`,
       [pipeline ?? null, pipeline ?? null],
     );
@@ -567,7 +576,7 @@ export class Ledger {
     try {
       for (const [runId, list] of byRun) {
         // seq grows across runs, not per run: a run's rows then hold a range of their own (see SeqSpan).
-        const [{ next }] = await rows(this.conn, `SELECT coalesce(max(seq), -1)::INTEGER + 1 AS next FROM _tasks`);
+        const [{ next }] = await this.read(`SELECT coalesce(max(seq), -1)::INTEGER + 1 AS next FROM _tasks`);
         const appender = await this.conn.createAppender(staging, 'main', 'temp');
         list.forEach((t, i) => {
           appender.appendVarchar(t.key);
@@ -696,7 +705,7 @@ export class Ledger {
       values.push(filter.after.stepIndex, filter.after.stepIndex, filter.after.seq);
     }
     values.push(filter.limit ?? 2_147_483_647);
-    const r = await rows(this.conn, `SELECT * FROM _tasks WHERE ${where.join(' AND ')} ORDER BY step_index, seq LIMIT ?`, values);
+    const r = await this.read(`SELECT * FROM _tasks WHERE ${where.join(' AND ')} ORDER BY step_index, seq LIMIT ?`, values);
     return r.map(toTask);
   }
 
@@ -721,8 +730,7 @@ export class Ledger {
 
   /** How many tasks of a run match `filter`, by endpoint, step, and last error: counted by the database, no task read. */
   async countTasks(runId: string, filter: TaskFilter = {}): Promise<{ endpointId: string; step: string; errorCode: number | null; errorMessage: string | null; count: number }[]> {
-    const r = await rows(
-      this.conn,
+    const r = await this.read(
       `SELECT endpoint_id, step, error_code, error_message, count(*)::INTEGER AS n FROM _tasks WHERE run_id = ?
          AND (? IS NULL OR list_contains(?::VARCHAR[], state))
          AND (? IS NULL OR step = ?)
@@ -742,8 +750,7 @@ export class Ledger {
 
   /** Waiting polled tasks of a run, counted by the endpoint they were posted to. */
   async pollWaiting(runId: string, scope: PollScope): Promise<{ endpointId: string; count: number }[]> {
-    const r = await rows(
-      this.conn,
+    const r = await this.read(
       `SELECT endpoint_id, count(*)::INTEGER AS n FROM _tasks WHERE ${POLL_WAITING} GROUP BY endpoint_id ORDER BY endpoint_id`,
       [runId, strings(scope.endpoints), ts(scope.attemptStartedAt)],
     );
@@ -753,8 +760,7 @@ export class Ledger {
   /** Of these service ids, the waiting polled tasks of the run. */
   async pollLookup(runId: string, scope: PollScope, serviceIds: readonly string[]): Promise<WaitingTask[]> {
     if (serviceIds.length === 0) return [];
-    const r = await rows(
-      this.conn,
+    const r = await this.read(
       `SELECT ${WAITING_COLUMNS} FROM _tasks WHERE ${POLL_WAITING} AND service_id IN (SELECT unnest($4::VARCHAR[]))`,
       [runId, strings(scope.endpoints), ts(scope.attemptStartedAt), strings(serviceIds)],
     );
@@ -763,8 +769,7 @@ export class Ledger {
 
   /** Waiting polled tasks posted before `before`, oldest first, at most `limit`. */
   async pollOverdue(runId: string, scope: PollScope, before: Date, limit: number): Promise<WaitingTask[]> {
-    const r = await rows(
-      this.conn,
+    const r = await this.read(
       `SELECT ${WAITING_COLUMNS} FROM _tasks WHERE ${POLL_WAITING} AND posted_at < $4::TIMESTAMP ORDER BY posted_at, seq LIMIT $5`,
       [runId, strings(scope.endpoints), ts(scope.attemptStartedAt), ts(before), Math.max(0, Math.floor(limit))],
     );
@@ -776,25 +781,25 @@ export class Ledger {
    * service may or may not have created them; look them up by tag (tasks_ready, task data) before posting again.
    */
   async ambiguous(runId?: string): Promise<LedgerTask[]> {
-    const r = await rows(this.conn, `SELECT * FROM _tasks WHERE state = 'posting' AND (? IS NULL OR run_id = ?) ORDER BY run_id, step_index, seq`, [runId ?? null, runId ?? null]);
+    const r = await this.read(`SELECT * FROM _tasks WHERE state = 'posting' AND (? IS NULL OR run_id = ?) ORDER BY run_id, step_index, seq`, [runId ?? null, runId ?? null]);
     return r.map(toTask);
   }
 
   async byServiceId(serviceId: string): Promise<LedgerTask | undefined> {
-    const r = await rows(this.conn, `SELECT * FROM _tasks WHERE service_id = ? LIMIT 1`, [serviceId]);
+    const r = await this.read(`SELECT * FROM _tasks WHERE service_id = ? LIMIT 1`, [serviceId]);
     return r[0] ? toTask(r[0]) : undefined;
   }
 
   async byKey(runId: string, key: string): Promise<LedgerTask | undefined> {
-    const r = await rows(this.conn, `SELECT * FROM _tasks WHERE run_id = ? AND task_key = ?`, [runId, key]);
+    const r = await this.read(`SELECT * FROM _tasks WHERE run_id = ? AND task_key = ?`, [runId, key]);
     return r[0] ? toTask(r[0]) : undefined;
   }
 
   /** USD the service reported for the run so far: what the budget is checked against. */
   async spentUsd(runId: string, step?: string): Promise<number> {
     const [r] = step === undefined
-      ? await rows(this.conn, `SELECT coalesce(sum(round(cost * 1000000)), 0)::BIGINT AS m FROM _tasks WHERE run_id = ?`, [runId])
-      : await rows(this.conn, `SELECT coalesce(sum(round(cost * 1000000)), 0)::BIGINT AS m FROM _tasks WHERE run_id = ? AND step = ?`, [runId, step]);
+      ? await this.read(`SELECT coalesce(sum(round(cost * 1000000)), 0)::BIGINT AS m FROM _tasks WHERE run_id = ?`, [runId])
+      : await this.read(`SELECT coalesce(sum(round(cost * 1000000)), 0)::BIGINT AS m FROM _tasks WHERE run_id = ? AND step = ?`, [runId, step]);
     return Number(r.m) / 1e6;
   }
 
@@ -802,8 +807,7 @@ export class Ledger {
   async summary(runId: string): Promise<RunSummary | undefined> {
     const run = await this.run(runId);
     if (!run) return undefined;
-    const perStep = await rows(
-      this.conn,
+    const perStep = await this.read(
       `SELECT step, step_index, endpoint_id, state, count(*)::INTEGER AS n, coalesce(sum(round(cost * 1000000)), 0)::BIGINT AS m
        FROM _tasks WHERE run_id = ? GROUP BY ALL ORDER BY step_index, state`,
       [runId],
@@ -820,8 +824,7 @@ export class Ledger {
     const stepList = [...steps.values()].sort((a, b) => a.stepIndex - b.stepIndex).map(({ micros, ...s }) => ({ ...s, costUsd: micros / 1e6 }));
     const totalState = byState([]);
     for (const s of stepList) for (const st of TASK_STATES) totalState[st] += s.byState[st];
-    const failures = await rows(
-      this.conn,
+    const failures = await this.read(
       `SELECT error_code, error_message, step, count(*)::INTEGER AS n FROM _tasks WHERE run_id = ? AND state = 'failed'
        GROUP BY ALL ORDER BY n DESC, error_code`,
       [runId],

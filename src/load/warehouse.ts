@@ -15,6 +15,7 @@ import { normalizeTaskInto, tablesOfTask, NormalizeStats, type CollectedTask, ty
 import { createTableSql, ensureSchema, q, type SchemaChange } from './ddl.js';
 import { appendRows, RowAppender } from './append.js';
 import { sizeInBytes } from '../config/index.js';
+import { MemoryGate } from './memory-gate.js';
 
 export interface LoadOptions {
   runId: string;
@@ -118,6 +119,8 @@ export interface ExportOptions {
 export class Warehouse {
   /** Each table's column order in the file, read once (see columnsOf); forgotten when the schema changes. */
   private readonly columnOrder = new Map<string, string[]>();
+  /** A lowered memory limit runs alone; other connections' statements run beside each other (memory-gate.ts). */
+  private readonly gate = new MemoryGate();
 
   private constructor(readonly file: string, private readonly instance: DuckDBInstance, readonly connection: DuckDBConnection) {}
 
@@ -131,7 +134,7 @@ export class Warehouse {
     if (opts.threads) settings.threads = String(opts.threads);
     if (opts.memoryLimit) settings.memory_limit = opts.memoryLimit;
     if (opts.checkpointThreshold) settings.checkpoint_threshold = opts.checkpointThreshold;
-    const { instance, connection } = await openDatabase(file, { rowGroupSize: opts.rowGroupSize, mergeRowGroups: opts.mergeRowGroups, settings });
+    const { instance, connection } = await openDatabase(file, { rowGroupSize: opts.rowGroupSize, mergeRowGroups: opts.mergeRowGroups, blockSize: opts.blockSize, settings });
     return new Warehouse(file, instance, connection);
   }
 
@@ -146,9 +149,8 @@ export class Warehouse {
    * DuckDB keeps committed blocks cached until the limit presses, so a long night's memory grew with its data
    * until the limit; lowering the limit for a moment evicts them (checkpointed blocks are in the file, others go
    * to DuckDB's temporary files) and the memory is given back. When DuckDB cannot free that much (blocks pinned
-   * by an open transaction) it keeps the old limit, and this only restores it. Queries on other connections run
-   * under the lowered limit for that moment: the resting size must leave room for the ledger's small ones.
-   * Returns the bytes in use afterwards.
+   * by an open transaction) it keeps the old limit, and this only restores it. Other connections' statements that
+   * go through `beside` wait for that moment to pass. Returns the bytes in use afterwards.
    */
   async trimCache(restBytes: number, memoryLimit: string): Promise<number> {
     const before = await this.memoryInUse();
@@ -159,18 +161,26 @@ export class Warehouse {
 
   /**
    * Runs `work` with DuckDB's memory limited to `bytes` (never above `memoryLimit`), then restores `memoryLimit`.
-   * Lowering the limit evicts cached blocks down to it first, and the limit holds for every connection meanwhile.
-   * When DuckDB cannot evict that much now (blocks pinned by an open transaction) it refuses the lower limit and
-   * `work` runs under the one it had.
+   * Lowering the limit evicts cached blocks down to it first, and the limit holds for every connection meanwhile:
+   * it waits for the statements running `beside` and keeps new ones waiting until it is restored. When DuckDB
+   * cannot evict that much now (blocks pinned by an open transaction) it refuses the lower limit and `work` runs
+   * under the one it had.
    */
-  async underMemoryLimit<T>(bytes: number, memoryLimit: string, work: () => Promise<T>): Promise<T> {
+  underMemoryLimit<T>(bytes: number, memoryLimit: string, work: () => Promise<T>): Promise<T> {
     const kib = Math.max(1, Math.floor(Math.min(bytes, sizeInBytes(memoryLimit)) / 1024));
-    try {
-      await this.connection.run(`SET memory_limit = '${kib}KiB'`).catch(() => undefined);
-      return await work();
-    } finally {
-      await this.connection.run(`SET memory_limit = '${memoryLimit}'`);
-    }
+    return this.gate.alone(async () => {
+      try {
+        await this.connection.run(`SET memory_limit = '${kib}KiB'`).catch(() => undefined);
+        return await work();
+      } finally {
+        await this.connection.run(`SET memory_limit = '${memoryLimit}'`);
+      }
+    });
+  }
+
+  /** Runs another connection's statements (the ledger's reads), never while the memory limit is lowered. */
+  beside<T>(work: () => Promise<T>): Promise<T> {
+    return this.gate.beside(work);
   }
 
   /** Bytes in the write-ahead log now: what the next checkpoint writes into the file. */

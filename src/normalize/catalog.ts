@@ -63,7 +63,12 @@ export type RowSource =
   /** The value at `path` is an object with dynamic keys: one row per key (`$key`) and value (`$`). */
   | { kind: 'entries'; path: string }
   /** `technologies`: { group: { category: [name, ...] } } -> one row per (group, category, technology). */
-  | { kind: 'technologies'; path: string };
+  | { kind: 'technologies'; path: string }
+  /**
+   * One row per parent row from the object at `path` (`$`: the parent's own object), with the parent's `_id`, when
+   * that object's `by` field names one of `onlyForItemTypes`: an item type's own fields beside the common ones.
+   */
+  | { kind: 'item'; path: string; by: string };
 
 export interface TableDef {
   name: string;
@@ -107,7 +112,9 @@ export function lineageColumns(t: TableDef): LineageColumn[] {
       ? 'Row id: `<task_id>@<endpoint_id>`. Primary key.'
       : t.parent === 'tasks' || (t.parent === null)
         ? 'Row id: `<task_id>:<index in result>` (deterministic). Primary key.'
-        : 'Row id: `<parent _id>:<index in list>` (deterministic). Primary key.' },
+        : t.source?.kind === 'item'
+          ? `Row id: the \`_id\` of its row in \`${t.parent}\` (one row per row of this item type). Primary key.`
+          : 'Row id: `<parent _id>:<index in list>` (deterministic). Primary key.' },
     { name: '_task_id', type: 'VARCHAR', description: 'Id of the API task this row came from.' },
     { name: '_run_id', type: 'VARCHAR', description: 'Run that collected the task (or `ingest-...` for ingested files).' },
     { name: '_loaded_at', type: 'TIMESTAMPTZ', description: 'When the row was loaded.' },
@@ -116,7 +123,7 @@ export function lineageColumns(t: TableDef): LineageColumn[] {
     cols.push({ name: '_parent_id', type: 'VARCHAR', description: `\`_id\` of the parent row in \`${t.parent}\`.` });
   }
   if (t.name !== 'tasks') {
-    cols.push({ name: '_list_idx', type: 'INTEGER', description: t.parent === null ? 'Position in the task `result` (0-based).' : 'Position in the source list (0-based).' });
+    cols.push({ name: '_list_idx', type: 'INTEGER', description: t.parent === null ? 'Position in the task `result` (0-based).' : t.source?.kind === 'item' ? 'Always 0: one row per parent row.' : 'Position in the source list (0-based).' });
   }
   return cols;
 }

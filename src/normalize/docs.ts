@@ -21,9 +21,13 @@ function sourceOf(t: TableDef): string {
     const eps = ENDPOINTS.filter((e) => e.result === t.resultKind || t.alsoResultKinds?.includes(e.result)).map((e) => `\`${e.id}\``);
     return `\`result[]\`${t.resultShape === 'scalar_lists' ? '[]' : ''} of ${eps.join(', ')}`;
   }
+  if (t.source?.kind === 'item') {
+    const of = t.source.path === '$' ? `each row of \`${t.parent}\`` : `\`${t.source.path}\` of each row of \`${t.parent}\``;
+    return `the item type's own fields of ${of} (item type ${(t.onlyForItemTypes ?? []).map((x) => `\`${x}\``).join(', ')}), same \`_id\``;
+  }
   if (t.source) {
     const where = `\`${t.source.path}\` of \`${t.parent}\``;
-    const shape = { objects: 'each object of', scalars: 'each element of', entries: 'each key/value of', technologies: 'each (group, category, name) of' }[t.source.kind];
+    const shape = { objects: 'each object of', scalars: 'each element of', entries: 'each key/value of', technologies: 'each (group, category, name) of'}[t.source.kind];
     return `${shape} ${where}${t.onlyForItemTypes ? ` (item types ${t.onlyForItemTypes.map((x) => `\`${x}\``).join(', ')})` : ''}`;
   }
   return 'results of endpoints outside the catalog';
@@ -49,7 +53,10 @@ export function renderTablesDoc(): string {
     'Loads replace a task\'s rows as a unit, so loading the same response twice changes nothing.',
     '',
     'The families declared from the official client\'s models have their tables (created only once a pipeline fetches',
-    'them) in one page per family, `docs/tables/<family>.md`; `seo-etl tables --available` lists them too.',
+    'them) in one page per family, `docs/tables/<family>.md`; `seo-etl tables --available` lists them too. A list of',
+    'items of several types lands there as one table of the common fields and `item_type`, and one table per item type',
+    '(`<table>__<item type>`) of that type\'s own fields, one row per row of that type with the same `_id`:',
+    '`JOIN labs_ranked_keywords__items__organic o USING (_id)`.',
     '',
     '| table | parent | rows from |',
     '|---|---|---|',

@@ -8,7 +8,7 @@ import { parseSeconds, parseTimestamp, timestampHasZone } from '../api/envelope.
 import { findEndpoint, type ResultKind } from '../api/catalog.js';
 import { isTaskError } from '../api/status.js';
 import {
-  TABLES, TABLE_BY_NAME, activateTables, childrenOf, rootTableFor, columnApplies, EXTRA_COLUMN, type ColumnDef, type TableDef, type DuckType,
+  TABLES, TABLE_BY_NAME, activateTables, childrenOf, rootTableFor, columnApplies, EXTRA_COLUMN, type ColumnDef, type TableDef, type DuckType, type RowSource,
 } from './catalog.js';
 import { neutralItemType } from './item-type.js';
 import { jsonText } from './json-text.js';
@@ -105,6 +105,22 @@ function trieAdd(t: Trie, path: readonly string[]): void {
   node.leaf = true;
 }
 
+/** Adds every path of `from` under `at` in `t`. */
+function trieGraft(t: Trie, at: readonly string[], from: Trie): void {
+  let node = t;
+  for (const seg of at) {
+    let next = node.children.get(seg);
+    if (!next) node.children.set(seg, (next = newTrie()));
+    node = next;
+  }
+  if (from.leaf) node.leaf = true;
+  for (const [seg, sub] of from.children) {
+    let next = node.children.get(seg);
+    if (!next) node.children.set(seg, (next = newTrie()));
+    trieGraft(next, [], sub);
+  }
+}
+
 interface ColumnPlan {
   def: ColumnDef;
   /** Path segments, or a context name for `$...` columns. */
@@ -114,7 +130,11 @@ interface ColumnPlan {
   special: string | null;
 }
 
-interface ChildPlan { table: TableDef; plan: TablePlan; segments: readonly string[] }
+interface ChildPlan {
+  table: TableDef; plan: TablePlan; segments: readonly string[];
+  /** An item type's own table (`item` rows): the paths it consumes, at its place in the parent's object. */
+  graft?: Trie;
+}
 
 interface TablePlan {
   table: TableDef;
@@ -125,6 +145,10 @@ interface TablePlan {
   /** Per item type: consumed paths including the children that apply only to some types. */
   consumedByType: Map<string, Trie>;
   known: Set<string> | null;
+  /** Children of `item` rows (a table per item type), each chosen by its own object's type field. */
+  items: ChildPlan[];
+  /** Consumed paths of a row with the given item rows, by item type and the chosen item children. */
+  withItems: Map<string, Trie>;
 }
 
 const PLANS = new Map<string, TablePlan>();
@@ -149,8 +173,16 @@ function compile(t: TableDef): TablePlan {
   }
   for (const ig of t.ignored ?? []) trieAdd(consumed, ig.path.split('.'));
   const children: ChildPlan[] = childrenOf(t.name).map((ch) => ({ table: ch, plan: planOf(ch.name), segments: ch.source!.path.split('.') }));
-  const typed = children.filter((ch) => ch.table.onlyForItemTypes);
-  for (const ch of children) if (!ch.table.onlyForItemTypes) trieAdd(consumed, ch.segments);
+  const items = children.filter((ch) => ch.table.source!.kind === 'item');
+  for (const ch of items) {
+    // What the type's table consumes, the own fields of item types nested in it included, at its path.
+    const at = ch.table.source!.path === '$' ? [] : ch.segments;
+    ch.graft = newTrie();
+    for (const sub of [ch.plan.consumed, ...ch.plan.consumedByType.values()]) trieGraft(ch.graft, at, sub);
+    for (const nested of ch.plan.items) trieGraft(ch.graft, at, nested.graft!);
+  }
+  const typed = children.filter((ch) => ch.table.onlyForItemTypes && ch.table.source!.kind !== 'item');
+  for (const ch of children) if (!ch.table.onlyForItemTypes && ch.table.source!.kind !== 'item') trieAdd(consumed, ch.segments);
   const consumedByType = new Map<string, Trie>();
   for (const ch of typed) {
     for (const type of ch.table.onlyForItemTypes!) {
@@ -161,12 +193,12 @@ function compile(t: TableDef): TablePlan {
           if (col.alt) trieAdd(tr, col.alt);
         }
         for (const ig of t.ignored ?? []) trieAdd(tr, ig.path.split('.'));
-        for (const c2 of children) if (!c2.table.onlyForItemTypes || c2.table.onlyForItemTypes.includes(type)) trieAdd(tr, c2.segments);
+        for (const c2 of children) if (c2.table.source!.kind !== 'item' && (!c2.table.onlyForItemTypes || c2.table.onlyForItemTypes.includes(type))) trieAdd(tr, c2.segments);
         consumedByType.set(type, tr);
       }
     }
   }
-  return { table: t, columns, children, consumed, consumedByType, known: t.knownItemTypes ? new Set(t.knownItemTypes) : null };
+  return { table: t, columns, children, consumed, consumedByType, known: t.knownItemTypes ? new Set(t.knownItemTypes) : null, items, withItems: new Map() };
 }
 
 // ---- values -------------------------------------------------------------------------------------------------
@@ -344,10 +376,18 @@ function objectRow(scope: TaskScope, plan: TablePlan, src: unknown, id: string, 
   }
   if (plan.known && itemType !== null && !plan.known.has(itemType)) NormalizeStats.bump(scope.stats.unknownItemTypes, `${t.name}:${itemType}`);
   if (obj) {
-    const trie = itemType !== null ? plan.consumedByType.get(itemType) ?? plan.consumed : plan.consumed;
-    const unknown = unknownFields(obj, trie, t.name, scope.stats);
-    if (unknown) extra = extra ? { ...unknown, ...extra } : unknown;
+    // Item rows: each polymorphic object's own type picks the table of its own fields.
+    const chosen = plan.items.length ? plan.items.filter((ch) => itemOf(obj, ch) !== undefined) : NO_ITEMS;
+    // An item type's own row shares its object with the common row, which reports the fields neither knows.
+    if (t.source?.kind !== 'item') {
+      const unknown = unknownFields(obj, knownPaths(plan, itemType, chosen), t.name, scope.stats);
+      if (unknown) extra = extra ? { ...unknown, ...extra } : unknown;
+    }
     for (const ch of plan.children) {
+      if (ch.table.source!.kind === 'item') {
+        if (chosen.includes(ch)) childRows(scope, ch, itemOf(obj, ch), id);
+        continue;
+      }
       if (ch.table.onlyForItemTypes && (itemType === null || !ch.table.onlyForItemTypes.includes(itemType))) continue;
       const value = get(obj, ch.segments);
       if (value === undefined || value === null) continue;
@@ -359,6 +399,30 @@ function objectRow(scope: TaskScope, plan: TablePlan, src: unknown, id: string, 
   }
   if (t.extra) row[EXTRA_COLUMN] = extra ? jsonText(extra) : null;
   push(scope, t.name, row);
+}
+
+const NO_ITEMS: readonly ChildPlan[] = [];
+
+/** The object an item-type table takes its row from, when its type field names that table's type. */
+function itemOf(obj: Record<string, unknown>, ch: ChildPlan): Record<string, unknown> | undefined {
+  const src = ch.table.source as Extract<RowSource, { kind: 'item' }>;
+  const value = src.path === '$' ? obj : get(obj, ch.segments);
+  return isPlainObject(value) && ch.table.onlyForItemTypes!.includes(value[src.by] as string) ? value : undefined;
+}
+
+/** The paths a row consumes: its columns and children, for its item type, and the own fields of its item rows. */
+function knownPaths(plan: TablePlan, itemType: string | null, chosen: readonly ChildPlan[]): Trie {
+  const base = itemType !== null ? plan.consumedByType.get(itemType) ?? plan.consumed : plan.consumed;
+  if (!chosen.length) return base;
+  const key = `${itemType ?? ''}\u0000${chosen.map((ch) => ch.table.name).join(',')}`;
+  let trie = plan.withItems.get(key);
+  if (!trie) {
+    trie = newTrie();
+    trieGraft(trie, [], base);
+    for (const ch of chosen) trieGraft(trie, [], ch.graft!);
+    plan.withItems.set(key, trie);
+  }
+  return trie;
 }
 
 function specialValue(scope: TaskScope, name: string, src: unknown): unknown {
@@ -374,6 +438,10 @@ function childRows(scope: TaskScope, ch: ChildPlan, value: unknown, parentId: st
     case 'objects':
       if (!Array.isArray(value)) return false;
       for (let j = 0; j < value.length; j++) objectRow(scope, plan, value[j], `${parentId}:${j}`, parentId, j);
+      return true;
+    case 'item':
+      if (!isPlainObject(value)) return false;
+      objectRow(scope, plan, value, parentId, parentId, 0);
       return true;
     case 'scalars':
       if (!Array.isArray(value)) return false;

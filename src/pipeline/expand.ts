@@ -179,7 +179,7 @@ function taskIssues(pipeline: Pipeline, def: EndpointDef, combo: Binding, issues
 function pagingFor(step: PipelineStep, def: EndpointDef, body: Record<string, unknown>): Paging | undefined {
   if (!def.paging) return undefined;
   const rule = def.fields?.limit;
-  const fallback = rule && rule.type === 'integer' && rule.default !== undefined ? rule.default : 100;
+  const fallback = rule && (rule.type === 'integer' || rule.type === 'number') && rule.default !== undefined ? rule.default : 100;
   const pageSize = typeof body.limit === 'number' && body.limit > 0 ? body.limit : fallback;
   const opts = step.paging ?? {};
   let maxPages = opts.maxPages ?? (opts.maxItems !== undefined ? Infinity : 1);

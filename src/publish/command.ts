@@ -35,7 +35,7 @@ export class WarehouseLockedError extends Error {
   readonly exitCode = EXIT.locked;
   constructor(file: string, cause: string) {
     super(`cannot open ${file} read-only: another process holds it open for writing (${cause}). ` +
-      'Readers must open the published warehouse read-only (Python: duckdb.connect(path, read_only=True)); close the writing session and try again.');
+      'A run applying its changes holds it for a few seconds at its end: try again then. Readers must open the published warehouse read-only (Python: duckdb.connect(path, read_only=True)); close any other writing session and try again.');
     this.name = 'LockedError';
   }
 }

@@ -8,11 +8,17 @@ import { noPause, type PauseHook } from '../pause.js';
 import { curatedViews } from './views.js';
 import { publishWarehouse, type WarehousePaths } from './index.js';
 import { WAREHOUSE_STORAGE } from '../load/database.js';
-import { describeOutcome, publishToPostgres, readPostgresHolder, redactUrl, type PostgresOutcome } from './postgres/index.js';
+import type { PostgresOutcome } from './postgres/index.js';
+import { redactUrl } from './postgres/config.js';
 import { EXIT } from '../exit.js';
 import { serviceOf } from '../config/service.js';
 import { DestinationHeldError, holderOf, holderRefusal, type Holder } from './holder.js';
-import { describeLake, publishToLake, readLakeHolder, type LakeOutcome } from './lake/index.js';
+import type { LakeOutcome } from './lake/index.js';
+
+// The PostgreSQL and lake destinations load their clients (pg, the AWS SDK) only when configured: a run without
+// them starts about a second sooner on a loaded machine.
+const postgresModule = () => import('./postgres/index.js');
+const lakeModule = () => import('./lake/index.js');
 
 export interface RunInfo {
   runId: string;
@@ -27,13 +33,18 @@ export interface Changes {
   parquet: readonly { table: string; file: string; rows: number }[];
   /** Rows this run loaded, by table (a re-collected task's rows replace its earlier ones). */
   rows: Readonly<Record<string, number>>;
+  /** Every table was rebuilt (reprocess): no run's changes can be applied alone. */
+  rebuilt?: boolean;
 }
 
-/** What a destination did. The DuckDB file is the source of truth: its failure throws; another's is an outcome. */
+/**
+ * What a destination did. The DuckDB file is the source of truth: its failure throws; another's is an outcome,
+ * with the summary's line for it (`line`).
+ */
 export type DestinationOutcome =
-  | { name: 'duckdb' }
-  | { name: 'postgres'; outcome: PostgresOutcome }
-  | { name: 'lake'; outcome: LakeOutcome };
+  | { name: 'duckdb'; mode: 'applied' | 'copied'; reason?: string }
+  | { name: 'postgres'; outcome: PostgresOutcome; line?: string }
+  | { name: 'lake'; outcome: LakeOutcome; line?: string };
 
 export interface Destination {
   readonly name: DestinationOutcome['name'];
@@ -50,13 +61,14 @@ export interface Claim { holder: Holder; takeOver: boolean }
 
 export interface DestinationLogger { info(obj: object, msg: string): void; warn(obj: object, msg: string): void }
 
-/** The DuckDB file readers open: a copy of the working warehouse with the curated views, renamed into place. */
-export function duckdbDestination(paths: WarehousePaths, pause: PauseHook): Destination {
+/** The DuckDB file readers open: the run's changes applied to it in place, or a copy of the working warehouse (src/publish/index.ts). */
+export function duckdbDestination(paths: WarehousePaths, pause: PauseHook, logger?: DestinationLogger): Destination {
   return {
     name: 'duckdb',
-    publish: async (_run, changes) => {
-      await publishWarehouse({ workPath: changes.warehouse, publishedPath: paths.published, statements: curatedViews(), ...WAREHOUSE_STORAGE, beforeRename: () => pause('publish') });
-      return { name: 'duckdb' };
+    publish: async (run, changes) => {
+      const r = await publishWarehouse({ workPath: changes.warehouse, publishedPath: paths.published, statements: curatedViews(), ...WAREHOUSE_STORAGE, runId: run.runId, rebuilt: changes.rebuilt, beforeRename: () => pause('publish') });
+      logger?.info({ mode: r.mode, reason: r.reason, bytes: r.bytes }, r.mode === 'applied' ? 'published the run\'s changes to the DuckDB file' : 'published a copy of the working warehouse');
+      return { name: 'duckdb', mode: r.mode, ...(r.reason ? { reason: r.reason } : {}) };
     },
   };
 }
@@ -65,11 +77,15 @@ export function duckdbDestination(paths: WarehousePaths, pause: PauseHook): Dest
 export function postgresDestination(pg: Config['postgres'], claim: Claim, logger?: DestinationLogger, pause: PauseHook = noPause): Destination {
   return {
     name: 'postgres',
-    verify: () => verifyHolder(() => readPostgresHolder(pg.url, pg.schema), claim, `PostgreSQL schema ${pg.schema} at ${redactUrl(pg.url)}`),
-    publish: async (run, changes) => ({
-      name: 'postgres',
-      outcome: await publishToPostgres({ url: pg.url, schema: pg.schema, warehouse: changes.warehouse, runId: run.runId, logger, beforeCommit: () => pause('postgres'), ...claim }),
-    }),
+    verify: async () => {
+      const { readPostgresHolder } = await postgresModule();
+      await verifyHolder(() => readPostgresHolder(pg.url, pg.schema), claim, `PostgreSQL schema ${pg.schema} at ${redactUrl(pg.url)}`);
+    },
+    publish: async (run, changes) => {
+      const { publishToPostgres, describeOutcome } = await postgresModule();
+      const outcome = await publishToPostgres({ url: pg.url, schema: pg.schema, warehouse: changes.warehouse, runId: run.runId, logger, beforeCommit: () => pause('postgres'), ...claim });
+      return { name: 'postgres', outcome, line: describeOutcome(outcome) };
+    },
   };
 }
 
@@ -77,8 +93,15 @@ export function postgresDestination(pg: Config['postgres'], claim: Claim, logger
 export function lakeDestination(url: string, paths: WarehousePaths, env: NodeJS.ProcessEnv, claim: Claim, pause: PauseHook, logger?: DestinationLogger): Destination {
   return {
     name: 'lake',
-    verify: () => verifyHolder(() => readLakeHolder(url, env), claim, `the lake at ${url}`),
-    publish: async () => ({ name: 'lake', outcome: await publishToLake({ url, paths, env, logger, pause: (step) => pause('lake', step), ...claim }) }),
+    verify: async () => {
+      const { readLakeHolder } = await lakeModule();
+      await verifyHolder(() => readLakeHolder(url, env), claim, `the lake at ${url}`);
+    },
+    publish: async () => {
+      const { publishToLake, describeLake } = await lakeModule();
+      const outcome = await publishToLake({ url, paths, env, logger, pause: (step) => pause('lake', step), ...claim });
+      return { name: 'lake', outcome, line: describeLake(outcome) };
+    },
   };
 }
 
@@ -87,7 +110,7 @@ export function destinationsFor(config: Config, paths: WarehousePaths, pause: Pa
   const claim: Claim = { holder: holderOf(paths.dir, serviceOf(config.api.base_url).kind), takeOver: opts.takeOver === true };
   const env = opts.env ?? process.env; // the lake's AWS variables
   return [
-    duckdbDestination(paths, pause),
+    duckdbDestination(paths, pause, logger),
     ...(config.postgres.url ? [postgresDestination(config.postgres, claim, logger, pause)] : []),
     ...(config.lake.url ? [lakeDestination(config.lake.url, paths, env, claim, pause, logger)] : []),
   ];
@@ -120,7 +143,7 @@ export async function publishAll(destinations: readonly Destination[], run: RunI
 
 /** The summary's lines for destinations beyond the DuckDB file. */
 export function describeDestinations(outcomes: readonly DestinationOutcome[]): string[] {
-  return outcomes.flatMap((o) => (o.name === 'postgres' ? [describeOutcome(o.outcome)] : o.name === 'lake' ? [describeLake(o.outcome)] : []));
+  return outcomes.flatMap((o) => (o.name !== 'duckdb' && o.line ? [o.line] : []));
 }
 
 /**

@@ -1,16 +1,21 @@
 /**
- * Publishes the job's working warehouse for readers.
+ * Publishes the job's working warehouse for readers, in one of two ways.
  *
- * DuckDB lets one process hold a database file: a reader that keeps the file open (even read-only) makes a
- * writer's open fail, and a writer blocks every reader. So the job never opens the published file. It copies its
- * own checkpointed working file to a side file, adds the curated views there, checkpoints and closes it, and
- * renames it over the published path. rename(2) is atomic: a reader that already holds the old file keeps reading
- * its snapshot (its inode), and a reader that opens the path afterwards sees the new one, never a half-written file.
+ * Applied (src/publish/apply.ts), the usual night: the run's changes go into the published file in place, in one
+ * transaction, so the publish costs what the night changed. While that transaction runs (seconds) the job holds the
+ * file, and a reader opening it meanwhile gets DuckDB's lock error and tries again.
+ *
+ * Copied, when a change cannot be applied (the first publish, a reprocess, a new table or column, or a reader
+ * holding the published file open, which keeps any writer out): the job copies its own checkpointed working file to
+ * a side file, adds the curated views there, checkpoints and closes it, and renames it over the published path.
+ * rename(2) is atomic: a reader that already holds the old file keeps reading its snapshot (its inode), and a reader
+ * that opens the path afterwards sees the new one, never a half-written file. This costs a copy of the whole file.
  */
 import { copyFile, rename, rm, mkdir, constants as fsConstants } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { openDatabase, type StorageOptions } from '../load/database.js';
+import { applyRun } from './apply.js';
 
 /** The storage options are the working file's (openDatabase): a checkpoint with others rewrites its tables. */
 export interface PublishOptions extends StorageOptions {
@@ -20,15 +25,37 @@ export interface PublishOptions extends StorageOptions {
   publishedPath: string;
   /** SQL statements run in the published copy only (curated views, comments). */
   statements?: readonly string[];
-  /** Called with the finished side file just before it is renamed over the published path (tests pause here). */
+  /**
+   * Called just before the new state becomes visible: with the finished side file before it is renamed over the
+   * published path, or with the published path before the applied transaction commits (tests pause here).
+   */
   beforeRename?: (side: string) => Promise<void>;
+  /** The run whose changes to apply in place; without it the working file is copied. */
+  runId?: string;
+  /** The working file was rebuilt (reprocess): copied, since its rows changed under every run. */
+  rebuilt?: boolean;
 }
 
-export interface PublishResult { publishedPath: string; bytes: number; statements: number }
+export interface PublishResult {
+  publishedPath: string;
+  bytes: number;
+  statements: number;
+  /** Applied in place, or copied whole; `reason` says why a run's changes were not applied. */
+  mode: 'applied' | 'copied';
+  reason?: string;
+}
 
 export async function publishWarehouse(opts: PublishOptions): Promise<PublishResult> {
   if (!existsSync(opts.workPath)) throw new Error(`nothing to publish: ${opts.workPath} does not exist`);
   await mkdir(path.dirname(opts.publishedPath), { recursive: true });
+  let reason: string | undefined;
+  if (opts.runId !== undefined && !opts.rebuilt) {
+    const r = await applyRun({ workPath: opts.workPath, publishedPath: opts.publishedPath, runId: opts.runId, statements: opts.statements, rowGroupSize: opts.rowGroupSize, beforeCommit: () => opts.beforeRename?.(opts.publishedPath) ?? Promise.resolve() });
+    if (r.applied) return { publishedPath: opts.publishedPath, bytes: statSync(opts.publishedPath).size, statements: opts.statements?.length ?? 0, mode: 'applied' };
+    reason = r.reason;
+  } else if (opts.rebuilt) {
+    reason = 'the working file was rebuilt';
+  }
   const side = `${opts.publishedPath}.publishing-${process.pid}`;
   await rm(side, { force: true });
   await rm(`${side}.wal`, { force: true });
@@ -50,8 +77,7 @@ export async function publishWarehouse(opts: PublishOptions): Promise<PublishRes
     await rm(side, { force: true });
     throw err;
   }
-  const { size } = await import('node:fs').then((fs) => fs.statSync(opts.publishedPath));
-  return { publishedPath: opts.publishedPath, bytes: size, statements: opts.statements?.length ?? 0 };
+  return { publishedPath: opts.publishedPath, bytes: statSync(opts.publishedPath).size, statements: opts.statements?.length ?? 0, mode: 'copied', ...(reason ? { reason } : {}) };
 }
 
 /** Where everything lives under the configured data folder (warehouse.dir). */

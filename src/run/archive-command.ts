@@ -29,7 +29,7 @@ const pathsOf = (root: string, config: Config): WarehousePaths => warehousePaths
  * destination beyond DuckDB failed. With `onCopy`, `write` works on a copy of the working warehouse that replaces it
  * only once `write` returns: it may refuse by throwing, and nothing is changed or published.
  */
-async function writeAndPublish(paths: WarehousePaths, config: Config, runId: string, write: (writer: Writer) => Promise<ArchiveLoadResult>, opts: { onCopy?: boolean; takeOver?: boolean } = {}): Promise<number> {
+async function writeAndPublish(paths: WarehousePaths, config: Config, runId: string, write: (writer: Writer) => Promise<ArchiveLoadResult>, opts: { onCopy?: boolean; rebuilt?: boolean; takeOver?: boolean } = {}): Promise<number> {
   const lock = acquireRunLock(paths.dir);
   const file = opts.onCopy ? `${paths.work}.reprocess-${process.pid}` : paths.work;
   const destinations = destinationsFor(config, paths, noPause, undefined, { takeOver: opts.takeOver });
@@ -48,7 +48,7 @@ async function writeAndPublish(paths: WarehousePaths, config: Config, runId: str
     }
     if (file !== paths.work) replaceFile(file, paths.work);
     const runDate = new Date().toISOString().slice(0, 10);
-    const published = await publishAll(destinations, { runId, runDate, status: 'completed' }, { warehouse: paths.work, parquet, rows: loaded.rows });
+    const published = await publishAll(destinations, { runId, runDate, status: 'completed' }, { warehouse: paths.work, parquet, rows: loaded.rows, rebuilt: opts.rebuilt === true });
     for (const line of describeDestinations(published)) process.stdout.write(`${line}\n`);
     return exitWithDestinations(EXIT.ok, published);
   } finally {
@@ -104,7 +104,7 @@ export async function reprocessCommand(opts: { root: string; allowFewer?: boolea
     }
     process.stdout.write(`reprocess: ${describeLoad(r)}\n${fewer.length ? `fewer rows than before (--allow-fewer): ${fewer.join(', ')}\n` : ''}published: ${paths.published}\n`);
     return r;
-  }, { onCopy: true, takeOver: opts.takeOver });
+  }, { onCopy: true, rebuilt: true, takeOver: opts.takeOver });
 }
 
 /** Archives the given response files, then loads them. */

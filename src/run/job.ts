@@ -29,7 +29,7 @@ import { markPublishing, published as publishDone } from './resume.js';
 import { postLeftovers, postableLeft, refusals, runSteps, type Refusal, type StepsContext } from './steps.js';
 import { accountStopOf, newStops, stopExitCode, stopLines, type Stops } from '../post/stop.js';
 import { preflight, type PreflightResult } from './preflight.js';
-import { removeStaleStages } from '../publish/postgres/index.js';
+import { removeStaleStages } from '../publish/postgres/stages.js';
 import { pidAlive } from '../ledger/lock.js';
 import { onInterrupt } from './interrupt.js';
 import { callbackWarning } from '../pipeline/callbacks.js';

@@ -74,7 +74,7 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
     bindDataFolder(paths.dir, service); // sandbox and live data never share a warehouse
     const writer = await Writer.open(paths.work, config.warehouse.memory_limit, { checkpointWalBytes: opts.checkpointWalBytes });
     closers.push(() => writer.abandon());
-    const ledger = await Ledger.open(await writer.connect(), { queue: (work) => writer.queue(work) });
+    const ledger = await Ledger.open(await writer.connect(), { queue: (work) => writer.queue(work), read: (work) => writer.beside(work) });
 
     let runDate = opts.runDate;
     let publishOnly = false;

@@ -13,6 +13,8 @@ export interface SandboxSettings {
   keywordsPerSiteTask: number;
   suggestionsPerKeyword: number;
   merchantItems: number;
+  /** Items a generated answer's list holds at most (sandbox.generated_items). */
+  generatedItems: number;
   /** Above 0: results generated once per endpoint and seed modulo this, then served from resultCache. */
   resultVariants: number;
 }

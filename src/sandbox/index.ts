@@ -83,6 +83,7 @@ export async function startSandbox(opts: StartSandboxOptions): Promise<Sandbox> 
       keywordsPerSiteTask: s.keywords_per_site_task,
       suggestionsPerKeyword: s.suggestions_per_keyword,
       merchantItems: s.merchant_items,
+      generatedItems: s.generated_items,
       resultVariants: s.result_variants,
     },
     onCallbackScheduled: () => webhooks.pump(),

@@ -37,6 +37,7 @@ const call = async (method: 'GET' | 'POST', p: string, body?: unknown) =>
 const LIVE: [string, Record<string, unknown>][] = [
   ['dataforseo_labs.google.ranked_keywords.live', { target: 'example.com', location_code: 2840, language_code: 'en', limit: 10 }],
   ['dataforseo_labs.google.competitors_domain.live', { target: 'example.com', location_code: 2840, language_code: 'en', limit: 10 }],
+  ['dataforseo_labs.google.domain_intersection.live', { target1: 'example.com', target2: 'example.org', location_code: 2840, language_code: 'en', limit: 10 }],
   ['backlinks.backlinks.live', { target: 'example.com', limit: 10 }],
   ['backlinks.summary.live', { target: 'example.com' }],
   ['ai_optimization.llm_mentions.search_mentions.live', { target: [{ domain: 'example.com' }], location_code: 2840, language_code: 'en', limit: 10 }],
@@ -103,10 +104,36 @@ describe('ingest of the generated families in the live shapes', () => {
       expect(odd.map((r) => r.endpoint_id)).toEqual(['ai_optimization.llm_mentions.search_mentions.live']);
       expect(report).toMatch(/values of an unexpected type kept in extra: 1\n/);
       // Typed values in the columns the models declare (numbers as numbers, nested fields as parent__child).
-      const [kw] = await rows(`SELECT keyword_data__keyword AS k, keyword_data__keyword_info__search_volume AS v, ranked_serp_element__serp_item__type AS t FROM labs_ranked_keywords__items LIMIT 1`);
+      const [kw] = await rows(`SELECT keyword_data__keyword AS k, keyword_data__keyword_info__search_volume AS v, item_type AS t FROM labs_ranked_keywords__items LIMIT 1`);
       expect(typeof kw.k).toBe('string');
       expect(typeof kw.v).toBe('number');
       expect(typeof kw.t).toBe('string');
+      // Polymorphic items: the common fields and `item_type` in one table, each type's own fields in a table of
+      // its own with the common row's `_id`: exactly one row there per common row of that type, none elsewhere.
+      for (const [common, types] of [['labs_ranked_keywords__items', ['organic', 'paid', 'featured_snippet']], ['ai_chat_gpt_llm_responses__items', ['message', 'reasoning']]] as const) {
+        const byType = await rows(`SELECT item_type, count(*)::INT AS n FROM ${common} GROUP BY item_type`);
+        expect(byType.length, `${common}: item types`).toBeGreaterThan(0);
+        for (const type of types) {
+          const want = byType.find((r) => r.item_type === type)?.n ?? 0;
+          const [own] = await rows(`SELECT count(*)::INT AS n, count(c._id)::INT AS joined, count(*) FILTER (WHERE c.item_type <> '${type}')::INT AS other FROM ${common}__${type} o LEFT JOIN ${common} c ON c._id = o._id`);
+          expect([own.n, own.joined, own.other], `${common}__${type}`).toEqual([want, want, 0]);
+        }
+      }
+      expect(Number((await rows(`SELECT count(*)::INT AS n FROM ai_chat_gpt_llm_responses__items__message`))[0].n)).toBeGreaterThan(0);
+      // Two polymorphic objects in one row (domain intersection's two SERP elements): each picks its tables by its own type.
+      const [both] = await rows(`SELECT count(*) FILTER (WHERE item_type = 'organic')::INT AS first, count(*) FILTER (WHERE second_domain_serp_element__type = 'organic')::INT AS second,
+        (SELECT count(*)::INT FROM labs_domain_intersection__items__organic) AS first_rows, (SELECT count(*)::INT FROM labs_domain_intersection__items__second_domain_serp_element__organic) AS second_rows,
+        (SELECT count(*)::INT FROM labs_domain_intersection__items__second_domain_serp_element__organic o JOIN labs_domain_intersection__items i USING (_id) WHERE i.second_domain_serp_element__type <> 'organic') AS wrong
+        FROM labs_domain_intersection__items`);
+      expect(both.first + both.second).toBeGreaterThan(0);
+      expect([both.first_rows, both.second_rows, both.wrong]).toEqual([both.first, both.second, 0]);
+      const [organic] = await rows(`SELECT o.url, o.etv FROM labs_ranked_keywords__items i JOIN labs_ranked_keywords__items__organic o USING (_id) WHERE i.item_type = 'organic' LIMIT 1`);
+      expect(organic.url).toMatch(/^https?:\/\//);
+      expect(typeof organic.etv).toBe('number');
+      // A type's own fields are not columns of the common table.
+      const commonCols = (await rows(`SELECT column_name FROM duckdb_columns() WHERE table_name = 'labs_ranked_keywords__items'`)).map((r) => String(r.column_name));
+      expect(commonCols).toContain('item_type');
+      expect(commonCols.filter((c) => c.startsWith('ranked_serp_element__serp_item__url') || c.endsWith('__etv'))).toEqual([]);
       // Tables of families nothing ingested are not created: the warehouse holds what was fetched.
       expect(existing.has('labs_keyword_ideas')).toBe(false);
       expect(existing.has('app_app_searches_advanced')).toBe(false);

@@ -15,9 +15,20 @@ const tmp = mkdtempSync(path.join(tmpdir(), 'seo-etl-decl-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('generated declarations', () => {
-  it('match the installed client', () => {
+  it('match the installed client, the SERP catalog\'s models included', () => {
     const out = execFileSync('node', [SCRIPT, '--check'], { encoding: 'utf8' });
-    expect(out).toMatch(/matches the installed client \(564 operations\)/);
+    expect(out).toMatch(/src\/families\/generated and src\/families\/serp\/models\.generated\.ts match the installed client \(564 operations\)/);
+  });
+
+  it('fail the check when the SERP catalog\'s models differ from the client', () => {
+    const serp = path.join(tmp, 'serp-models.generated.ts');
+    const text = readFileSync(path.join(ROOT, 'src', 'families', 'serp', 'models.generated.ts'), 'utf8');
+    expect(text).toContain('"SerpGoogleOrganicTaskPostRequestInfo"');
+    writeFileSync(serp, text.replace('"SerpGoogleOrganicTaskPostRequestInfo"', '"SerpGoogleOrganicTaskPostRequestInfoX"'));
+    const r = spawnSync('node', [SCRIPT, '--check', '--serp-out', serp], { encoding: 'utf8' });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('serp-models.generated.ts');
+    expect(r.stderr).not.toContain('.json');
   });
 
   it('fail the check when a committed fact differs from the models', () => {

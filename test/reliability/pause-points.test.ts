@@ -189,9 +189,9 @@ describe.concurrent('a kill at an exact moment, then resume', () => {
     await resumeAndCompare(p, 'parquet');
   }), TIMEOUT);
 
-  test('publish: readers keep the previous snapshot; the unfinished copy is never under the published name', () => slot(async () => {
+  test('publish: killed before the applied run commits, readers keep the previous snapshot', () => slot(async () => {
     // A complete run publishes; the same run started again (it resumes, finds everything loaded, exports and
-    // publishes again) is killed while publishing.
+    // publishes again) is killed while applying its changes to the published file (src/publish/apply.ts).
     const p = await startProject(SANDBOX_EXTRA);
     opened.push(p);
     const first = await runInProcess(p);
@@ -200,7 +200,7 @@ describe.concurrent('a kill at an exact moment, then resume', () => {
     const before = await queryFile(published, `SELECT run_id, status FROM _runs`);
     const r = await runCrashPipeline({ env: childEnv(p, { SEO_ETL_TEST_PAUSE_AT: 'publish' }), killOnMarker: `${PAUSE_MARKER} publish` });
     expect(r.killed, r.stderr.slice(-2000)).toBe(true);
-    expect(readdirSync(p.dataDir).some((f) => f.startsWith('warehouse.duckdb.publishing-')), 'the unfinished copy is beside it').toBe(true);
+    expect(readdirSync(p.dataDir).filter((f) => f.startsWith('warehouse.duckdb.publishing-')), 'applied in place, not copied').toEqual([]);
     expect(await queryFile(published, `SELECT run_id, status FROM _runs`), 'the published snapshot is the previous one').toEqual(before);
     await ledgerConsistent(path.join(p.dataDir, 'work', 'warehouse.duckdb'));
     // Plain `resume` publishes (it used to exit 2: the run was marked completed) and removes the unfinished copy.

@@ -199,7 +199,7 @@ describe('on-page resources', () => {
     const msg = async (filters: unknown) => (await api.post(PATH, [{ id: ID, filters }])).json.tasks[0].status_message;
     expect(await msg([['colour', '=', 'red']])).toContain("field 'colour' is not a filter field");
     expect(await msg([['url', 'regex', '(']])).toContain('not a valid regular expression');
-    expect(await msg([['size', 'in', 5]])).toContain('needs an array');
+    expect(await msg([['size', 'in', 5]])).toContain('with in the value must be a non-empty array');
   });
   it('order_by with two rules, and search_after_token pages through everything exactly once', async () => {
     const seen: string[] = [];

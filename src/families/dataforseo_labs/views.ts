@@ -8,8 +8,8 @@ export const LABS_VIEWS: readonly ViewDef[] = [
     name: 'v_labs_striking_distance',
     question: 'Which keywords does a domain rank for just off the top (organic positions 4 to 20), and how much are they searched?',
     grain: 'one row per domain, keyword, location and language: its latest ranked_keywords collection.',
-    notes: 'From `labs_ranked_keywords__items` joined to `labs_ranked_keywords` (the `target` asked for). Organic items only; the position is `rank_group` (among organic results). When a keyword was collected more than once, the latest collection counts.',
-    needs: ['labs_ranked_keywords', 'labs_ranked_keywords__items'],
+    notes: 'From `labs_ranked_keywords__items` joined to `labs_ranked_keywords` (the `target` asked for) and to `labs_ranked_keywords__items__organic` (the organic item\'s own fields, same `_id`). Organic items only; the position is `rank_group` (among organic results). When a keyword was collected more than once, the latest collection counts.',
+    needs: ['labs_ranked_keywords', 'labs_ranked_keywords__items', 'labs_ranked_keywords__items__organic'],
     columns: [
       col('domain', 'The domain (or page) the ranked keywords were asked for (`target`).'),
       col('keyword', 'Keyword.'),
@@ -25,12 +25,13 @@ export const LABS_VIEWS: readonly ViewDef[] = [
     select: `
 WITH ranked AS (
   SELECT r.target AS domain, i.keyword_data__keyword AS keyword, r.location_code, r.language_code,
-         i.ranked_serp_element__serp_item__rank_group AS position, i.ranked_serp_element__serp_item__url AS url,
+         i.ranked_serp_element__serp_item__rank_group AS position, o.url AS url,
          i.keyword_data__keyword_info__search_volume AS search_volume, i.keyword_data__keyword_info__cpc AS cpc,
          i._loaded_at AS loaded_at, i._run_id AS run_id,
          row_number() OVER (PARTITION BY r.target, i.keyword_data__keyword, r.location_code, r.language_code ORDER BY i._loaded_at DESC, i._id DESC) AS rn
   FROM labs_ranked_keywords__items i JOIN labs_ranked_keywords r ON r._id = i._parent_id
-  WHERE i.ranked_serp_element__serp_item__type = 'organic' AND i.keyword_data__keyword IS NOT NULL
+  JOIN labs_ranked_keywords__items__organic o ON o._id = i._id
+  WHERE i.item_type = 'organic' AND i.keyword_data__keyword IS NOT NULL
 )
 SELECT domain, keyword, location_code, language_code, CAST(position AS INTEGER) AS position, url, CAST(search_volume AS BIGINT) AS search_volume, cpc, loaded_at, run_id
 FROM ranked WHERE rn = 1 AND position BETWEEN 4 AND 20`,
@@ -39,8 +40,8 @@ FROM ranked WHERE rn = 1 AND position BETWEEN 4 AND 20`,
     name: 'v_labs_keyword_overlap',
     question: 'Which keywords do two or more of the domains I collected rank for, where does each rank, and how much are they searched?',
     grain: 'one row per shared keyword, location, language and domain ranking for it: its latest ranked_keywords collection.',
-    notes: 'From `labs_ranked_keywords__items` joined to `labs_ranked_keywords` (each `target` collected is a domain). Organic items only; the position is `rank_group` (among organic results). A keyword is shared when at least two domains rank for it in the same location and language; each domain\'s latest collection of the keyword counts. Collect `dataforseo_labs.google.ranked_keywords.live` once per competitor (`for_each: target:`).',
-    needs: ['labs_ranked_keywords', 'labs_ranked_keywords__items'],
+    notes: 'From `labs_ranked_keywords__items` joined to `labs_ranked_keywords` (each `target` collected is a domain) and to `labs_ranked_keywords__items__organic` (the organic item\'s own fields, same `_id`). Organic items only; the position is `rank_group` (among organic results). A keyword is shared when at least two domains rank for it in the same location and language; each domain\'s latest collection of the keyword counts. Collect `dataforseo_labs.google.ranked_keywords.live` once per competitor (`for_each: target:`).',
+    needs: ['labs_ranked_keywords', 'labs_ranked_keywords__items', 'labs_ranked_keywords__items__organic'],
     columns: [
       col('keyword', 'Keyword two or more domains rank for.'),
       col('location_code', 'Location code.'),
@@ -56,11 +57,12 @@ FROM ranked WHERE rn = 1 AND position BETWEEN 4 AND 20`,
     select: `
 WITH ranked AS (
   SELECT r.target AS domain, i.keyword_data__keyword AS keyword, r.location_code, r.language_code,
-         i.ranked_serp_element__serp_item__rank_group AS position, i.ranked_serp_element__serp_item__url AS url,
+         i.ranked_serp_element__serp_item__rank_group AS position, o.url AS url,
          i.keyword_data__keyword_info__search_volume AS search_volume, i._loaded_at AS loaded_at, i._run_id AS run_id,
          row_number() OVER (PARTITION BY r.target, i.keyword_data__keyword, r.location_code, r.language_code ORDER BY i._loaded_at DESC, i._id DESC) AS rn
   FROM labs_ranked_keywords__items i JOIN labs_ranked_keywords r ON r._id = i._parent_id
-  WHERE i.ranked_serp_element__serp_item__type = 'organic' AND i.keyword_data__keyword IS NOT NULL AND r.target IS NOT NULL
+  JOIN labs_ranked_keywords__items__organic o ON o._id = i._id
+  WHERE i.item_type = 'organic' AND i.keyword_data__keyword IS NOT NULL AND r.target IS NOT NULL
 ), latest AS (
   SELECT * FROM ranked WHERE rn = 1
 ), shared AS (

@@ -11,37 +11,43 @@ import { SERP_ITEM_TYPES } from './tables.js';
 const col = (name: string, description: string): ViewColumn => ({ name, description });
 
 /**
- * One text key per series (its six columns, nulls as empty), for joins that must stay single equalities: on the six
- * columns PostgreSQL under-estimated the rows and merge-joined v_serp_domain_movement row by row at a year of pages.
+ * One text key per series (its six columns of the row `a`, nulls as empty), for joins that must stay single
+ * equalities: on the six columns PostgreSQL estimated one row where there were thousands and joined row by row.
  */
-const SERIES_KEY = `coalesce(x.keyword, '') || chr(31) || coalesce(ti.se, '') || chr(31) || coalesce(x.se_type, '') || chr(31) || coalesce(CAST(x.location_code AS VARCHAR), '') || chr(31) || coalesce(x.language_code, '') || chr(31) || coalesce(ti.device, '')`;
+const seriesKey = (a: string) =>
+  `coalesce(${a}.keyword, '') || chr(31) || coalesce(${a}.se, '') || chr(31) || coalesce(${a}.se_type, '') || chr(31) || coalesce(CAST(${a}.location_code AS VARCHAR), '') || chr(31) || coalesce(${a}.language_code, '') || chr(31) || coalesce(${a}.device, '')`;
 
-/** Items of advanced and regular results with the task's engine and device and the SERP's day. */
+/**
+ * Items of advanced and regular results with the task's engine and device and the SERP's day. Each branch joins
+ * its own task and run: joined after the UNION ALL, PostgreSQL knew nothing of `_task_id` and planned 36 times
+ * the rows. A run's date is parsed once per run, not once per item. NOT MATERIALIZED: PostgreSQL otherwise writes
+ * every item of a view reading it twice to a temporary store, and pushes no filter (a keyword, a day) into it.
+ */
 const SERP_ITEMS = `
   WITH task_info AS (
     SELECT _task_id, any_value(se) AS se, coalesce(any_value(device), 'desktop') AS device FROM tasks GROUP BY _task_id
+  ), run_dates AS (
+    SELECT run_id, try_cast(run_date AS DATE) AS run_date FROM _runs
   ), items AS (
-    SELECT s.keyword, s.se_type, s.location_code, s.language_code, s.datetime, s._task_id, s._run_id, s._loaded_at, i.item_type, i.rank_group, i.rank_absolute,
-           i.url, i.domain, i._parent_id AS result_id, i._id AS item_id, i.asynchronous_ai_overview
+    SELECT s.keyword, ti.se, s.se_type, s.location_code, s.language_code, ti.device, s.datetime, s._task_id, s._run_id, s._loaded_at, rd.run_date,
+           i.item_type, i.rank_group, i.rank_absolute, i.url, i.domain, i._parent_id AS result_id, i._id AS item_id, i.asynchronous_ai_overview
     FROM serp_results__items i JOIN serp_results s ON s._id = i._parent_id
+    LEFT JOIN task_info ti ON ti._task_id = s._task_id LEFT JOIN run_dates rd ON rd.run_id = s._run_id
     UNION ALL
-    SELECT s.keyword, s.se_type, s.location_code, s.language_code, s.datetime, s._task_id, s._run_id, s._loaded_at, i.item_type, i.rank_group, i.rank_absolute,
-           i.url, i.domain, i._parent_id, i._id, i.asynchronous_ai_overview
+    SELECT s.keyword, ti.se, s.se_type, s.location_code, s.language_code, ti.device, s.datetime, s._task_id, s._run_id, s._loaded_at, rd.run_date,
+           i.item_type, i.rank_group, i.rank_absolute, i.url, i.domain, i._parent_id, i._id, i.asynchronous_ai_overview
     FROM serp_regular__items i JOIN serp_regular s ON s._id = i._parent_id
-  ), serp_items AS (
-    SELECT x.keyword, ti.se, x.se_type, x.location_code, x.language_code, ti.device,
+    LEFT JOIN task_info ti ON ti._task_id = s._task_id LEFT JOIN run_dates rd ON rd.run_id = s._run_id
+  ), serp_items AS NOT MATERIALIZED (
+    SELECT x.keyword, x.se, x.se_type, x.location_code, x.language_code, x.device,
            CAST(timezone('UTC', x.datetime) AS DATE) AS date, x.datetime, x.item_type, x.rank_group, x.rank_absolute,
            x.url, nullif(regexp_replace(lower(x.domain), '^www\\.', ''), '') AS domain, x.result_id,
-           coalesce(try_cast(r.run_date AS DATE), CAST(timezone('UTC', x._loaded_at) AS DATE)) AS snapshot_date,
-           x.item_id, x.asynchronous_ai_overview, x._task_id AS task_id, x._run_id AS run_id,
-           ${SERIES_KEY} AS series_key
-    FROM items x LEFT JOIN task_info ti ON ti._task_id = x._task_id LEFT JOIN _runs r ON r.run_id = x._run_id
+           coalesce(x.run_date, CAST(timezone('UTC', x._loaded_at) AS DATE)) AS snapshot_date,
+           x.item_id, x.asynchronous_ai_overview, x._task_id AS task_id, x._run_id AS run_id
+    FROM items x
   )`;
 
 const SERIES = ['keyword', 'se', 'se_type', 'location_code', 'language_code', 'device'];
-/** The same series on both sides, null matching null, as equality over coalesced keys PostgreSQL can hash-join. */
-const sameSeries = (a: string, b: string) =>
-  SERIES.map((s) => (s === 'location_code' ? `coalesce(${a}.${s}, -1) = coalesce(${b}.${s}, -1)` : `coalesce(${a}.${s}, '') = coalesce(${b}.${s}, '')`)).join(' AND ');
 const SERIES_COLUMNS = [
   col('keyword', 'Keyword.'),
   col('se', 'Search engine, as the service names it (`data.se` of the task).'),
@@ -58,6 +64,21 @@ const SERIES_COLUMNS = [
  */
 export const registrable = (d: string) =>
   `coalesce(nullif(regexp_extract(${d}, '([^.]+\\.(co|com|org|net|ac|gov|edu|ne|or|go)\\.[a-z]{2})$', 1), ''), regexp_extract(${d}, '([^.]+\\.[^.]+)$', 1))`;
+/**
+ * The registrable domain of each distinct domain of `source`: two regular expressions per domain rather than per
+ * row (per item, they were most of v_serp_share_of_voice's time in PostgreSQL at a year of SERPs).
+ */
+const registrables = (source: string) =>
+  `registrables AS (SELECT domain, ${registrable('domain')} AS registrable_domain FROM (SELECT DISTINCT domain FROM ${source} WHERE domain IS NOT NULL) AS d)`;
+/**
+ * Several join columns as one text value: on several equalities PostgreSQL multiplied their selectivities, planned
+ * a row or two where there were thousands, and merge-joined on the first columns with the rest compared row by row
+ * (85 million rows compared for v_serp_tracked_ranks at a year of 10 keywords). One equality it hashes.
+ */
+const oneKey = (...parts: string[]) => parts.join(' || chr(30) || ');
+/** One text key per engine, type, location, language, device and day (all keywords): as seriesKey. */
+const dayKey = (a: string) =>
+  `coalesce(${a}.se, '') || chr(31) || coalesce(${a}.se_type, '') || chr(31) || coalesce(CAST(${a}.location_code AS VARCHAR), '') || chr(31) || coalesce(${a}.language_code, '') || chr(31) || coalesce(${a}.device, '') || chr(31) || CAST(${a}.date AS VARCHAR)`;
 /** A domain that counts for a tracked one: itself or one of its subdomains. */
 const countsFor = (d: string, tracked: string) => `(${d} = ${tracked} OR right(${d}, length(${tracked}) + 1) = '.' || ${tracked})`;
 const series = (a: string) => SERIES.map((x) => `${a}.${x}`).join(', ');
@@ -85,6 +106,9 @@ const TRACKING = `${SERP_ITEMS},
     WHERE t.service_id IS NOT NULL
   )`;
 
+/** An organic item of a tracked task that ranks for its tracked domain (`i` the item, `k` the tracked row). */
+const TRACKED_RANK = `i.item_type = 'organic' AND i.domain IS NOT NULL AND ${countsFor('i.domain', 'k.tracked_domain')}`;
+
 const TRACKED_COLUMNS = [
   col('target', 'The tracked target (pipeline `targets:` name: a client or project).'),
   col('tracked_domain', 'The tracked domain as the target lists it; its subdomains count for it.'),
@@ -108,13 +132,22 @@ export const SERP_VIEWS: readonly ViewDef[] = [
       col('snapshot_date', 'Latest run date (`--run-date`, the Parquet partition) among the runs that collected those pages; the same day as `date` unless a run collected pages the service took on another day.'),
       col('registrable_domain', 'Registrable domain of the URL (`blog.client.com` -> `client.com`).'),
     ],
-    select: `${SERP_ITEMS}
-SELECT ${SERIES.join(', ')}, date, url, any_value(domain) AS domain,
-       min(rank_group) AS best_position, min(rank_absolute) AS best_rank_absolute, count(DISTINCT result_id) AS observations,
-       max(snapshot_date) AS snapshot_date, ${registrable('any_value(domain)')} AS registrable_domain
-FROM serp_items
-WHERE item_type = 'organic' AND url IS NOT NULL
-GROUP BY ${SERIES.join(', ')}, date, url`,
+    select: `${SERP_ITEMS},
+  on_page AS (
+    -- Per page first, then per day: two hashed groupings where count(DISTINCT) made PostgreSQL sort on eight keys.
+    SELECT ${SERIES.join(', ')}, date, url, result_id, any_value(domain) AS domain,
+           min(rank_group) AS best_position, min(rank_absolute) AS best_rank_absolute, max(snapshot_date) AS snapshot_date
+    FROM serp_items
+    WHERE item_type = 'organic' AND url IS NOT NULL
+    GROUP BY ${SERIES.join(', ')}, date, url, result_id
+  ), ranked AS (
+    SELECT ${SERIES.join(', ')}, date, url, any_value(domain) AS domain,
+           min(best_position) AS best_position, min(best_rank_absolute) AS best_rank_absolute, count(result_id) AS observations,
+           max(snapshot_date) AS snapshot_date
+    FROM on_page
+    GROUP BY ${SERIES.join(', ')}, date, url
+  ), ${registrables('ranked')}
+SELECT r.*, g.registrable_domain FROM ranked r LEFT JOIN registrables g ON g.domain = r.domain`,
   },
   {
     name: 'v_serp_domain_movement',
@@ -133,9 +166,9 @@ GROUP BY ${SERIES.join(', ')}, date, url`,
     ],
     select: `${SERP_ITEMS},
   best AS (
-    SELECT series_key, ${SERIES.join(', ')}, date, domain, min(rank_group) AS position
-    FROM serp_items WHERE item_type = 'organic' AND domain IS NOT NULL
-    GROUP BY series_key, ${SERIES.join(', ')}, date, domain
+    SELECT ${seriesKey('i')} AS series_key, ${series('i')}, i.date, i.domain, min(i.rank_group) AS position
+    FROM serp_items i WHERE i.item_type = 'organic' AND i.domain IS NOT NULL
+    GROUP BY ${series('i')}, i.date, i.domain
   ), days AS (
     SELECT series_key, ${SERIES.join(', ')}, date, lag(date) OVER (PARTITION BY series_key ORDER BY date) AS previous_date
     FROM (SELECT DISTINCT series_key, ${SERIES.join(', ')}, date FROM best) AS day_list
@@ -146,7 +179,7 @@ GROUP BY ${SERIES.join(', ')}, date, url`,
     -- join on a single key does what two joins on eight columns did (PostgreSQL compared those row by row).
     SELECT g.*, cur.position, lag(cur.position) OVER (PARTITION BY g.series_key, g.domain ORDER BY g.date) AS previous_position
     FROM grid g
-    LEFT JOIN best cur ON cur.series_key || chr(30) || CAST(cur.date AS VARCHAR) || chr(30) || cur.domain = g.series_key || chr(30) || CAST(g.date AS VARCHAR) || chr(30) || g.domain
+    LEFT JOIN best cur ON ${oneKey('cur.series_key', 'CAST(cur.date AS VARCHAR)', 'cur.domain')} = ${oneKey('g.series_key', 'CAST(g.date AS VARCHAR)', 'g.domain')}
   )
 SELECT ${SERIES.join(', ')}, date, previous_date, domain, position, previous_position,
        previous_position - position AS change,
@@ -179,12 +212,13 @@ WHERE position IS NOT NULL OR (previous_date IS NOT NULL AND previous_position I
     SELECT ${SERIES.join(', ')}, result_id, item_type, min(rank_absolute) AS first_rank, min(date) AS date
     FROM serp_items GROUP BY ${SERIES.join(', ')}, result_id, item_type
   ), pages AS (
-    SELECT ${SERIES.join(', ')}, count(DISTINCT result_id) AS pages FROM serp_items GROUP BY ${SERIES.join(', ')}
+    SELECT ${seriesKey('x')} AS series_key, count(x.result_id) AS pages
+    FROM (SELECT DISTINCT ${SERIES.join(', ')}, result_id FROM per_page) AS x GROUP BY ${series('x')}
   )
 SELECT ${SERIES.map((s) => `f.${s}`).join(', ')}, f.item_type, count(*) AS pages_with_feature, any_value(p.pages) AS pages,
        round(100.0 * count(*) / any_value(p.pages), 1) AS share_pct, round(avg(f.first_rank), 1) AS avg_first_rank_absolute,
        min(f.date) AS first_date, max(f.date) AS last_date
-FROM per_page f JOIN pages p ON ${sameSeries('p', 'f')}
+FROM per_page f JOIN pages p ON p.series_key = ${seriesKey('f')}
 GROUP BY ${SERIES.map((s) => `f.${s}`).join(', ')}, f.item_type`,
   },
   {
@@ -209,11 +243,12 @@ GROUP BY ${SERIES.map((s) => `f.${s}`).join(', ')}, f.item_type`,
     SELECT ${SERIES.join(', ')}, date, result_id, item_type, min(rank_absolute) AS first_rank
     FROM serp_items GROUP BY ${SERIES.join(', ')}, date, result_id, item_type
   ), day_pages AS (
-    SELECT ${SERIES.join(', ')}, date, count(DISTINCT result_id) AS pages FROM serp_items GROUP BY ${SERIES.join(', ')}, date
+    SELECT ${oneKey(seriesKey('x'), 'CAST(x.date AS VARCHAR)')} AS day_key, count(x.result_id) AS pages
+    FROM (SELECT DISTINCT ${SERIES.join(', ')}, date, result_id FROM per_page) AS x GROUP BY ${series('x')}, x.date
   )
 SELECT ${series('f')}, f.date, any_value(pt.target) AS target, f.item_type, count(*) AS pages_with_feature, any_value(d.pages) AS pages,
        round(100.0 * count(*) / any_value(d.pages), 1) AS share_pct, round(avg(f.first_rank), 1) AS avg_first_rank_absolute
-FROM per_page f JOIN day_pages d ON d.date = f.date AND ${sameSeries('d', 'f')}
+FROM per_page f JOIN day_pages d ON d.day_key = ${oneKey(seriesKey('f'), 'CAST(f.date AS VARCHAR)')}
 LEFT JOIN page_target pt ON pt.result_id = f.result_id
 GROUP BY ${series('f')}, f.date, f.item_type`,
   },
@@ -232,10 +267,10 @@ GROUP BY ${series('f')}, f.date, f.item_type`,
       col('url', 'URL of the cited source.'),
       col('title', 'Title of the cited page.'),
     ],
-    select: `${TRACKING}
+    select: `${TRACKING}, ${registrables('citations')}
 SELECT ${series('p')}, p.date, bool_or(p.ai_overview_async) AS asynchronous_ai_overview, min(c.citation_position) AS citation_position,
-       c.domain, ${registrable('c.domain')} AS registrable_domain, c.url, any_value(c.title) AS title
-FROM pages p JOIN citations c ON c.item_id = p.ai_item_id
+       c.domain, any_value(g.registrable_domain) AS registrable_domain, c.url, any_value(c.title) AS title
+FROM pages p JOIN citations c ON c.item_id = p.ai_item_id LEFT JOIN registrables g ON g.domain = c.domain
 GROUP BY ${series('p')}, p.date, c.domain, c.url`,
   },
   {
@@ -298,20 +333,22 @@ FROM marked`,
       col('movement', 'first, new, lost, up, down, same or not_ranked.'),
     ],
     select: `${TRACKING},
-  grid AS (
-    SELECT k.target, k.tracked_domain, ${series('p')}, p.date, max(p.organic_results) AS organic_results, bool_or(p.ai_overview_shown) AS ai_overview_shown
-    FROM pages p JOIN tracked k ON k.run_id = p.run_id AND k.task_id = p.task_id
-    GROUP BY k.target, k.tracked_domain, ${series('p')}, p.date
-  ), best AS (
-    SELECT k.target, k.tracked_domain, ${series('i')}, i.date, min(i.rank_group) AS position, arg_min(i.url, i.rank_group) AS url
+  on_page AS (
+    -- Per page, then per day, in one pass over the tracked tasks' items: a grid of days joined to the days ranked
+    -- was planned at a row or two by PostgreSQL and compared pairwise (85 million rows at a year of 10 keywords).
+    SELECT k.target, k.tracked_domain, ${series('i')}, i.date, i.result_id,
+           count(*) FILTER (WHERE i.item_type = 'organic') AS organic_results, bool_or(i.item_type = 'ai_overview') AS ai_overview_shown,
+           min(i.rank_group) FILTER (WHERE ${TRACKED_RANK}) AS position, arg_min(i.url, i.rank_group) FILTER (WHERE ${TRACKED_RANK}) AS url
     FROM serp_items i JOIN tracked k ON k.run_id = i.run_id AND k.task_id = i.task_id
-    WHERE i.item_type = 'organic' AND i.domain IS NOT NULL AND ${countsFor('i.domain', 'k.tracked_domain')}
-    GROUP BY k.target, k.tracked_domain, ${series('i')}, i.date
+    GROUP BY k.target, k.tracked_domain, ${series('i')}, i.date, i.result_id
+  ), days AS (
+    SELECT target, tracked_domain, ${SERIES.join(', ')}, date, max(organic_results) AS organic_results, bool_or(ai_overview_shown) AS ai_overview_shown,
+           min(position) AS position, arg_min(url, position) AS url
+    FROM on_page GROUP BY target, tracked_domain, ${SERIES.join(', ')}, date
   ), joined AS (
-    SELECT g.*, b.position, b.url,
-           lag(g.date) OVER w AS previous_date, lag(b.position) OVER w AS previous_position
-    FROM grid g LEFT JOIN best b ON b.target = g.target AND b.tracked_domain = g.tracked_domain AND b.date = g.date AND ${sameSeries('b', 'g')}
-    WINDOW w AS (PARTITION BY g.target, g.tracked_domain, ${series('g')} ORDER BY g.date)
+    SELECT d.*, lag(d.date) OVER w AS previous_date, lag(d.position) OVER w AS previous_position
+    FROM days d
+    WINDOW w AS (PARTITION BY d.target, d.tracked_domain, ${series('d')} ORDER BY d.date)
   )
 SELECT target, tracked_domain, ${registrable('tracked_domain')} AS registrable_domain, ${SERIES.join(', ')}, date, position, url,
        CASE WHEN position IS NULL THEN 'not in the top ' || organic_results ELSE 'ranked' END AS status, organic_results, ai_overview_shown,
@@ -338,29 +375,35 @@ FROM joined`,
       col('share_pct', 'visibility over the sum of every domain\'s, percent (two decimals).'),
     ],
     select: `${SERP_ITEMS},
-  best AS (
-    SELECT ${SERIES.join(', ')}, date, ${registrable('domain')} AS registrable_domain, min(rank_group) AS position
+  ranked AS (
+    SELECT ${SERIES.join(', ')}, date, domain, min(rank_group) AS position
     FROM serp_items WHERE item_type = 'organic' AND domain IS NOT NULL
-    GROUP BY ${SERIES.join(', ')}, date, registrable_domain
+    GROUP BY ${SERIES.join(', ')}, date, domain
+  ), ${registrables('ranked')},
+  best AS (
+    SELECT ${series('r')}, r.date, g.registrable_domain, min(r.position) AS position
+    FROM ranked r JOIN registrables g ON g.domain = r.domain
+    GROUP BY ${series('r')}, r.date, g.registrable_domain
   ), weighted AS (
     SELECT *, CASE position WHEN 1 THEN 0.28 WHEN 2 THEN 0.15 WHEN 3 THEN 0.11 WHEN 4 THEN 0.08 WHEN 5 THEN 0.07 WHEN 6 THEN 0.05 WHEN 7 THEN 0.04
                   WHEN 8 THEN 0.03 WHEN 9 THEN 0.03 WHEN 10 THEN 0.02 ELSE CASE WHEN position <= 20 THEN 0.01 ELSE 0 END END AS ctr FROM best
   ), kw AS (
-    SELECT se, se_type, location_code, language_code, device, date, count(DISTINCT keyword) AS keywords FROM serp_items
-    GROUP BY se, se_type, location_code, language_code, device, date
+    SELECT ${dayKey('x')} AS day_key, count(x.keyword) AS keywords
+    FROM (SELECT DISTINCT se, se_type, location_code, language_code, device, date, keyword FROM serp_items) AS x
+    GROUP BY x.se, x.se_type, x.location_code, x.language_code, x.device, x.date
   ), target_domains AS (
     SELECT ${registrable('domain')} AS registrable_domain, string_agg(DISTINCT target, ', ' ORDER BY target) AS targets FROM _targets GROUP BY 1
   ), sums AS (
+    -- best holds one row per keyword and registrable domain: count(keyword) counts distinct keywords, unsorted.
     SELECT se, se_type, location_code, language_code, device, date, registrable_domain,
-           count(DISTINCT keyword) AS keywords_ranked, round(avg(position), 1) AS avg_position, sum(ctr) AS visibility
+           count(keyword) AS keywords_ranked, round(avg(position), 1) AS avg_position, sum(ctr) AS visibility
     FROM weighted GROUP BY se, se_type, location_code, language_code, device, date, registrable_domain
   )
 SELECT s.se, s.se_type, s.location_code, s.language_code, s.device, s.date, s.registrable_domain, t.targets, k.keywords, s.keywords_ranked, s.avg_position,
        round(s.visibility, 4) AS visibility,
-       round(100.0 * s.visibility / nullif(sum(s.visibility) OVER (PARTITION BY s.se, s.se_type, s.location_code, s.language_code, s.device, s.date), 0), 2) AS share_pct
+       round(100.0 * s.visibility / nullif(sum(s.visibility) OVER (PARTITION BY k.day_key), 0), 2) AS share_pct
 FROM sums s
-JOIN kw k ON k.date = s.date AND k.se IS NOT DISTINCT FROM s.se AND k.se_type IS NOT DISTINCT FROM s.se_type AND k.location_code IS NOT DISTINCT FROM s.location_code
-  AND k.language_code IS NOT DISTINCT FROM s.language_code AND k.device IS NOT DISTINCT FROM s.device
+JOIN kw k ON k.day_key = ${dayKey('s')}
 LEFT JOIN target_domains t ON t.registrable_domain = s.registrable_domain`,
   },
   {

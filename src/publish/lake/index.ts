@@ -20,8 +20,8 @@ export interface PublishToLakeOptions {
   url: string;
   paths: WarehousePaths;
   env: NodeJS.ProcessEnv;
-  /** The `lake` pause point (src/pause.ts): after the first data file, and before the first manifest. */
-  pause?: (step: 'file' | 'manifests') => Promise<void>;
+  /** The `lake` pause point (src/pause.ts): after the first data file, the first part of a multipart upload, and before the first manifest. */
+  pause?: (step: 'file' | 'part' | 'manifests') => Promise<void>;
   logger?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   /** The data folder publishing (src/publish/holder.ts): recorded in the lake, and another's refused unless `takeOver`. */
   holder?: Holder;

@@ -18,16 +18,16 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import path from 'node:path';
-import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import { AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, UploadPartCommand, type S3Client } from '@aws-sdk/client-s3';
 import { DuckDBInstance } from '@duckdb/node-api';
 import PQueue from 'p-queue';
 import type { LakeLocation } from '../../config/lake.js';
 
 export const MANIFEST = '_manifest.json';
 export const SUCCESS = '_SUCCESS';
-/** Parts of a multipart upload; files up to this size go in one PUT. */
+/** Parts of a multipart upload (the protocol's smallest is 5 MiB); files up to this size go in one PUT. */
 export const PART_BYTES = 8 * 2 ** 20;
 
 export interface ManifestFile {
@@ -50,7 +50,13 @@ export interface Manifest {
 
 interface LocalFile { name: string; file: string; size: number; mtimeMs: number }
 interface StateFile { size: number; mtimeMs: number; sha256: string; rows: number }
-interface LakeState { version: 1; target: string; partitions: Record<string, Record<string, StateFile>>; raw: Record<string, number> }
+/**
+ * A multipart upload under way: the parts the storage has acknowledged, with their ETags. Kept in the state file
+ * after each part, so a killed or cut-off publish resumes the same upload where it stopped, without asking the
+ * storage which parts it holds (ListParts, which not every S3-protocol server has).
+ */
+interface UploadState { uploadId: string; size: number; mtimeMs: number; partBytes: number; parts: Record<string, string> }
+interface LakeState { version: 1; target: string; partitions: Record<string, Record<string, StateFile>>; raw: Record<string, number>; uploads?: Record<string, UploadState> }
 
 export interface LakeSyncOptions {
   client: S3Client;
@@ -58,8 +64,11 @@ export interface LakeSyncOptions {
   parquetDir: string;
   rawDir: string;
   stateFile: string;
-  /** Test seam (the `lake` pause point): `file` after the first data file is up, `manifests` before the first manifest. */
-  pause?: (step: 'file' | 'manifests') => Promise<void>;
+  /**
+   * Test seam (the `lake` pause point): `file` after the first data file is up, `part` after the first part of a
+   * multipart upload, `manifests` before the first manifest.
+   */
+  pause?: (step: 'file' | 'part' | 'manifests') => Promise<void>;
   /** Uploads in flight at once. */
   concurrency?: number;
 }
@@ -72,6 +81,8 @@ export interface LakeSyncResult {
   raw: { files: number; bytes: number };
   removed: number;
   manifests: number;
+  /** Parts of multipart uploads sent, and parts an earlier, interrupted publish had sent already. */
+  parts: { sent: number; resumed: number };
 }
 
 const PARTITION = /^snapshot_date=\d{4}-\d{2}-\d{2}$/;
@@ -88,10 +99,13 @@ export async function syncLake(opts: LakeSyncOptions): Promise<LakeSyncResult> {
   const { bucket } = location;
   const key = (rel: string) => `${location.prefix}${rel}`;
   const state = readState(opts.stateFile, location.url);
-  const result: LakeSyncResult = { partitions: 0, uploaded: { files: 0, bytes: 0 }, present: 0, raw: { files: 0, bytes: 0 }, removed: 0, manifests: 0 };
+  const result: LakeSyncResult = { partitions: 0, uploaded: { files: 0, bytes: 0 }, present: 0, raw: { files: 0, bytes: 0 }, removed: 0, manifests: 0, parts: { sent: 0, resumed: 0 } };
+  const partBytes = PART_BYTES;
+  const uploads = (state.uploads ??= {});
+  const started = new Set<string>();
   const queue = new PQueue({ concurrency: opts.concurrency ?? 4 });
-  const uploads: Promise<void>[] = [];
-  const upload = (fn: () => Promise<void>) => { uploads.push(queue.add(fn)); };
+  const queued: Promise<void>[] = [];
+  const upload = (fn: () => Promise<void>) => { queued.push(queue.add(fn)); };
 
   /** Uploads a file unless the bucket holds an object of that name and size (names carry content or are immutable). */
   const put = async (objectKey: string, file: string, size: number): Promise<boolean> => {
@@ -100,9 +114,61 @@ export async function syncLake(opts: LakeSyncOptions): Promise<LakeSyncResult> {
       throw err;
     });
     if (head && head.ContentLength === size) { result.present++; return false; }
-    if (size <= PART_BYTES) await client.send(new PutObjectCommand({ Bucket: bucket, Key: objectKey, Body: readFileSync(file), ContentLength: size }));
-    else await new Upload({ client, params: { Bucket: bucket, Key: objectKey, Body: createReadStream(file) }, partSize: PART_BYTES, queueSize: 2, leavePartsOnError: false }).done();
+    if (size <= partBytes) await client.send(new PutObjectCommand({ Bucket: bucket, Key: objectKey, Body: readFileSync(file), ContentLength: size }));
+    else await putInParts(objectKey, file, size);
     return true;
+  };
+
+  /**
+   * A large file in parts, resuming the upload an earlier publish recorded for the same key and the same file (size
+   * and modification time); one the storage no longer knows (aborted, expired) is started again, once.
+   */
+  const putInParts = async (objectKey: string, file: string, size: number, again = false): Promise<void> => {
+    started.add(objectKey);
+    const { mtimeMs } = statSync(file);
+    let rec: UploadState | undefined = uploads[objectKey];
+    if (rec && (rec.size !== size || rec.mtimeMs !== mtimeMs || rec.partBytes !== partBytes)) {
+      await abortUpload(objectKey, rec.uploadId);
+      rec = undefined;
+    }
+    if (!rec) {
+      const created = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: objectKey }));
+      rec = uploads[objectKey] = { uploadId: created.UploadId!, size, mtimeMs, partBytes, parts: {} };
+      writeState(opts.stateFile, state);
+    }
+    const count = Math.ceil(size / partBytes);
+    const fh = await open(file, 'r');
+    try {
+      for (let n = 1; n <= count; n++) {
+        if (rec.parts[n]) { result.parts.resumed++; continue; }
+        const length = Math.min(partBytes, size - (n - 1) * partBytes);
+        const body = Buffer.alloc(length);
+        await fh.read(body, 0, length, (n - 1) * partBytes);
+        const r = await client.send(new UploadPartCommand({ Bucket: bucket, Key: objectKey, UploadId: rec.uploadId, PartNumber: n, Body: body, ContentLength: length }));
+        rec.parts[n] = r.ETag!;
+        writeState(opts.stateFile, state);
+        result.parts.sent++;
+        if (result.parts.sent === 1) await opts.pause?.('part');
+      }
+      const parts = Array.from({ length: count }, (_, i) => ({ PartNumber: i + 1, ETag: rec!.parts[i + 1] }));
+      await client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: objectKey, UploadId: rec.uploadId, MultipartUpload: { Parts: parts } }));
+    } catch (err) {
+      if (!again && (err as { name?: string }).name === 'NoSuchUpload') {
+        delete uploads[objectKey];
+        return putInParts(objectKey, file, size, true);
+      }
+      throw err; // the recorded parts stay for the next publish
+    } finally {
+      await fh.close();
+    }
+    delete uploads[objectKey];
+    writeState(opts.stateFile, state);
+  };
+
+  /** Gives up an upload nothing will complete (its file changed or is gone); storage without the call keeps it. */
+  const abortUpload = async (objectKey: string, uploadId: string): Promise<void> => {
+    await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: objectKey, UploadId: uploadId })).catch(() => undefined);
+    delete uploads[objectKey];
   };
 
   // Which partitions differ from what was last published: by name, size and modification time, no reading. A day
@@ -143,7 +209,7 @@ export async function syncLake(opts: LakeSyncOptions): Promise<LakeSyncResult> {
       });
     }
   } catch (err) {
-    await Promise.allSettled(uploads); // the uploads already queued end before the error is reported
+    await Promise.allSettled(queued); // the uploads already queued end before the error is reported
     throw err;
   } finally {
     conn?.closeSync();
@@ -156,10 +222,13 @@ export async function syncLake(opts: LakeSyncOptions): Promise<LakeSyncResult> {
       state.raw[r.rel] = r.size;
     });
   }
-  const settled = await Promise.allSettled(uploads);
+  const settled = await Promise.allSettled(queued);
   writeState(opts.stateFile, state); // the raw files that went up count even if a data file failed
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) throw failed.reason;
+  // Uploads an earlier publish began for objects this one no longer sends (their file was superseded).
+  for (const [objectKey, rec] of Object.entries(uploads)) if (!started.has(objectKey)) await abortUpload(objectKey, rec.uploadId);
+  writeState(opts.stateFile, state);
   await opts.pause?.('manifests');
 
   // 2. Manifests, then markers: a partition's new state becomes visible at once.

@@ -14,7 +14,7 @@
  * which also removes rows a re-collection no longer has. A table PostgreSQL lacks, or whose row count would not
  * come out equal to DuckDB's (a reprocess, a copy changed by hand), is sent whole.
  */
-import { createReadStream, readdirSync, rmSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -24,10 +24,12 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { catalogTables, PG_VIEWS, STATE_TABLE, compatFunctions, createTableSql, keySql, lit, q, relationObjects, stateTableSql, tableComments, viewDdl, type PgTable } from './sql.js';
 import { DuckSource, ledgerTables } from './duck.js';
 import { redactText, redactUrl } from './config.js';
+import { STAGE_PREFIX } from './stages.js';
 import { EXIT } from '../../exit.js';
 import { DestinationHeldError, holderJson, holderRefusal, parseHolder, type Holder } from '../holder.js';
 
 export { redactUrl } from './config.js';
+export { STAGE_PREFIX, staleStages, removeStaleStages } from './stages.js';
 
 export interface PublishToPostgresOptions {
   /** postgres:// URL (its password is never logged). */
@@ -77,29 +79,6 @@ interface Plan {
   rows?: number;
 }
 
-/** The staging folders' names, beside the working warehouse: `postgres-stage-<pid>`. */
-export const STAGE_PREFIX = 'postgres-stage-';
-
-/** The staging folders among `names` whose process is gone (a publish killed in flight left them). Pure. */
-export function staleStages(names: readonly string[], alive: (pid: number) => boolean): string[] {
-  return names.filter((n) => {
-    const pid = n.startsWith(STAGE_PREFIX) ? Number(n.slice(STAGE_PREFIX.length)) : NaN;
-    return Number.isInteger(pid) && pid > 0 && !alive(pid);
-  });
-}
-
-/** Removes the staging folders killed publishes left in `dir`; returns their names. */
-export function removeStaleStages(dir: string, alive: (pid: number) => boolean): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  const stale = staleStages(names, alive);
-  for (const n of stale) rmSync(path.join(dir, n), { recursive: true, force: true });
-  return stale;
-}
 
 /** Publishes the warehouse to PostgreSQL. Never throws for the database's refusals: they come back as `failed`. */
 export async function publishToPostgres(opts: PublishToPostgresOptions): Promise<PostgresOutcome> {

@@ -6,7 +6,6 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
-import nodemailer from 'nodemailer';
 import type { AlertChannel } from '../../pipeline/index.js';
 import { postText, redactedWebhook } from '../../run/notify.js';
 import type { Alert } from './evaluate.js';
@@ -43,6 +42,7 @@ export async function deliver(c: AlertChannel, m: Message, o: DeliverOptions): P
     return r.ok ? r : { ok: false, why: r.why.replace(`${redactedWebhook(c.url)}: `, '') };
   }
   const u = new URL(o.smtpUrl);
+  const { default: nodemailer } = await import('nodemailer'); // loaded only by a run that sends mail
   const transport = nodemailer.createTransport({
     host: u.hostname, port: Number(u.port) || (u.protocol === 'smtps:' ? 465 : 587), secure: u.protocol === 'smtps:',
     ...(u.username ? { auth: { user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password) } } : {}),

@@ -1,0 +1,178 @@
+/**
+ * The DuckDB file's publish applies a run's changes in place (src/publish/apply.ts): after each publish the
+ * published file holds exactly the working file's rows, a re-collected task's rows replace its earlier ones, a
+ * publish that fails before COMMIT leaves the published file as it was, and a reader holding the file open makes
+ * the publish fall back to the copy and rename, keeping its snapshot.
+ */
+import { describe, expect, test } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { publishWarehouse } from '../../src/publish/index.js';
+import { curatedViews } from '../../src/publish/views.js';
+import { Warehouse } from '../../src/load/warehouse.js';
+import { WAREHOUSE_STORAGE } from '../../src/load/database.js';
+import { loadArchiveFiles } from '../../src/load/archive-load.js';
+import { nightRunId, recordRun, writeSerpNight } from '../../src/bench/serp-nights.js';
+
+const KEYWORDS = 5;
+
+/** Loads night `night` (or a re-collection of it under `runId`) into the working file, as a run does, and closes it. */
+async function loadNight(dir: string, work: string, night: number, opts: { recollect?: boolean; runId?: string } = {}): Promise<string> {
+  const runId = opts.runId ?? nightRunId(night);
+  const files = await writeSerpNight(path.join(dir, 'raw'), night, KEYWORDS, { ...opts, runId });
+  const wh = await Warehouse.open(work, WAREHOUSE_STORAGE);
+  try {
+    await wh.ensureSchema();
+    await loadArchiveFiles(wh, files, { runId, loadedAt: new Date(Date.UTC(2025, 0, 1 + night, 3)) });
+    await recordRun(wh.connection, runId, night);
+    await wh.connection.run('CHECKPOINT');
+  } finally {
+    wh.close();
+  }
+  return runId;
+}
+
+/** Per table of the working file: rows only there and rows only in the published file (both 0 when equal). */
+async function differences(work: string, published: string): Promise<Record<string, { rows: number; onlyWork: number; onlyPublished: number }>> {
+  const db = await DuckDBInstance.create(':memory:');
+  const c = await db.connect();
+  try {
+    await c.run(`ATTACH '${work}' AS w (READ_ONLY)`);
+    await c.run(`ATTACH '${published}' AS p (READ_ONLY)`);
+    const tables = (await c.runAndReadAll(`SELECT table_name FROM duckdb_tables() WHERE database_name = 'w' ORDER BY 1`)).getRows().map((r) => String(r[0]));
+    const counts = (await c.runAndReadAll(tables.map((t) => `SELECT '${t}', (SELECT count(*) FROM w."${t}"), (SELECT count(*) FROM p."${t}")`).join(' UNION ALL '))).getRows();
+    const one = async (sql: string) => Number((await c.runAndReadAll(sql)).getRows()[0][0]);
+    const out: Record<string, { rows: number; onlyWork: number; onlyPublished: number }> = {};
+    for (const [t, w, p] of counts as [string, bigint, bigint][]) {
+      if (w === 0n && p === 0n) continue; // both empty: equal
+      const cols = (await c.runAndReadAll(`SELECT column_name FROM duckdb_columns() WHERE database_name = 'w' AND table_name = '${t}' ORDER BY column_index`)).getRows().map((r) => `"${r[0]}"`).join(', ');
+      out[t] = {
+        rows: Number(w),
+        onlyWork: await one(`SELECT count(*) FROM (SELECT ${cols} FROM w."${t}" EXCEPT ALL SELECT ${cols} FROM p."${t}")`),
+        onlyPublished: await one(`SELECT count(*) FROM (SELECT ${cols} FROM p."${t}" EXCEPT ALL SELECT ${cols} FROM w."${t}")`),
+      };
+    }
+    return out;
+  } finally {
+    c.closeSync();
+    db.closeSync();
+  }
+}
+
+function expectEqual(d: Awaited<ReturnType<typeof differences>>) {
+  expect(Object.keys(d)).toContain('serp_results__items');
+  for (const [t, v] of Object.entries(d)) expect(v, t).toEqual({ rows: v.rows, onlyWork: 0, onlyPublished: 0 });
+}
+
+const publish = (work: string, published: string, runId: string, extra: Partial<Parameters<typeof publishWarehouse>[0]> = {}) =>
+  publishWarehouse({ workPath: work, publishedPath: published, statements: curatedViews(), ...WAREHOUSE_STORAGE, runId, ...extra });
+
+/** A reader in another process holding the file open read-only; `count` asks it for a table's rows. */
+function startReader(file: string) {
+  const script = `
+    const { DuckDBInstance } = await import(${JSON.stringify(path.resolve('node_modules/@duckdb/node-api/lib/index.js'))});
+    const i = await DuckDBInstance.create(${JSON.stringify(file)}, { access_mode: 'READ_ONLY' });
+    const c = await i.connect();
+    process.stdout.write('open\\n');
+    process.stdin.on('data', async (d) => {
+      if (String(d).includes('quit')) { c.closeSync(); i.closeSync(); process.exit(0); }
+      const r = await c.runAndReadAll('SELECT count(*)::INT FROM serp_results__items');
+      process.stdout.write(String(r.getRows()[0][0]) + '\\n');
+    });`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let buf = '';
+  const waiters: ((line: string) => void)[] = [];
+  child.stdout.on('data', (d) => {
+    buf += String(d);
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0) { const line = buf.slice(0, nl); buf = buf.slice(nl + 1); waiters.shift()?.(line); }
+  });
+  const next = () => new Promise<string>((resolve) => waiters.push(resolve));
+  return {
+    opened: next(),
+    count: async () => { const p = next(); child.stdin.write('ask\n'); return Number(await p); },
+    quit: () => new Promise<void>((resolve) => { child.on('exit', () => resolve()); child.stdin.write('quit\n'); }),
+  };
+}
+
+async function items(file: string): Promise<number> {
+  const i = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
+  const c = await i.connect();
+  try { return Number((await c.runAndReadAll('SELECT count(*) FROM serp_results__items')).getRows()[0][0]); } finally { c.closeSync(); i.closeSync(); }
+}
+
+describe('publishing a run by applying its changes', () => {
+  test('each night is applied in place and the published file equals the working one; a re-collection replaces rows', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-apply-'));
+    const work = path.join(dir, 'work', 'warehouse.duckdb');
+    const published = path.join(dir, 'warehouse.duckdb');
+    const r0 = await loadNight(dir, work, 0);
+    expect(await publish(work, published, r0)).toMatchObject({ mode: 'copied', reason: 'nothing published yet' });
+    const r1 = await loadNight(dir, work, 1);
+    expect((await publish(work, published, r1)).mode).toBe('applied');
+    expectEqual(await differences(work, published));
+
+    // Night 0's tasks collected again by a later run with other results: their rows move to that run.
+    const before = await items(published);
+    const r2 = await loadNight(dir, work, 0, { recollect: true, runId: 'recollect-run' });
+    expect((await publish(work, published, r2)).mode).toBe('applied');
+    const d = await differences(work, published);
+    expectEqual(d);
+    expect(await items(published)).toBe(d.serp_results__items.rows);
+    expect(d.serp_results__items.rows).not.toBe(0);
+    expect(before).toBeGreaterThan(0);
+
+    // A run published twice (resume after a crash past its publish) changes nothing.
+    expect((await publish(work, published, r1)).mode).toBe('applied');
+    expectEqual(await differences(work, published));
+  }, 60_000);
+
+  test('a publish that fails before COMMIT leaves the published file as it was; the next one applies the run', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-apply-'));
+    const work = path.join(dir, 'work', 'warehouse.duckdb');
+    const published = path.join(dir, 'warehouse.duckdb');
+    await publish(work, published, await loadNight(dir, work, 0));
+    const one = await items(published);
+    const r1 = await loadNight(dir, work, 1);
+    await expect(publish(work, published, r1, { beforeRename: async () => { throw new Error('killed before commit'); } })).rejects.toThrow('killed before commit');
+    expect(await items(published)).toBe(one);
+    // The next night's publish carries the failed one's run too (its ledger row is not in the published file).
+    const r2 = await loadNight(dir, work, 2);
+    expect(await publish(work, published, r2)).toMatchObject({ mode: 'applied' });
+    const d = await differences(work, published);
+    expectEqual(d);
+    expect(await items(published)).toBe(d.serp_results__items.rows);
+    expect(d.serp_results__items.rows).toBeGreaterThan(one);
+  }, 60_000);
+
+  test('a reader holding the published file open: the publish copies and renames, the reader keeps its snapshot', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-apply-'));
+    const work = path.join(dir, 'work', 'warehouse.duckdb');
+    const published = path.join(dir, 'warehouse.duckdb');
+    await publish(work, published, await loadNight(dir, work, 0));
+    const reader = startReader(published);
+    expect(await reader.opened).toBe('open');
+    const one = await reader.count();
+    const r1 = await loadNight(dir, work, 1);
+    const r = await publish(work, published, r1);
+    expect(r).toMatchObject({ mode: 'copied', reason: 'another process holds the published file open' });
+    expect(await reader.count()).toBe(one);
+    expectEqual(await differences(work, published));
+    expect(await items(published)).toBeGreaterThan(one);
+    await reader.quit();
+    // With the reader gone, the next night is applied again.
+    expect((await publish(work, published, await loadNight(dir, work, 2))).mode).toBe('applied');
+    expectEqual(await differences(work, published));
+  }, 60_000);
+
+  test('a rebuilt working file (reprocess) is copied whole', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-apply-'));
+    const work = path.join(dir, 'work', 'warehouse.duckdb');
+    const published = path.join(dir, 'warehouse.duckdb');
+    await publish(work, published, await loadNight(dir, work, 0));
+    expect(await publish(work, published, 'reprocess-x', { rebuilt: true })).toMatchObject({ mode: 'copied', reason: 'the working file was rebuilt' });
+  }, 60_000);
+});

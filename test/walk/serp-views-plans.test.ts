@@ -1,0 +1,84 @@
+/**
+ * Issue 32, point 8: the SERP views in PostgreSQL at a generated history of nightly rank tracking (the bench's
+ * generator, src/bench/serp-year.ts, smaller: 3 keywords on desktop and mobile for 60 nights, one run a night with
+ * two tracked targets), published to a real PostgreSQL server started here. Each view is run under EXPLAIN
+ * ANALYZE as the readers' settings have it: no join may compare more rows than the items table holds (a join
+ * planned at a row where there were thousands compares pairs, which grows with the square of the history), and
+ * each view gives PostgreSQL the same rows as DuckDB. The figures at a year are `make bench`'s (docs/performance.md).
+ * And the columns named after words PostgreSQL reserves (`table`, ...) are the ones docs/postgres.md names.
+ */
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { READER_SETTINGS, serpYearPublish } from '../../src/bench/serp-year.js';
+import { SERP_VIEWS } from '../../src/families/serp/views.js';
+import { AVAILABLE_TABLES, allColumns } from '../../src/normalize/catalog.js';
+import { ROOT } from '../helpers/project.js';
+
+let pgs: TestPostgres;
+let dir: string;
+
+beforeAll(async () => {
+  pgs = await startPostgres();
+  dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-serp-plans-'));
+  await serpYearPublish(dir, pgs.url, 3, 60);
+}, 120_000);
+afterAll(() => { pgs?.close(); rmSync(dir, { recursive: true, force: true }); });
+
+interface PlanNode { 'Node Type': string; 'Actual Loops'?: number; 'Rows Removed by Join Filter'?: number; 'Join Filter'?: string; Plans?: PlanNode[] }
+
+/** The joins of a plan that compared rows by filter, with how many rows they removed over all their loops. */
+function joinFilterWork(node: PlanNode, out: { node: string; removed: number }[] = []): { node: string; removed: number }[] {
+  const removed = Number(node['Rows Removed by Join Filter'] ?? 0) * Number(node['Actual Loops'] ?? 1);
+  if (removed) out.push({ node: `${node['Node Type']} on ${String(node['Join Filter']).slice(0, 160)}`, removed });
+  for (const child of node.Plans ?? []) joinFilterWork(child, out);
+  return out;
+}
+
+test('every SERP view joins without comparing rows pairwise at a generated history, and reads as in DuckDB', async () => {
+  const c = new pg.Client({ connectionString: pgs.url });
+  await c.connect();
+  const duck = await DuckDBInstance.create(path.join(dir, 'serp-year.duckdb'), { access_mode: 'READ_ONLY' });
+  const dc = await duck.connect();
+  try {
+    await c.query('SET search_path TO serp_year, public');
+    for (const [k, v] of Object.entries(READER_SETTINGS)) await c.query(`SET ${k} = '${v}'`);
+    await c.query(`SET statement_timeout = '120s'`);
+    const items = Number((await c.query('SELECT count(*) AS n FROM serp_results__items')).rows[0].n);
+    expect(items).toBeGreaterThan(8000); // 360 pages of about 26 items
+    const tracked = Number((await c.query('SELECT count(*) AS n FROM v_serp_tracked_ranks')).rows[0].n);
+    expect(tracked).toBe(2 * 3 * 2 * 60); // two targets, every keyword, device and night: the views' grid is exercised
+
+    const problems: string[] = [];
+    for (const v of SERP_VIEWS) {
+      const plan = (await c.query(`EXPLAIN (ANALYZE, FORMAT JSON) SELECT * FROM ${v.name}`)).rows[0]['QUERY PLAN'] as { Plan: PlanNode; 'Actual Rows'?: number }[];
+      // A join may test each item against each tracked domain of its task (two here): linear, not pairwise.
+      for (const j of joinFilterWork(plan[0].Plan)) if (j.removed > 4 * items) problems.push(`${v.name}: ${j.node}: ${j.removed} rows compared and removed (${items} items)`);
+      const pgRows = Number((await c.query(`SELECT count(*) AS n FROM ${v.name}`)).rows[0].n);
+      const duckRows = Number((await dc.runAndReadAll(`SELECT count(*) FROM ${v.name}`)).getRows()[0][0]);
+      if (pgRows !== duckRows) problems.push(`${v.name}: ${pgRows} rows in PostgreSQL, ${duckRows} in DuckDB`);
+    }
+    expect(problems).toEqual([]);
+  } finally {
+    await c.end();
+    dc.closeSync();
+    duck.closeSync();
+  }
+}, 180_000);
+
+test('the columns that must be quoted in PostgreSQL are the ones docs/postgres.md names', async () => {
+  // Every table and column the catalog can publish (generated families' tables too), against the server's keywords.
+  const names = [...new Set(AVAILABLE_TABLES.flatMap((t) => [t.name, ...allColumns(t).map((c) => c.name)]))];
+  const reserved = (await pgs.query<{ n: string }>(
+    `SELECT n FROM unnest($1::text[]) AS n JOIN pg_get_keywords() k ON k.word = n WHERE k.catcode IN ('R', 'T') ORDER BY n`, [names])).map((r) => r.n);
+  expect(reserved).toContain('table');
+  const docs = readFileSync(path.join(ROOT, 'docs', 'postgres.md'), 'utf8');
+  const listed = /named after words PostgreSQL reserves: ((?:`\w+`,?\s*)+)/.exec(docs)?.[1].match(/\w+/g) ?? [];
+  expect(listed).toEqual(reserved);
+  // Quoted, they read as any other column.
+  await pgs.query('SELECT "table", "references" FROM serp_year.serp_results__items__elements LIMIT 1');
+});
