@@ -247,6 +247,17 @@ export function activateTables(names: Iterable<string>): TableDef[] {
   return added;
 }
 
+/**
+ * Whether a table comes into use with its first row rather than with its result kind: an item type's own table
+ * (`item` rows) and the tables below it. Most item types of a polymorphic list are absent from any one answer.
+ */
+export function inUseOnFirstRow(t: TableDef): boolean {
+  for (let cur: TableDef | undefined = t; cur; cur = cur.parent ? TABLE_BY_NAME.get(cur.parent) : undefined) {
+    if (cur.source?.kind === 'item') return true;
+  }
+  return false;
+}
+
 export function table(name: string): TableDef {
   const t = TABLE_BY_NAME.get(name);
   if (!t) throw new Error(`unknown table '${name}'`);

@@ -8,7 +8,7 @@ import { parseSeconds, parseTimestamp, timestampHasZone } from '../api/envelope.
 import { findEndpoint, type ResultKind } from '../api/catalog.js';
 import { isTaskError } from '../api/status.js';
 import {
-  TABLES, TABLE_BY_NAME, activateTables, childrenOf, rootTableFor, columnApplies, EXTRA_COLUMN, type ColumnDef, type TableDef, type DuckType, type RowSource,
+  TABLES, TABLE_BY_NAME, activateTables, inUseOnFirstRow, childrenOf, rootTableFor, columnApplies, EXTRA_COLUMN, type ColumnDef, type TableDef, type DuckType, type RowSource,
 } from './catalog.js';
 import { neutralItemType } from './item-type.js';
 import { jsonText } from './json-text.js';
@@ -77,8 +77,9 @@ export function tablesOfTask(endpointId: string): readonly string[] {
     const kind = resultKindOf(endpointId);
     const root = kind ? rootTableFor(kind)?.name ?? 'unknown_results' : 'unknown_results';
     names = kind === 'task_created' ? [] : [...familyNames('tasks'), ...familyNames(root)];
-    // A generated family's tables come into use when a task of theirs is met (see activateTables).
-    activateTables(names);
+    // A generated family's tables come into use when a task of theirs is met (see activateTables); an item type's
+    // tables when its first row is (Warehouse.loadTasks).
+    activateTables(names.filter((n) => !inUseOnFirstRow(TABLE_BY_NAME.get(n)!)));
     TABLES_OF_ENDPOINT.set(endpointId, names);
   }
   return names;

@@ -13,7 +13,7 @@ import { warehousePaths } from '../../src/publish/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { familyOf, rootTableFor } from '../../src/normalize/catalog.js';
+import { familyOf, inUseOnFirstRow, rootTableFor } from '../../src/normalize/catalog.js';
 import { endpoint } from '../../src/api/catalog.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -90,6 +90,9 @@ describe('ingest of the generated families in the live shapes', () => {
         const tables = familyOf(root.name);
         let total = 0;
         for (const t of tables) {
+          // An item type's tables are created with their first row (test/load/item-type-tables.test.ts): one of a
+          // type the answers lack may be absent.
+          if (inUseOnFirstRow(t) && !existing.has(t.name)) continue;
           expect(existing.has(t.name), `${t.name} created`).toBe(true);
           if (!t.extra) continue;
           const [r] = await rows(`SELECT count(*)::INT n, count(extra)::INT e, any_value(extra)::VARCHAR x FROM "${t.name}"`);
@@ -115,6 +118,8 @@ describe('ingest of the generated families in the live shapes', () => {
         expect(byType.length, `${common}: item types`).toBeGreaterThan(0);
         for (const type of types) {
           const want = byType.find((r) => r.item_type === type)?.n ?? 0;
+          if (want) expect(existing.has(`${common}__${type}`), `${common}__${type} created`).toBe(true);
+          if (!existing.has(`${common}__${type}`)) continue;
           const [own] = await rows(`SELECT count(*)::INT AS n, count(c._id)::INT AS joined, count(*) FILTER (WHERE c.item_type <> '${type}')::INT AS other FROM ${common}__${type} o LEFT JOIN ${common} c ON c._id = o._id`);
           expect([own.n, own.joined, own.other], `${common}__${type}`).toEqual([want, want, 0]);
         }
