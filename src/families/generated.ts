@@ -148,18 +148,21 @@ function childName(b: Builder, parent: string, field: string, longName: string):
 }
 
 /** The table of an item type's own fields: beside the common row, with its `_id` (the catalog's `item` rows). */
-function itemTypeTables(b: Builder, table: string, model: string, pathPrefix: string, depth: number): TableDef[] {
+function itemTypeTables(b: Builder, table: string, model: string, pathPrefix: string, depth: number, first: boolean): TableDef[] {
   const m = MODELS[model]!;
   const common = new Set(modelFields(model).map(([f]) => f));
   const out: TableDef[] = [];
+  // The row's first polymorphic object names its tables by type alone; another one by its field, then the type.
+  const prefix = first ? '' : `${pathPrefix.split('.').at(-1)}__`;
   for (const [itemType, variant] of Object.entries(m.variants ?? {})) {
-    const name = childName(b, table, itemType.replace(/[^a-z0-9_]/gi, '_').toLowerCase(), `${itemType}_type`);
+    const short = `${prefix}${itemType.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}`;
+    const name = childName(b, table, short, `${short}_type`);
     b.names.add(name);
     // A table of its own: nesting counts from the common table, not from the object's place in it.
     const built = columnsOf(b, name, variant, '', '', depth - (pathPrefix ? pathPrefix.split('.').length : 0) + 1, undefined, { set: false }, common);
     const seen = new Set<string>();
     out.push({
-      name, parent: table, extra: true, source: { kind: 'item', path: pathPrefix || '$' }, onlyForItemTypes: [itemType],
+      name, parent: table, extra: true, source: { kind: 'item', path: pathPrefix || '$', by: m.discriminator ?? 'type' }, onlyForItemTypes: [itemType],
       description: `The own fields of \`${itemType}\` items (${variant}) of \`${table}\`${pathPrefix ? ` (\`${pathPrefix}\`)` : ''}: one row per such row there, with its \`_id\`; the common fields are in \`${table}\`.`,
       columns: built.columns.filter((c) => !seen.has(c.name) && seen.add(c.name)),
     }, ...built.children);
@@ -172,9 +175,10 @@ function columnsOf(b: Builder, table: string, model: string, colPrefix: string, 
   const columns: ColumnDef[] = [];
   const children: TableDef[] = [];
   const m = MODELS[model];
-  // The first polymorphic object of a row carries its item type: its types' own fields go to tables of their own.
-  // Another one in the same row (Labs domain intersection's second element) keeps every type's columns here.
-  const carrier = Boolean(m?.variants && itemTypeCol && !itemTypeCol.set && modelFields(model).some(([f]) => f === (m.discriminator ?? 'type')));
+  // A polymorphic object puts its types' own fields in tables of their own (chosen by its own type field); the
+  // row's first one also gives the row its `item_type`. One whose type field is not common keeps every type here.
+  const carrier = Boolean(m?.variants && modelFields(model).some(([f]) => f === (m.discriminator ?? 'type')));
+  const first = carrier && Boolean(itemTypeCol && !itemTypeCol.set);
   const fields = m?.variants && !carrier ? polymorphicFields(model) : modelFields(model).filter(([f]) => !skip?.has(f)).map(([field, type]) => ({ field, type, only: undefined as string[] | undefined }));
   const polymorphic = Boolean(m?.variants);
   const taken = new Set<string>();
@@ -186,7 +190,7 @@ function columnsOf(b: Builder, table: string, model: string, colPrefix: string, 
     const path = pathPrefix ? `${pathPrefix}.${field}` : field;
     const desc = `\`${path}\` (${model}.${field}: ${type})${fieldOnly ? `; item types ${fieldOnly.join(', ')} only` : ''}.`;
     const restrict = fieldOnly ?? only;
-    if (carrier && field === (m!.discriminator ?? 'type')) {
+    if (first && field === (m!.discriminator ?? 'type')) {
       itemTypeCol!.set = true;
       columns.push({ name: 'item_type', type: 'VARCHAR', path, description: `\`${path}\`: the item type (${Object.keys(m!.variants!).join(', ')}); each type's own fields are in \`${table}__<type>\`.`, itemType: true });
       continue;
@@ -227,7 +231,7 @@ function columnsOf(b: Builder, table: string, model: string, colPrefix: string, 
     }
     columns.push({ name, type: 'JSON', path, convert: 'json', description: `${desc} As JSON.` });
   }
-  if (carrier) children.push(...itemTypeTables(b, table, model, pathPrefix, depth));
+  if (carrier) children.push(...itemTypeTables(b, table, model, pathPrefix, depth, first));
   return { columns, children };
 }
 

@@ -10,7 +10,7 @@ import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { connectTo, openDatabase, WAREHOUSE_CATALOG, type StorageOptions } from './database.js';
-import { TABLES, allColumns, table as tableDef, type TableDef } from '../normalize/catalog.js';
+import { TABLES, AVAILABLE_TABLES, activateTables, allColumns, table as tableDef, type TableDef } from '../normalize/catalog.js';
 import { normalizeTaskInto, tablesOfTask, NormalizeStats, type CollectedTask, type Row } from '../normalize/extract.js';
 import { createTableSql, ensureSchema, q, type SchemaChange } from './ddl.js';
 import { appendRows, RowAppender } from './append.js';
@@ -241,9 +241,13 @@ export class Warehouse {
   async loadTasks(tasks: readonly CollectedTask[], opts: LoadOptions): Promise<LoadSummary> {
     const conn = this.connection;
     const plan = planLoad(tasks);
-    // A task of a generated family puts its tables in use (tablesOfTask): create them before the load writes.
+    // A task of a generated family puts its tables in use (tablesOfTask): create them before the load writes. An
+    // item type's tables come into use with their first row, below.
     const tables = tablesOfTasks(plan.tasks);
     if (TABLES.length !== this.tablesInSchema) await this.ensureSchema();
+    // The replaced tasks' rows are deleted from the tables in use; one not in use (not in the warehouse) has none.
+    const inUse = new Set(TABLES.map((t) => t.name));
+    for (const name of [...plan.replace.keys()]) if (!inUse.has(name)) plan.replace.delete(name);
     const stats = new NormalizeStats();
     const ctx = { runId: opts.runId, loadedAt: opts.loadedAt ?? new Date(), engines: opts.engines };
     await conn.run('DROP TABLE IF EXISTS temp._stage_keys');
@@ -257,13 +261,30 @@ export class Warehouse {
     try {
       await this.deleteReplaced(plan, conn);
       // Every table a load may write, opened before the first row: opening one is a round trip to DuckDB.
-      for (const name of tables) appenders.set(name, await RowAppender.open(conn, name, await this.columnsOf(name, conn)));
+      const writes = new Set(tables);
+      for (const name of tables) if (inUse.has(name)) appenders.set(name, await RowAppender.open(conn, name, await this.columnsOf(name, conn)));
+      // Rows of a table not in use yet wait for the end of their task, which then creates it (in this transaction).
+      const waiting = new Map<string, Row[]>();
       const emit = (table: string, row: Row) => {
         const a = appenders.get(table);
-        if (!a) throw new Error(`load: a row of ${table}, which no task of this load writes (tablesOfTask)`);
-        a.add(row);
+        if (a) return a.add(row);
+        if (!writes.has(table)) throw new Error(`load: a row of ${table}, which no task of this load writes (tablesOfTask)`);
+        let rows = waiting.get(table);
+        if (!rows) waiting.set(table, (rows = []));
+        rows.push(row);
       };
-      for (const t of plan.tasks) normalizeTaskInto(t, ctx, stats, emit);
+      for (const t of plan.tasks) {
+        normalizeTaskInto(t, ctx, stats, emit);
+        if (!waiting.size) continue;
+        this.tablesInSchema = -1; // until COMMIT: a rollback takes the new tables back
+        for (const def of activateTables(waiting.keys())) await conn.run(createTableSql(def));
+        for (const [name, rows] of waiting) {
+          const a = await RowAppender.open(conn, name, await this.columnsOf(name, conn));
+          appenders.set(name, a);
+          for (const row of rows) a.add(row);
+        }
+        waiting.clear();
+      }
       const summary = emptySummary();
       addStats(summary, stats);
       for (const [name, a] of appenders) {
@@ -273,10 +294,13 @@ export class Warehouse {
       }
       if (opts.inTransaction) await opts.inTransaction(conn);
       await conn.run('COMMIT');
+      if (this.tablesInSchema === -1) this.tablesInSchema = TABLES.length;
       return summary;
     } catch (err) {
       for (const a of appenders.values()) a.abandon();
       await conn.run('ROLLBACK').catch(() => undefined);
+      // Tables this load put in use stay in use: the rollback took them back, so they are created again, empty.
+      if (this.tablesInSchema === -1) await this.ensureSchema().catch(() => undefined);
       throw err;
     }
   }
@@ -400,11 +424,11 @@ export const PARQUET_ROW_GROUP = 122_880;
  */
 export const PARQUET_ROW_GROUP_BYTES = 4 * 2 ** 20;
 
-/** Every table the tasks may write, in catalog order. */
+/** Every table the tasks may write, in catalog order (those of item types not met yet included). */
 function tablesOfTasks(tasks: readonly CollectedTask[]): string[] {
   const names = new Set<string>();
   for (const t of tasks) for (const n of tablesOfTask(t.endpointId)) names.add(n);
-  return TABLES.map((t) => t.name).filter((n) => names.has(n));
+  return AVAILABLE_TABLES.map((t) => t.name).filter((n) => names.has(n));
 }
 
 export function tableDefs(): readonly TableDef[] {

@@ -65,10 +65,10 @@ export type RowSource =
   /** `technologies`: { group: { category: [name, ...] } } -> one row per (group, category, technology). */
   | { kind: 'technologies'; path: string }
   /**
-   * One row per parent row from the object at `path` (`$`: the parent's own object), with the parent's `_id`: an item
-   * type's own fields beside the common ones (a table per item type, `onlyForItemTypes` one type).
+   * One row per parent row from the object at `path` (`$`: the parent's own object), with the parent's `_id`, when
+   * that object's `by` field names one of `onlyForItemTypes`: an item type's own fields beside the common ones.
    */
-  | { kind: 'item'; path: string };
+  | { kind: 'item'; path: string; by: string };
 
 export interface TableDef {
   name: string;
@@ -245,6 +245,17 @@ export function activateTables(names: Iterable<string>): TableDef[] {
   const added = AVAILABLE_TABLES.filter((t) => want.has(t.name));
   ACTIVE.push(...added);
   return added;
+}
+
+/**
+ * Whether a table comes into use with its first row rather than with its result kind: an item type's own table
+ * (`item` rows) and the tables below it. Most item types of a polymorphic list are absent from any one answer.
+ */
+export function inUseOnFirstRow(t: TableDef): boolean {
+  for (let cur: TableDef | undefined = t; cur; cur = cur.parent ? TABLE_BY_NAME.get(cur.parent) : undefined) {
+    if (cur.source?.kind === 'item') return true;
+  }
+  return false;
 }
 
 export function table(name: string): TableDef {

@@ -56,7 +56,8 @@ export function renderTablesDoc(): string {
     'them) in one page per family, `docs/tables/<family>.md`; `seo-etl tables --available` lists them too. A list of',
     'items of several types lands there as one table of the common fields and `item_type`, and one table per item type',
     '(`<table>__<item type>`) of that type\'s own fields, one row per row of that type with the same `_id`:',
-    '`JOIN labs_ranked_keywords__items__organic o USING (_id)`.',
+    '`JOIN labs_ranked_keywords__items__organic o USING (_id)`. An item type\'s table (and those below it) is created',
+    'with the first row of that type a load meets, so a warehouse holds the types its answers had.',
     '',
     '| table | parent | rows from |',
     '|---|---|---|',
@@ -90,7 +91,7 @@ export function renderFamilyTablesDoc(family: string): string {
     '',
     '<!-- Generated from the generated declarations (src/families/generated/) by `seo-etl docs`; do not edit by hand. -->',
     '',
-    `${esc(f.description)} Tables are created once a pipeline fetches their endpoints. Columns are named after their path`,
+    `${esc(f.description)} Tables are created once a pipeline fetches their endpoints (an item type's with its first row). Columns are named after their path`,
     'in the result (`parent__child` for nested fields); every table also has the lineage columns and `extra` (docs/tables.md).',
     '',
   ];

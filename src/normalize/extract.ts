@@ -8,7 +8,7 @@ import { parseSeconds, parseTimestamp, timestampHasZone } from '../api/envelope.
 import { findEndpoint, type ResultKind } from '../api/catalog.js';
 import { isTaskError } from '../api/status.js';
 import {
-  TABLES, TABLE_BY_NAME, activateTables, childrenOf, rootTableFor, columnApplies, EXTRA_COLUMN, type ColumnDef, type TableDef, type DuckType,
+  TABLES, TABLE_BY_NAME, activateTables, inUseOnFirstRow, childrenOf, rootTableFor, columnApplies, EXTRA_COLUMN, type ColumnDef, type TableDef, type DuckType, type RowSource,
 } from './catalog.js';
 import { neutralItemType } from './item-type.js';
 import { jsonText } from './json-text.js';
@@ -77,8 +77,9 @@ export function tablesOfTask(endpointId: string): readonly string[] {
     const kind = resultKindOf(endpointId);
     const root = kind ? rootTableFor(kind)?.name ?? 'unknown_results' : 'unknown_results';
     names = kind === 'task_created' ? [] : [...familyNames('tasks'), ...familyNames(root)];
-    // A generated family's tables come into use when a task of theirs is met (see activateTables).
-    activateTables(names);
+    // A generated family's tables come into use when a task of theirs is met (see activateTables); an item type's
+    // tables when its first row is (Warehouse.loadTasks).
+    activateTables(names.filter((n) => !inUseOnFirstRow(TABLE_BY_NAME.get(n)!)));
     TABLES_OF_ENDPOINT.set(endpointId, names);
   }
   return names;
@@ -130,7 +131,11 @@ interface ColumnPlan {
   special: string | null;
 }
 
-interface ChildPlan { table: TableDef; plan: TablePlan; segments: readonly string[] }
+interface ChildPlan {
+  table: TableDef; plan: TablePlan; segments: readonly string[];
+  /** An item type's own table (`item` rows): the paths it consumes, at its place in the parent's object. */
+  graft?: Trie;
+}
 
 interface TablePlan {
   table: TableDef;
@@ -141,6 +146,10 @@ interface TablePlan {
   /** Per item type: consumed paths including the children that apply only to some types. */
   consumedByType: Map<string, Trie>;
   known: Set<string> | null;
+  /** Children of `item` rows (a table per item type), each chosen by its own object's type field. */
+  items: ChildPlan[];
+  /** Consumed paths of a row with the given item rows, by item type and the chosen item children. */
+  withItems: Map<string, Trie>;
 }
 
 const PLANS = new Map<string, TablePlan>();
@@ -165,8 +174,16 @@ function compile(t: TableDef): TablePlan {
   }
   for (const ig of t.ignored ?? []) trieAdd(consumed, ig.path.split('.'));
   const children: ChildPlan[] = childrenOf(t.name).map((ch) => ({ table: ch, plan: planOf(ch.name), segments: ch.source!.path.split('.') }));
-  const typed = children.filter((ch) => ch.table.onlyForItemTypes);
-  for (const ch of children) if (!ch.table.onlyForItemTypes) trieAdd(consumed, ch.segments);
+  const items = children.filter((ch) => ch.table.source!.kind === 'item');
+  for (const ch of items) {
+    // What the type's table consumes, the own fields of item types nested in it included, at its path.
+    const at = ch.table.source!.path === '$' ? [] : ch.segments;
+    ch.graft = newTrie();
+    for (const sub of [ch.plan.consumed, ...ch.plan.consumedByType.values()]) trieGraft(ch.graft, at, sub);
+    for (const nested of ch.plan.items) trieGraft(ch.graft, at, nested.graft!);
+  }
+  const typed = children.filter((ch) => ch.table.onlyForItemTypes && ch.table.source!.kind !== 'item');
+  for (const ch of children) if (!ch.table.onlyForItemTypes && ch.table.source!.kind !== 'item') trieAdd(consumed, ch.segments);
   const consumedByType = new Map<string, Trie>();
   for (const ch of typed) {
     for (const type of ch.table.onlyForItemTypes!) {
@@ -177,17 +194,12 @@ function compile(t: TableDef): TablePlan {
           if (col.alt) trieAdd(tr, col.alt);
         }
         for (const ig of t.ignored ?? []) trieAdd(tr, ig.path.split('.'));
-        for (const c2 of children) {
-          if (c2.table.onlyForItemTypes && !c2.table.onlyForItemTypes.includes(type)) continue;
-          // An item type's own table consumes what its plan consumes, at its path (the row's own object for `$`).
-          if (c2.table.source!.kind === 'item') trieGraft(tr, c2.table.source!.path === '$' ? [] : c2.segments, c2.plan.consumed);
-          else trieAdd(tr, c2.segments);
-        }
+        for (const c2 of children) if (c2.table.source!.kind !== 'item' && (!c2.table.onlyForItemTypes || c2.table.onlyForItemTypes.includes(type))) trieAdd(tr, c2.segments);
         consumedByType.set(type, tr);
       }
     }
   }
-  return { table: t, columns, children, consumed, consumedByType, known: t.knownItemTypes ? new Set(t.knownItemTypes) : null };
+  return { table: t, columns, children, consumed, consumedByType, known: t.knownItemTypes ? new Set(t.knownItemTypes) : null, items, withItems: new Map() };
 }
 
 // ---- values -------------------------------------------------------------------------------------------------
@@ -365,15 +377,20 @@ function objectRow(scope: TaskScope, plan: TablePlan, src: unknown, id: string, 
   }
   if (plan.known && itemType !== null && !plan.known.has(itemType)) NormalizeStats.bump(scope.stats.unknownItemTypes, `${t.name}:${itemType}`);
   if (obj) {
+    // Item rows: each polymorphic object's own type picks the table of its own fields.
+    const chosen = plan.items.length ? plan.items.filter((ch) => itemOf(obj, ch) !== undefined) : NO_ITEMS;
     // An item type's own row shares its object with the common row, which reports the fields neither knows.
     if (t.source?.kind !== 'item') {
-      const trie = itemType !== null ? plan.consumedByType.get(itemType) ?? plan.consumed : plan.consumed;
-      const unknown = unknownFields(obj, trie, t.name, scope.stats);
+      const unknown = unknownFields(obj, knownPaths(plan, itemType, chosen), t.name, scope.stats);
       if (unknown) extra = extra ? { ...unknown, ...extra } : unknown;
     }
     for (const ch of plan.children) {
+      if (ch.table.source!.kind === 'item') {
+        if (chosen.includes(ch)) childRows(scope, ch, itemOf(obj, ch), id);
+        continue;
+      }
       if (ch.table.onlyForItemTypes && (itemType === null || !ch.table.onlyForItemTypes.includes(itemType))) continue;
-      const value = ch.table.source!.kind === 'item' && ch.table.source!.path === '$' ? obj : get(obj, ch.segments);
+      const value = get(obj, ch.segments);
       if (value === undefined || value === null) continue;
       if (!childRows(scope, ch, value, id)) {
         setPath((extra ??= {}), ch.segments, value);
@@ -383,6 +400,30 @@ function objectRow(scope: TaskScope, plan: TablePlan, src: unknown, id: string, 
   }
   if (t.extra) row[EXTRA_COLUMN] = extra ? jsonText(extra) : null;
   push(scope, t.name, row);
+}
+
+const NO_ITEMS: readonly ChildPlan[] = [];
+
+/** The object an item-type table takes its row from, when its type field names that table's type. */
+function itemOf(obj: Record<string, unknown>, ch: ChildPlan): Record<string, unknown> | undefined {
+  const src = ch.table.source as Extract<RowSource, { kind: 'item' }>;
+  const value = src.path === '$' ? obj : get(obj, ch.segments);
+  return isPlainObject(value) && ch.table.onlyForItemTypes!.includes(value[src.by] as string) ? value : undefined;
+}
+
+/** The paths a row consumes: its columns and children, for its item type, and the own fields of its item rows. */
+function knownPaths(plan: TablePlan, itemType: string | null, chosen: readonly ChildPlan[]): Trie {
+  const base = itemType !== null ? plan.consumedByType.get(itemType) ?? plan.consumed : plan.consumed;
+  if (!chosen.length) return base;
+  const key = `${itemType ?? ''}\u0000${chosen.map((ch) => ch.table.name).join(',')}`;
+  let trie = plan.withItems.get(key);
+  if (!trie) {
+    trie = newTrie();
+    trieGraft(trie, [], base);
+    for (const ch of chosen) trieGraft(trie, [], ch.graft!);
+    plan.withItems.set(key, trie);
+  }
+  return trie;
 }
 
 function specialValue(scope: TaskScope, name: string, src: unknown): unknown {

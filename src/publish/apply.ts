@@ -16,6 +16,7 @@
  * has and the published one lacks, a table without a run column, a rebuild (reprocess) and rows the count check
  * finds out of step: `applyRun` says why and changes nothing.
  */
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { openDatabase, WAREHOUSE_CATALOG, type StorageOptions } from '../load/database.js';
@@ -23,6 +24,9 @@ import { TABLES } from '../normalize/catalog.js';
 import { tablesOfTask } from '../normalize/extract.js';
 import { lit, q } from '../load/ddl.js';
 import { appendRows } from '../load/append.js';
+
+/** Runs applied one statement each; more go in one statement a table. */
+const MANY_RUNS = 4;
 
 /** The working file's catalog name while it is attached beside the published one. */
 const SOURCE = 'work_src';
@@ -81,18 +85,21 @@ export async function applyRun(opts: ApplyOptions): Promise<ApplyResult> {
       let rows = 0;
       // Only the tables holding rows of these runs: one statement finds them.
       const holding = await tablesHolding(conn, catalog, runs);
+      // A run at a time by equality, which DuckDB's zone maps narrow to that run's row groups; many runs at once (a
+      // month the published file missed) in one statement a table.
+      const filters = runs.length <= MANY_RUNS ? runs.map((run) => ({ sql: '= $1', values: [run] })) : [{ sql: 'IN (SELECT r FROM temp._apply_runs)', values: [] }];
       for (const t of catalog.filter((x) => holding.has(x.name))) {
         const cols = [...t.columns.keys()].map(q).join(', ');
-        for (const run of runs) {
-          const r = await conn.run(`INSERT INTO ${WAREHOUSE_CATALOG}.main.${q(t.name)} (${cols}) SELECT ${cols} FROM ${SOURCE}.main.${q(t.name)} WHERE _run_id = $1`, [run]);
+        for (const f of filters) {
+          const r = await conn.run(`INSERT INTO ${WAREHOUSE_CATALOG}.main.${q(t.name)} (${cols}) SELECT ${cols} FROM ${SOURCE}.main.${q(t.name)} WHERE _run_id ${f.sql}`, f.values);
           rows += Number(r.rowsChanged);
         }
       }
       for (const t of ledger) {
         const cols = [...t.columns.keys()].map(q).join(', ');
-        for (const run of runs) {
-          await conn.run(`DELETE FROM ${WAREHOUSE_CATALOG}.main.${q(t.name)} WHERE run_id = $1`, [run]);
-          await conn.run(`INSERT INTO ${WAREHOUSE_CATALOG}.main.${q(t.name)} (${cols}) SELECT ${cols} FROM ${SOURCE}.main.${q(t.name)} WHERE run_id = $1`, [run]);
+        for (const f of filters) {
+          await conn.run(`DELETE FROM ${WAREHOUSE_CATALOG}.main.${q(t.name)} WHERE run_id ${f.sql}`, f.values);
+          await conn.run(`INSERT INTO ${WAREHOUSE_CATALOG}.main.${q(t.name)} (${cols}) SELECT ${cols} FROM ${SOURCE}.main.${q(t.name)} WHERE run_id ${f.sql}`, f.values);
         }
       }
       const off = await outOfStep(conn, [...catalog, ...ledger]);
@@ -103,8 +110,13 @@ export async function applyRun(opts: ApplyOptions): Promise<ApplyResult> {
       await opts.beforeCommit?.();
       await conn.run('COMMIT');
       await conn.run(`DETACH ${SOURCE}`);
-      // The curated views (their own transaction): a crash between the two leaves new rows under the old views.
-      for (const sql of opts.statements ?? []) await conn.run(sql);
+      // The curated views (their own transaction: a crash between the two leaves new rows under the old views), only
+      // when they differ from the ones the file has: re-creating them and their comments was half the publish.
+      const statements = opts.statements ?? [];
+      if (statements.length && (await fingerprintOf(conn)) !== statementsFingerprint(statements)) {
+        for (const sql of statements) await conn.run(sql);
+        await conn.run(fingerprintSql(statements));
+      }
       await conn.run(`CHECKPOINT ${WAREHOUSE_CATALOG}`);
       return { applied: true, runs, rows, replaced };
     } catch (err) {
@@ -115,6 +127,27 @@ export async function applyRun(opts: ApplyOptions): Promise<ApplyResult> {
     conn.closeSync();
     instance.closeSync();
   }
+}
+
+/**
+ * The statements a published file was given, as a hash kept in a macro of the file (a macro shows in no listing of
+ * tables or views), so a publish runs them only when they changed (a new release of the views).
+ */
+const FINGERPRINT = 'seo_etl_views_fingerprint';
+
+export function statementsFingerprint(statements: readonly string[]): string {
+  return createHash('sha256').update(statements.join('\n;\n')).digest('hex');
+}
+
+/** The statement that records `statements`' fingerprint in the file (run after them). */
+export function fingerprintSql(statements: readonly string[]): string {
+  return `CREATE OR REPLACE MACRO ${WAREHOUSE_CATALOG}.main.${FINGERPRINT}() AS ${lit(statementsFingerprint(statements))}`;
+}
+
+async function fingerprintOf(conn: DuckDBConnection): Promise<string | undefined> {
+  const r = await conn.runAndReadAll(`SELECT count(*) FROM duckdb_functions() WHERE database_name = $1 AND function_name = $2`, [WAREHOUSE_CATALOG, FINGERPRINT]);
+  if (Number(r.getRows()[0][0]) === 0) return undefined;
+  return String((await conn.runAndReadAll(`SELECT ${WAREHOUSE_CATALOG}.main.${FINGERPRINT}()`)).getRows()[0][0]);
 }
 
 /** Tables of the main schema of an attached database, with their column types. */

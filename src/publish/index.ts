@@ -15,7 +15,7 @@ import { copyFile, rename, rm, mkdir, constants as fsConstants } from 'node:fs/p
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { openDatabase, type StorageOptions } from '../load/database.js';
-import { applyRun } from './apply.js';
+import { applyRun, fingerprintSql } from './apply.js';
 
 /** The storage options are the working file's (openDatabase): a checkpoint with others rewrites its tables. */
 export interface PublishOptions extends StorageOptions {
@@ -65,6 +65,7 @@ export async function publishWarehouse(opts: PublishOptions): Promise<PublishRes
     const { instance, connection: conn } = await openDatabase(side, { rowGroupSize: opts.rowGroupSize, mergeRowGroups: opts.mergeRowGroups });
     try {
       for (const sql of opts.statements ?? []) await conn.run(sql);
+      if (opts.statements?.length) await conn.run(fingerprintSql(opts.statements));
       await conn.run('CHECKPOINT');
     } finally {
       conn.closeSync();

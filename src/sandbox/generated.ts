@@ -187,9 +187,9 @@ function pageOf(def: EndpointDef, task: Record<string, unknown>, seed: number, m
   }
   const rule = def.fields?.limit;
   const limit = typeof sent.limit === 'number' ? sent.limit : rule && (rule.type === 'number' || rule.type === 'integer') && rule.default !== undefined ? rule.default : 100;
-  // A few dozen rows: enough for several pages, small enough that every operation's answer stays quick; as many as
-  // sandbox.generated_items when it is set higher (the bench's full pages).
-  const total = Math.max(new Rng(seed).fork('total').int(11, 24), maxItems > 10 ? maxItems : 0);
+  // A few dozen rows: enough for several pages, small enough that every operation's answer stays quick; more when
+  // the sandbox is set to serve more (generated_items, the bench's full-size answers).
+  const total = Math.max(new Rng(seed).fork('total').int(11, 24), maxItems);
   const count = Math.max(0, Math.min(limit, total - start));
   return { start, count, total, token: tokenField && start + count < total ? makeToken(hash, start + count) : null };
 }
@@ -222,9 +222,8 @@ const liveCompute: LiveCompute = (task, req, ctx) => {
   // A live answer is the data of the day it is asked (referring domains come and go); the same day, the same answer.
   const seed = seedFor(req.def, { ...task, _sandbox_day: Math.floor(req.now / DAY_MS) });
   const page = req.def.paging ? pageOf(req.def, task, seed, ctx.settings.generatedItems) : undefined;
-  const make = () => resultOf(req.def, params, seed, req.now, ctx.settings.generatedItems, page);
-  // A page with a next one carries a token of this request's parameters: never served to another request.
-  const result = page?.token ? make() : cachedResult(ctx, `${req.def.id}|live|${page?.start ?? 0}|${seed % Math.max(1, ctx.settings.resultVariants)}`, make);
+  const variant = `${req.def.id}|live|${seed % Math.max(1, ctx.settings.resultVariants)}${page ? `|${page.start}|${page.count}|${page.token}` : ''}`;
+  const result = cachedResult(ctx, variant, () => resultOf(req.def, params, seed, req.now, ctx.settings.generatedItems, page));
   // Billed as the live service bills: the request, and per row where the price table says so.
   const tokens = llmUsage(req.def, task, ctx.config.prices, result);
   const cost = req.def.billing === 'request' ? billedPrice(req.def, task, ctx.config.prices, { pages: 1, asyncAiOverview: false, paaClicks: 0, rows: Array.isArray(result) ? rowsOf(result) : 1, ...(tokens ? { tokens } : {}) }) : 0;

@@ -13,7 +13,7 @@ import { warehousePaths } from '../../src/publish/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { familyOf, rootTableFor } from '../../src/normalize/catalog.js';
+import { familyOf, inUseOnFirstRow, rootTableFor } from '../../src/normalize/catalog.js';
 import { endpoint } from '../../src/api/catalog.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -37,6 +37,7 @@ const call = async (method: 'GET' | 'POST', p: string, body?: unknown) =>
 const LIVE: [string, Record<string, unknown>][] = [
   ['dataforseo_labs.google.ranked_keywords.live', { target: 'example.com', location_code: 2840, language_code: 'en', limit: 10 }],
   ['dataforseo_labs.google.competitors_domain.live', { target: 'example.com', location_code: 2840, language_code: 'en', limit: 10 }],
+  ['dataforseo_labs.google.domain_intersection.live', { target1: 'example.com', target2: 'example.org', location_code: 2840, language_code: 'en', limit: 10 }],
   ['backlinks.backlinks.live', { target: 'example.com', limit: 10 }],
   ['backlinks.summary.live', { target: 'example.com' }],
   ['ai_optimization.llm_mentions.search_mentions.live', { target: [{ domain: 'example.com' }], location_code: 2840, language_code: 'en', limit: 10 }],
@@ -89,6 +90,9 @@ describe('ingest of the generated families in the live shapes', () => {
         const tables = familyOf(root.name);
         let total = 0;
         for (const t of tables) {
+          // An item type's tables are created with their first row (test/load/item-type-tables.test.ts): one of a
+          // type the answers lack may be absent.
+          if (inUseOnFirstRow(t) && !existing.has(t.name)) continue;
           expect(existing.has(t.name), `${t.name} created`).toBe(true);
           if (!t.extra) continue;
           const [r] = await rows(`SELECT count(*)::INT n, count(extra)::INT e, any_value(extra)::VARCHAR x FROM "${t.name}"`);
@@ -114,11 +118,20 @@ describe('ingest of the generated families in the live shapes', () => {
         expect(byType.length, `${common}: item types`).toBeGreaterThan(0);
         for (const type of types) {
           const want = byType.find((r) => r.item_type === type)?.n ?? 0;
+          if (want) expect(existing.has(`${common}__${type}`), `${common}__${type} created`).toBe(true);
+          if (!existing.has(`${common}__${type}`)) continue;
           const [own] = await rows(`SELECT count(*)::INT AS n, count(c._id)::INT AS joined, count(*) FILTER (WHERE c.item_type <> '${type}')::INT AS other FROM ${common}__${type} o LEFT JOIN ${common} c ON c._id = o._id`);
           expect([own.n, own.joined, own.other], `${common}__${type}`).toEqual([want, want, 0]);
         }
       }
       expect(Number((await rows(`SELECT count(*)::INT AS n FROM ai_chat_gpt_llm_responses__items__message`))[0].n)).toBeGreaterThan(0);
+      // Two polymorphic objects in one row (domain intersection's two SERP elements): each picks its tables by its own type.
+      const [both] = await rows(`SELECT count(*) FILTER (WHERE item_type = 'organic')::INT AS first, count(*) FILTER (WHERE second_domain_serp_element__type = 'organic')::INT AS second,
+        (SELECT count(*)::INT FROM labs_domain_intersection__items__organic) AS first_rows, (SELECT count(*)::INT FROM labs_domain_intersection__items__second_domain_serp_element__organic) AS second_rows,
+        (SELECT count(*)::INT FROM labs_domain_intersection__items__second_domain_serp_element__organic o JOIN labs_domain_intersection__items i USING (_id) WHERE i.second_domain_serp_element__type <> 'organic') AS wrong
+        FROM labs_domain_intersection__items`);
+      expect(both.first + both.second).toBeGreaterThan(0);
+      expect([both.first_rows, both.second_rows, both.wrong]).toEqual([both.first, both.second, 0]);
       const [organic] = await rows(`SELECT o.url, o.etv FROM labs_ranked_keywords__items i JOIN labs_ranked_keywords__items__organic o USING (_id) WHERE i.item_type = 'organic' LIMIT 1`);
       expect(organic.url).toMatch(/^https?:\/\//);
       expect(typeof organic.etv).toBe('number');

@@ -4,56 +4,15 @@
  * domain's position and the volume; brand mentions count each LLM's latest answer to a question naming a brand, and
  * the sources those answers cite.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ingestCommand } from '../../src/run/archive-command.js';
-import { warehousePaths } from '../../src/publish/index.js';
-import { loadConfig } from '../../src/config/index.js';
-import { Warehouse } from '../../src/load/warehouse.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { VIEWS } from '../../src/publish/views.js';
+import { ROOT } from '../helpers/project.js';
+import { useIngestProject } from '../helpers/ingest-project.js';
 
-const ROOT = new URL('../..', import.meta.url).pathname;
-const root = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-overlap-views-'));
-let box: Sandbox;
-let auth = '';
-beforeAll(async () => {
-  const config = loadConfig({ root: ROOT, env: {} });
-  box = await startSandbox({ config, port: 0 });
-  auth = `Basic ${Buffer.from(`${config.sandbox.login}:${config.sandbox.password}`).toString('base64')}`;
-});
-afterAll(async () => {
-  await box?.close();
-  rmSync(root, { recursive: true, force: true });
-});
-const post = async (p: string, task: unknown) =>
-  (await fetch(`${box.url}${p}`, { method: 'POST', headers: { Authorization: auth }, body: JSON.stringify([task]) })).json() as Promise<any>;
+const { post, ingest, rows } = useIngestProject('overlap-views');
 
-async function ingest(named: Array<[string, unknown]>): Promise<void> {
-  const files = named.map(([n, env]) => {
-    const f = path.join(root, n);
-    writeFileSync(f, JSON.stringify(env));
-    return f;
-  });
-  const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = (() => true) as never;
-  try {
-    expect(await ingestCommand({ root, files })).toBe(0);
-  } finally {
-    process.stdout.write = write;
-  }
-}
-
-async function rows(sql: string): Promise<Record<string, any>[]> {
-  const wh = await Warehouse.open(warehousePaths(path.resolve(root, loadConfig({ root, env: {} }).warehouse.dir)).work);
-  try {
-    return (await wh.connection.runAndReadAll(sql)).getRowObjectsJS() as Record<string, any>[];
-  } finally {
-    await wh.close();
-  }
-}
 const view = (name: string) => VIEWS.find((v) => v.name === name)!.select;
 /** The analyst's query of docs/pipelines.md that reads `from` (one statement of its sql blocks), as published. */
 function docQuery(from: string): string {

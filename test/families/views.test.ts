@@ -3,42 +3,11 @@
  * striking distance keeps the organic keywords at positions 4 to 20 with their volume; referring domain changes
  * lists what the latest collection gained and lost against the one before.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { ingestCommand } from '../../src/run/archive-command.js';
-import { warehousePaths } from '../../src/publish/index.js';
-import { loadConfig } from '../../src/config/index.js';
-import { Warehouse } from '../../src/load/warehouse.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { describe, expect, it } from 'vitest';
 import { VIEWS } from '../../src/publish/views.js';
+import { useIngestProject } from '../helpers/ingest-project.js';
 
-const ROOT = new URL('../..', import.meta.url).pathname;
-const root = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-family-views-'));
-let box: Sandbox;
-let auth = '';
-beforeAll(async () => {
-  const config = loadConfig({ root: ROOT, env: {} });
-  box = await startSandbox({ config, port: 0 });
-  auth = `Basic ${Buffer.from(`${config.sandbox.login}:${config.sandbox.password}`).toString('base64')}`;
-});
-afterAll(async () => {
-  await box?.close();
-  rmSync(root, { recursive: true, force: true });
-});
-const post = async (p: string, task: unknown) =>
-  (await fetch(`${box.url}${p}`, { method: 'POST', headers: { Authorization: auth }, body: JSON.stringify([task]) })).json() as Promise<any>;
-
-async function ingest(files: string[]): Promise<void> {
-  const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = (() => true) as never;
-  try {
-    expect(await ingestCommand({ root, files })).toBe(0);
-  } finally {
-    process.stdout.write = write;
-  }
-}
+const { post, ingest, rows } = useIngestProject('family-views');
 
 describe('Labs and Backlinks views', () => {
   it('answer striking distance and referring domains gained and lost', async () => {
@@ -54,31 +23,18 @@ describe('Labs and Backlinks views', () => {
     second.tasks[0].id = '11261537-0000-0000-0000-000000000002';
     const domains = first.tasks[0].result[0].items.map((x: any) => x.domain);
     second.tasks[0].result[0].items[0].domain = 'gained.example';
-    const files = [['ranked.json', ranked], ['refs-1.json', first]].map(([n, env]) => {
-      const f = path.join(root, n as string);
-      writeFileSync(f, JSON.stringify(env));
-      return f;
-    });
-    await ingest(files);
-    const later = path.join(root, 'refs-2.json');
-    writeFileSync(later, JSON.stringify(second));
+    await ingest([['ranked.json', ranked], ['refs-1.json', first]]);
     await new Promise((r) => setTimeout(r, 20));
-    await ingest([later]);
+    await ingest([['refs-2.json', second]]);
 
-    const wh = await Warehouse.open(warehousePaths(path.resolve(root, loadConfig({ root, env: {} }).warehouse.dir)).work);
-    try {
-      const rows = async (sql: string) => (await wh.connection.runAndReadAll(sql)).getRowObjectsJS() as Record<string, any>[];
-      const view = (name: string) => VIEWS.find((v) => v.name === name)!.select;
-      const striking = await rows(`SELECT keyword, position, search_volume FROM (${view('v_labs_striking_distance')}) ORDER BY position`);
-      expect(striking.map((r) => [r.keyword, r.position])).toEqual([['kw 1', 5], ['kw 2', 20]]);
-      expect(striking.every((r) => typeof r.search_volume === 'bigint' || r.search_volume === null)).toBe(true);
-      const changes = await rows(`SELECT target, referring_domain, change FROM (${view('v_backlinks_referring_domain_changes')}) ORDER BY change, referring_domain`);
-      expect(changes).toEqual([
-        ...(domains.slice(1).includes(domains[0]) ? [] : [{ target: 'example.com', referring_domain: domains[0], change: 'lost' }]),
-        { target: 'example.com', referring_domain: 'gained.example', change: 'new' },
-      ]);
-    } finally {
-      await wh.close();
-    }
+    const view = (name: string) => VIEWS.find((v) => v.name === name)!.select;
+    const striking = await rows(`SELECT keyword, position, search_volume FROM (${view('v_labs_striking_distance')}) ORDER BY position`);
+    expect(striking.map((r) => [r.keyword, r.position])).toEqual([['kw 1', 5], ['kw 2', 20]]);
+    expect(striking.every((r) => typeof r.search_volume === 'bigint' || r.search_volume === null)).toBe(true);
+    const changes = await rows(`SELECT target, referring_domain, change FROM (${view('v_backlinks_referring_domain_changes')}) ORDER BY change, referring_domain`);
+    expect(changes).toEqual([
+      ...(domains.slice(1).includes(domains[0]) ? [] : [{ target: 'example.com', referring_domain: domains[0], change: 'lost' }]),
+      { target: 'example.com', referring_domain: 'gained.example', change: 'new' },
+    ]);
   }, 60_000);
 });

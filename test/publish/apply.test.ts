@@ -2,7 +2,7 @@
  * The DuckDB file's publish applies a run's changes in place (src/publish/apply.ts): after each publish the
  * published file holds exactly the working file's rows, a re-collected task's rows replace its earlier ones, a
  * publish that fails before COMMIT leaves the published file as it was, and a reader holding the file open makes
- * the publish fall back to the copy and rename, keeping its snapshot.
+ * the publish fall back to the copy and rename, keeping its snapshot, as a rebuilt (reprocessed) working file does.
  */
 import { describe, expect, test } from 'vitest';
 import { mkdtempSync } from 'node:fs';
@@ -128,6 +128,14 @@ describe('publishing a run by applying its changes', () => {
     // A run published twice (resume after a crash past its publish) changes nothing.
     expect((await publish(work, published, r1)).mode).toBe('applied');
     expectEqual(await differences(work, published));
+    // Views run again only when they changed (a new release): a changed set is applied with the rows.
+    const probe = 'CREATE OR REPLACE VIEW v_probe AS SELECT count(*) AS n FROM serp_results__items';
+    expect((await publish(work, published, r1, { statements: [...curatedViews(), probe] })).mode).toBe('applied');
+    const i = await DuckDBInstance.create(published, { access_mode: 'READ_ONLY' });
+    const c = await i.connect();
+    try {
+      expect(Number((await c.runAndReadAll('SELECT n FROM v_probe')).getRows()[0][0])).toBe(d.serp_results__items.rows);
+    } finally { c.closeSync(); i.closeSync(); }
   }, 60_000);
 
   test('a publish that fails before COMMIT leaves the published file as it was; the next one applies the run', async () => {
@@ -139,9 +147,11 @@ describe('publishing a run by applying its changes', () => {
     const r1 = await loadNight(dir, work, 1);
     await expect(publish(work, published, r1, { beforeRename: async () => { throw new Error('killed before commit'); } })).rejects.toThrow('killed before commit');
     expect(await items(published)).toBe(one);
-    // The next night's publish carries the failed one's run too (its ledger row is not in the published file).
-    const r2 = await loadNight(dir, work, 2);
-    expect(await publish(work, published, r2)).toMatchObject({ mode: 'applied' });
+    // Nights that were never published are carried by the next publish (their ledger rows are not in the published
+    // file): the failed one and three more, five runs in all.
+    for (const n of [2, 3, 4]) await loadNight(dir, work, n);
+    const r5 = await loadNight(dir, work, 5);
+    expect(await publish(work, published, r5)).toMatchObject({ mode: 'applied' });
     const d = await differences(work, published);
     expectEqual(d);
     expect(await items(published)).toBe(d.serp_results__items.rows);
@@ -166,13 +176,7 @@ describe('publishing a run by applying its changes', () => {
     // With the reader gone, the next night is applied again.
     expect((await publish(work, published, await loadNight(dir, work, 2))).mode).toBe('applied');
     expectEqual(await differences(work, published));
-  }, 60_000);
-
-  test('a rebuilt working file (reprocess) is copied whole', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-apply-'));
-    const work = path.join(dir, 'work', 'warehouse.duckdb');
-    const published = path.join(dir, 'warehouse.duckdb');
-    await publish(work, published, await loadNight(dir, work, 0));
+    // A rebuilt working file (reprocess) is copied whole.
     expect(await publish(work, published, 'reprocess-x', { rebuilt: true })).toMatchObject({ mode: 'copied', reason: 'the working file was rebuilt' });
   }, 60_000);
 });

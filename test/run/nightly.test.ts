@@ -4,13 +4,18 @@ import path from 'node:path';
 import { runJob, type RunJobResult } from '../../src/run/job.js';
 import { loadPipeline, planPipeline, estimatePlan } from '../../src/pipeline/index.js';
 import { loadConfig } from '../../src/config/index.js';
+import { TABLES, TABLE_BY_NAME, inUseOnFirstRow } from '../../src/normalize/catalog.js';
 import { NIGHTLY, ROOT, collectStream, queryFile, startProject, type TestProject } from '../helpers/project.js';
 
 let p: TestProject;
 let first: RunJobResult;
 let out: ReturnType<typeof collectStream>;
 
+/** Tables in use in this process before the run (test files share a process): the run may create those empty. */
+let inUseBefore: Set<string>;
+
 beforeAll(async () => {
+  inUseBefore = new Set(TABLES.map((t) => t.name));
   p = await startProject();
   out = collectStream();
   first = await runJob({ root: ROOT, pipelineFile: NIGHTLY, env: p.env, configOverrides: p.overrides, progress: false, out, logDestination: collectStream() });
@@ -33,6 +38,18 @@ describe('the nightly run against the sandbox', () => {
       const [{ n }] = await queryFile(first.publishedPath, `SELECT count(*)::INT AS n FROM ${t}`);
       expect(n, t).toBeGreaterThan(0);
     }
+  });
+
+  test('an item type\'s tables are created with its rows: no empty one but those already in use', async () => {
+    const names = (await queryFile(first.publishedPath, `SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'`)).map((r) => String(r.table_name));
+    const byType = names.filter((n) => { const t = TABLE_BY_NAME.get(n); return t !== undefined && inUseOnFirstRow(t); });
+    expect(byType.filter((n) => n.startsWith('labs_ranked_keywords__items__')).length).toBeGreaterThan(0);
+    const empty: string[] = [];
+    for (const name of byType) {
+      const [{ n }] = await queryFile(first.publishedPath, `SELECT count(*)::INT AS n FROM "${name}"`);
+      if (n === 0 && !inUseBefore.has(name)) empty.push(name);
+    }
+    expect(empty).toEqual([]);
   });
 
   test('pingback and postback steps were collected through the receiver', async () => {

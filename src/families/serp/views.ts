@@ -82,16 +82,21 @@ const dayKey = (a: string) =>
 /** A domain that counts for a tracked one: itself or one of its subdomains. */
 const countsFor = (d: string, tracked: string) => `(${d} = ${tracked} OR right(${d}, length(${tracked}) + 1) = '.' || ${tracked})`;
 const series = (a: string) => SERIES.map((x) => `${a}.${x}`).join(', ');
+/**
+ * A page's series and day, in a grouping by page (`result_id`): they are the page's own, so the grouping key stays
+ * one column (PostgreSQL sorted or hashed ten text columns per item for the same groups).
+ */
+const pageSeries = (a = '') => [...SERIES, 'date'].map((x) => `any_value(${a}${x}) AS ${x}`).join(', ');
 
 /** Pages (one row per result page), AI Overview citations, and the tracked domains of each task, over SERP_ITEMS. */
 const TRACKING = `${SERP_ITEMS},
   pages AS (
-    SELECT ${SERIES.join(', ')}, date, result_id, any_value(task_id) AS task_id, any_value(run_id) AS run_id,
+    SELECT ${pageSeries()}, result_id, any_value(task_id) AS task_id, any_value(run_id) AS run_id,
            count(*) FILTER (WHERE item_type = 'organic') AS organic_results,
            bool_or(item_type = 'ai_overview') AS ai_overview_shown,
            coalesce(bool_or(item_type = 'ai_overview' AND asynchronous_ai_overview), false) AS ai_overview_async,
            any_value(item_id) FILTER (WHERE item_type = 'ai_overview') AS ai_item_id
-    FROM serp_items GROUP BY ${SERIES.join(', ')}, date, result_id
+    FROM serp_items GROUP BY result_id
   ), citations AS (
     SELECT r._parent_id AS item_id, r._list_idx + 1 AS citation_position, nullif(regexp_replace(lower(r.domain), '^www\\.', ''), '') AS domain, r.url, r.title
     FROM serp_results__items__ai_overview_references r
@@ -135,11 +140,11 @@ export const SERP_VIEWS: readonly ViewDef[] = [
     select: `${SERP_ITEMS},
   on_page AS (
     -- Per page first, then per day: two hashed groupings where count(DISTINCT) made PostgreSQL sort on eight keys.
-    SELECT ${SERIES.join(', ')}, date, url, result_id, any_value(domain) AS domain,
+    SELECT ${pageSeries()}, url, result_id, any_value(domain) AS domain,
            min(rank_group) AS best_position, min(rank_absolute) AS best_rank_absolute, max(snapshot_date) AS snapshot_date
     FROM serp_items
     WHERE item_type = 'organic' AND url IS NOT NULL
-    GROUP BY ${SERIES.join(', ')}, date, url, result_id
+    GROUP BY result_id, url
   ), ranked AS (
     SELECT ${SERIES.join(', ')}, date, url, any_value(domain) AS domain,
            min(best_position) AS best_position, min(best_rank_absolute) AS best_rank_absolute, count(result_id) AS observations,
@@ -209,8 +214,8 @@ WHERE position IS NOT NULL OR (previous_date IS NOT NULL AND previous_position I
     ],
     select: `${SERP_ITEMS},
   per_page AS (
-    SELECT ${SERIES.join(', ')}, result_id, item_type, min(rank_absolute) AS first_rank, min(date) AS date
-    FROM serp_items GROUP BY ${SERIES.join(', ')}, result_id, item_type
+    SELECT ${pageSeries()}, result_id, item_type, min(rank_absolute) AS first_rank
+    FROM serp_items GROUP BY result_id, item_type
   ), pages AS (
     SELECT ${seriesKey('x')} AS series_key, count(x.result_id) AS pages
     FROM (SELECT DISTINCT ${SERIES.join(', ')}, result_id FROM per_page) AS x GROUP BY ${series('x')}
@@ -240,8 +245,8 @@ GROUP BY ${SERIES.map((s) => `f.${s}`).join(', ')}, f.item_type`,
   page_target AS (
     SELECT p.result_id, string_agg(DISTINCT k.target, ', ' ORDER BY k.target) AS target FROM pages p JOIN tracked k ON k.run_id = p.run_id AND k.task_id = p.task_id GROUP BY p.result_id
   ), per_page AS (
-    SELECT ${SERIES.join(', ')}, date, result_id, item_type, min(rank_absolute) AS first_rank
-    FROM serp_items GROUP BY ${SERIES.join(', ')}, date, result_id, item_type
+    SELECT ${pageSeries()}, result_id, item_type, min(rank_absolute) AS first_rank
+    FROM serp_items GROUP BY result_id, item_type
   ), day_pages AS (
     SELECT ${oneKey(seriesKey('x'), 'CAST(x.date AS VARCHAR)')} AS day_key, count(x.result_id) AS pages
     FROM (SELECT DISTINCT ${SERIES.join(', ')}, date, result_id FROM per_page) AS x GROUP BY ${series('x')}, x.date
@@ -333,14 +338,22 @@ FROM marked`,
       col('movement', 'first, new, lost, up, down, same or not_ranked.'),
     ],
     select: `${TRACKING},
-  on_page AS (
-    -- Per page, then per day, in one pass over the tracked tasks' items: a grid of days joined to the days ranked
-    -- was planned at a row or two by PostgreSQL and compared pairwise (85 million rows at a year of 10 keywords).
-    SELECT k.target, k.tracked_domain, ${series('i')}, i.date, i.result_id,
-           count(*) FILTER (WHERE i.item_type = 'organic') AS organic_results, bool_or(i.item_type = 'ai_overview') AS ai_overview_shown,
-           min(i.rank_group) FILTER (WHERE ${TRACKED_RANK}) AS position, arg_min(i.url, i.rank_group) FILTER (WHERE ${TRACKED_RANK}) AS url
-    FROM serp_items i JOIN tracked k ON k.run_id = i.run_id AND k.task_id = i.task_id
-    GROUP BY k.target, k.tracked_domain, ${series('i')}, i.date, i.result_id
+  hits AS (
+    SELECT k.target, k.tracked_domain, i.result_id, i.rank_group, i.url
+    FROM serp_items i JOIN tracked k ON k.run_id = i.run_id AND k.task_id = i.task_id WHERE ${TRACKED_RANK}
+  ), on_page AS (
+    -- Each tracked page and its tracked domain's hits, grouped by page, then by day: a grid of days joined to the
+    -- days ranked was planned at a row or two by PostgreSQL and compared pairwise (85 million rows at a year of
+    -- 10 keywords); a union grouped needs no join estimate, and the pages' facts are counted once, not per target.
+    SELECT target, tracked_domain, result_id, ${pageSeries()}, max(organic_results) AS organic_results, bool_or(ai_overview_shown) AS ai_overview_shown,
+           min(rank_group) AS position, arg_min(url, rank_group) AS url
+    FROM (
+      SELECT k.target, k.tracked_domain, p.result_id, ${series('p')}, p.date, p.organic_results, p.ai_overview_shown, NULL AS rank_group, NULL AS url
+      FROM pages p JOIN tracked k ON k.run_id = p.run_id AND k.task_id = p.task_id
+      UNION ALL
+      SELECT target, tracked_domain, result_id, ${[...SERIES, 'date', 'organic_results', 'ai_overview_shown'].map((c) => `NULL AS ${c}`).join(', ')}, rank_group, url FROM hits
+    ) AS u
+    GROUP BY target, tracked_domain, result_id
   ), days AS (
     SELECT target, tracked_domain, ${SERIES.join(', ')}, date, max(organic_results) AS organic_results, bool_or(ai_overview_shown) AS ai_overview_shown,
            min(position) AS position, arg_min(url, position) AS url

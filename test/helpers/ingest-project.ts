@@ -1,0 +1,72 @@
+/**
+ * A project folder and the embedded sandbox for tests that save answers in the live shapes and feed them through
+ * `seo-etl ingest`, as a user would: `call`/`post` ask the sandbox, `ingest` loads saved files or answers, `rows`
+ * reads the working warehouse. Registers its own beforeAll/afterAll.
+ */
+import { afterAll, beforeAll, expect } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ingestCommand } from '../../src/run/archive-command.js';
+import { warehousePaths } from '../../src/publish/index.js';
+import { loadConfig } from '../../src/config/index.js';
+import { Warehouse } from '../../src/load/warehouse.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { ROOT } from './project.js';
+
+export interface IngestProject {
+  /** The project folder (its data folder is where the config puts it). */
+  readonly root: string;
+  call(method: 'GET' | 'POST', p: string, body?: unknown): Promise<any>;
+  /** POSTs one task. */
+  post(p: string, task: unknown): Promise<any>;
+  /** Ingests saved files, or answers saved under the given names first; expects exit 0. */
+  ingest(what: string[] | Array<[string, unknown]>): Promise<void>;
+  /** Rows of a query against the working warehouse. */
+  rows(sql: string): Promise<Record<string, any>[]>;
+}
+
+export function useIngestProject(prefix: string): IngestProject {
+  const root = mkdtempSync(path.join(os.tmpdir(), `seo-etl-${prefix}-`));
+  let box: Sandbox;
+  let auth = '';
+  beforeAll(async () => {
+    const config = loadConfig({ root: ROOT, env: {} });
+    box = await startSandbox({ config, port: 0 });
+    auth = `Basic ${Buffer.from(`${config.sandbox.login}:${config.sandbox.password}`).toString('base64')}`;
+  });
+  afterAll(async () => {
+    await box?.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+  const call = async (method: 'GET' | 'POST', p: string, body?: unknown) =>
+    (await fetch(`${box.url}${p}`, { method, headers: { Authorization: auth, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined })).json() as Promise<any>;
+  return {
+    root,
+    call,
+    post: (p, task) => call('POST', p, [task]),
+    async ingest(what) {
+      const files = what.map((w) => {
+        if (typeof w === 'string') return w;
+        const f = path.join(root, w[0]);
+        writeFileSync(f, JSON.stringify(w[1]));
+        return f;
+      });
+      const write = process.stdout.write.bind(process.stdout);
+      process.stdout.write = (() => true) as never;
+      try {
+        expect(await ingestCommand({ root, files })).toBe(0);
+      } finally {
+        process.stdout.write = write;
+      }
+    },
+    async rows(sql) {
+      const wh = await Warehouse.open(warehousePaths(path.resolve(root, loadConfig({ root, env: {} }).warehouse.dir)).work);
+      try {
+        return (await wh.connection.runAndReadAll(sql)).getRowObjectsJS() as Record<string, any>[];
+      } finally {
+        await wh.close();
+      }
+    },
+  };
+}
