@@ -29,9 +29,10 @@ function bytesUnder(dir: string): number {
 }
 
 export async function benchPublishYear(opts: { quick: boolean; dir: string; log?: (l: string) => void }): Promise<Figures> {
-  const nights = opts.quick ? 40 : 365;
-  const early = opts.quick ? 10 : 30;
-  const keywords = opts.quick ? 5 : 25;
+  // Quick mode shows the code runs (make test): a few nights, not a trend.
+  const nights = opts.quick ? 8 : 365;
+  const early = opts.quick ? 3 : 30;
+  const keywords = opts.quick ? 3 : 25;
   const dir = path.resolve(opts.dir, 'bench-publish-year');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -68,7 +69,7 @@ export async function benchPublishYear(opts: { quick: boolean; dir: string; log?
 
   // Every night is loaded on its own; the first `early` are published night by night, the rest a month at a time
   // (a publish applies every run the published file lacks), then the last night alone, timed.
-  const stride = opts.quick ? 10 : 30;
+  const stride = opts.quick ? 4 : 30;
   let at30 = { applied: 0, copied: 0 };
   let at365: { applied: number; copied: number; sizes: { published: number; work: number } } | undefined;
   for (let n = 0; n < nights; n++) {
