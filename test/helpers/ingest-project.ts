@@ -20,8 +20,8 @@ export interface IngestProject {
   call(method: 'GET' | 'POST', p: string, body?: unknown): Promise<any>;
   /** POSTs one task. */
   post(p: string, task: unknown): Promise<any>;
-  /** Ingests saved files, or answers saved under the given names first; expects exit 0. */
-  ingest(what: string[] | Array<[string, unknown]>): Promise<void>;
+  /** Ingests saved files, or answers saved under the given names first; expects exit 0; returns what it printed. */
+  ingest(what: string[] | Array<[string, unknown]>): Promise<string>;
   /** Rows of a query against the working warehouse. */
   rows(sql: string): Promise<Record<string, any>[]>;
 }
@@ -53,12 +53,14 @@ export function useIngestProject(prefix: string): IngestProject {
         return f;
       });
       const write = process.stdout.write.bind(process.stdout);
-      process.stdout.write = (() => true) as never;
+      const out: string[] = [];
+      process.stdout.write = ((s: string) => { out.push(String(s)); return true; }) as never;
       try {
         expect(await ingestCommand({ root, files })).toBe(0);
       } finally {
         process.stdout.write = write;
       }
+      return out.join('');
     },
     async rows(sql) {
       const wh = await Warehouse.open(warehousePaths(path.resolve(root, loadConfig({ root, env: {} }).warehouse.dir)).work);
