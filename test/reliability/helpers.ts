@@ -128,11 +128,13 @@ export interface Reference {
 
 /**
  * What an undisturbed run of the crash pipeline loads (in this process, against a fresh sandbox). Several test
- * files need it; it is computed once per version of the code and kept in the temp folder (the key hashes src/,
- * the crash pipeline and this file).
+ * files need it; it is computed once per version of the code and day and kept in the temp folder (the key hashes
+ * src/, the crash pipeline, this file and today's date: the sandbox's answers follow the day, so a reference kept
+ * from another day, or from before midnight, would not match).
  */
 export async function referenceRun(): Promise<Reference> {
   const hash = createHash('sha256');
+  hash.update(new Date().toISOString().slice(0, 10));
   const files = [CRASH_PIPELINE, fileURLToPath(import.meta.url), ...sourceFiles(path.join(ROOT, 'src'))];
   for (const f of files) hash.update(f).update(readFileSync(f));
   const cache = path.join(tmpdir(), `seo-etl-reliability-reference-${hash.digest('hex').slice(0, 16)}.json`);
