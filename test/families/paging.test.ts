@@ -14,17 +14,19 @@ import type { ApiClient, TaskOutcome } from '../../src/api/client.js';
 import { pageEndpoint, pageTokenOf } from '../../src/api/paging.js';
 import { validateTask } from '../../src/api/validate.js';
 import { loadConfig } from '../../src/config/index.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { clockOnDay, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { sandboxClient } from '../helpers/api-client.js';
 import { ROOT, queryFile } from '../helpers/project.js';
 import { runCli } from '../reliability/helpers.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-generated-paging-'));
+// Generated live lists follow the day (11 to 24 rows): a fixed day makes them long enough for every case below.
+const DAY = '2026-11-21';
 let box: Sandbox;
 let client: ApiClient;
 beforeAll(async () => {
   const config = loadConfig({ root: ROOT, env: {} });
-  box = await startSandbox({ config, port: 0 });
+  box = await startSandbox({ config, port: 0, clock: clockOnDay(DAY) });
   client = sandboxClient(box, config);
 });
 afterAll(async () => {
@@ -115,7 +117,7 @@ describe('paging of generated endpoints', () => {
       '',
     ].join('\n'));
     const data = path.join(dir, 'data');
-    const r = await runCli(['run', file, '--sandbox', '--no-progress'], { env: { ...process.env, SEO_ETL_WAREHOUSE_DIR: data }, timeoutMs: 60_000 });
+    const r = await runCli(['run', file, '--sandbox', '--no-progress', '--run-date', DAY], { env: { ...process.env, SEO_ETL_WAREHOUSE_DIR: data }, timeoutMs: 60_000 });
     expect(r.code, r.stderr).toBe(0);
     const q = (sql: string) => queryFile(path.join(data, 'warehouse.duckdb'), sql);
     // Three pages of five: the page that passes 12 is kept whole.
@@ -156,7 +158,7 @@ describe('filters', () => {
       '      filters: [[dofollow, "=", true], and, [domain_from, in, example.org]]',
       '',
     ].join('\n'));
-    const r = await runCli(['run', file, '--sandbox', '--no-progress'], { env: { ...process.env, SEO_ETL_WAREHOUSE_DIR: path.join(dir, 'bad') }, timeoutMs: 30_000 });
+    const r = await runCli(['run', file, '--sandbox', '--no-progress', '--run-date', DAY], { env: { ...process.env, SEO_ETL_WAREHOUSE_DIR: path.join(dir, 'bad') }, timeoutMs: 30_000 });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/filters\.yaml:8/);
     expect(r.stderr).toMatch(/filters\[2\].*with in the value must be a non-empty array of values/);
