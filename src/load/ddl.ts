@@ -13,9 +13,14 @@ import { q } from './quote.js';
 
 export { q, lit } from './quote.js';
 
-export function createTableSql(t: TableDef, name = t.name, temp = false): string {
-  const cols = allColumns(t).map((c) => `${q(c.name)} ${c.type}`).join(', ');
-  return `CREATE ${temp ? 'TEMP ' : ''}TABLE IF NOT EXISTS ${q(name)} (${cols})`;
+/**
+ * A catalog table's DDL. `derivedIds`: the working file's layout, where a result row's `_id` is computed on read (a
+ * generated column, catalog.ts derivedId) instead of stored; without it every column is stored, as in a table made
+ * to stand empty in the published file (views.ts) or by hand.
+ */
+export function createTableSql(t: TableDef, opts: { derivedIds?: boolean } = {}): string {
+  const cols = allColumns(t).map((c) => `${q(c.name)} ${c.type}${opts.derivedIds && c.derived ? ` AS (${c.derived})` : ''}`).join(', ');
+  return `CREATE TABLE IF NOT EXISTS ${q(t.name)} (${cols})`;
 }
 
 /** Widening changes that are safe to apply in place; anything else keeps the existing type. */
@@ -43,7 +48,7 @@ export async function ensureSchema(conn: DuckDBConnection): Promise<SchemaChange
   for (const t of TABLES) {
     const have = existing.get(t.name);
     if (!have) {
-      await conn.run(createTableSql(t));
+      await conn.run(createTableSql(t, { derivedIds: true }));
       changes.push({ table: t.name, column: '*', action: 'created_table' });
       continue;
     }

@@ -156,13 +156,13 @@ export class Writer {
   }
 
   /**
-   * Checkpoints and closes the file, so it can be copied for publishing. Throws when the checkpoint is refused:
-   * a write still open would otherwise be lost from the copy.
+   * Checkpoints (merging row groups, see Warehouse.mergingCheckpoint) and closes the file, so it can be copied for
+   * publishing. Throws when the checkpoint is refused: a write still open would otherwise be lost from the copy.
    */
   async close(): Promise<void> {
     if (this.closed) return;
     for (const c of this.connections.splice(0)) c.closeSync();
-    if (!(await this.checkpoint())) throw new Error('could not checkpoint the working warehouse before publishing it: another connection has a write open');
+    if (!(await this.warehouse.mergingCheckpoint(this.memoryLimit))) throw new Error('could not checkpoint the working warehouse before publishing it: another connection has a write open');
     this.closed = true;
     this.warehouse.close();
   }

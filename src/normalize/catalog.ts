@@ -103,12 +103,30 @@ export const LINEAGE = {
   listIdx: '_list_idx',
 } as const;
 
-export interface LineageColumn { name: string; type: DuckType; description: string }
+export interface LineageColumn {
+  name: string;
+  type: DuckType;
+  description: string;
+  /** SQL computing the column from the row's other columns: DuckDB keeps it virtual (a generated column), not stored. */
+  derived?: string;
+}
+
+/**
+ * How a result row's `_id` follows from its other lineage columns, exactly as the normalizer builds it
+ * (extract.ts): DuckDB stores the text of unique ids at several times Parquet's size, so the warehouse computes
+ * them on read. The `tasks` row's id is stored (one per task).
+ */
+export function derivedId(t: TableDef): string | undefined {
+  if (t.name === 'tasks') return undefined;
+  if (t.parent === null) return `_task_id || ':' || _list_idx`;
+  return t.source?.kind === 'item' ? '_parent_id' : `_parent_id || ':' || _list_idx`;
+}
 
 /** The lineage columns a table carries, first in its column order. */
 export function lineageColumns(t: TableDef): LineageColumn[] {
+  const derived = derivedId(t);
   const cols: LineageColumn[] = [
-    { name: '_id', type: 'VARCHAR', description: t.name === 'tasks'
+    { name: '_id', type: 'VARCHAR', ...(derived ? { derived } : {}), description: t.name === 'tasks'
       ? 'Row id: `<task_id>@<endpoint_id>`. Primary key.'
       : t.parent === 'tasks' || (t.parent === null)
         ? 'Row id: `<task_id>:<index in result>` (deterministic). Primary key.'
@@ -285,7 +303,7 @@ export function familyOf(root: string): TableDef[] {
 }
 
 /** All columns of a table in storage order: lineage, declared columns, then `extra`. */
-export function allColumns(t: TableDef): { name: string; type: DuckType; description: string }[] {
+export function allColumns(t: TableDef): { name: string; type: DuckType; description: string; derived?: string }[] {
   return [
     ...lineageColumns(t),
     ...t.columns.map((col) => ({ name: col.name, type: col.type, description: col.description })),

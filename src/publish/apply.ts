@@ -45,7 +45,8 @@ export interface ApplyOptions extends Pick<StorageOptions, 'rowGroupSize'> {
   beforeCommit?: () => Promise<void>;
 }
 
-interface TableShape { name: string; columns: Map<string, string> }
+/** A table's columns with their types; `derived`: its generated columns (computed by DuckDB, never inserted). */
+interface TableShape { name: string; columns: Map<string, string>; derived: Set<string> }
 
 export async function applyRun(opts: ApplyOptions): Promise<ApplyResult> {
   if (!existsSync(opts.publishedPath)) return { applied: false, reason: 'nothing published yet' };
@@ -89,7 +90,10 @@ export async function applyRun(opts: ApplyOptions): Promise<ApplyResult> {
       // month the published file missed) in one statement a table.
       const filters = runs.length <= MANY_RUNS ? runs.map((run) => ({ sql: '= $1', values: [run] })) : [{ sql: 'IN (SELECT r FROM temp._apply_runs)', values: [] }];
       for (const t of catalog.filter((x) => holding.has(x.name))) {
-        const cols = [...t.columns.keys()].map(q).join(', ');
+        // The published table's stored columns, read by name: either file may keep `_id` stored (made before ids
+        // were derived) or derived; a derived one reads as its value.
+        const derived = pub.get(t.name)!.derived;
+        const cols = [...t.columns.keys()].filter((c) => !derived.has(c)).map(q).join(', ');
         for (const f of filters) {
           const r = await conn.run(`INSERT INTO ${WAREHOUSE_CATALOG}.main.${q(t.name)} (${cols}) SELECT ${cols} FROM ${SOURCE}.main.${q(t.name)} WHERE _run_id ${f.sql}`, f.values);
           rows += Number(r.rowsChanged);
@@ -152,12 +156,13 @@ async function fingerprintOf(conn: DuckDBConnection): Promise<string | undefined
 
 /** Tables of the main schema of an attached database, with their column types. */
 async function shapes(conn: DuckDBConnection, database: string): Promise<Map<string, TableShape>> {
-  const r = await conn.runAndReadAll(`SELECT table_name, column_name, data_type FROM duckdb_columns() WHERE database_name = $1 AND schema_name = 'main' AND NOT internal
+  const r = await conn.runAndReadAll(`SELECT table_name, column_name, data_type, column_default IS NOT NULL FROM duckdb_columns() WHERE database_name = $1 AND schema_name = 'main' AND NOT internal
     AND table_name IN (SELECT table_name FROM duckdb_tables() WHERE database_name = $1 AND schema_name = 'main' AND NOT temporary) ORDER BY table_name, column_index`, [database]);
   const out = new Map<string, TableShape>();
-  for (const [t, c, ty] of r.getRows() as [string, string, string][]) {
-    if (!out.has(t)) out.set(t, { name: t, columns: new Map() });
+  for (const [t, c, ty, derived] of r.getRows() as [string, string, string, boolean][]) {
+    if (!out.has(t)) out.set(t, { name: t, columns: new Map(), derived: new Set() });
     out.get(t)!.columns.set(c, ty);
+    if (derived) out.get(t)!.derived.add(c);
   }
   return out;
 }

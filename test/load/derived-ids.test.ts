@@ -1,0 +1,72 @@
+/**
+ * Result rows' `_id` is not stored: DuckDB computes it from `_task_id`/`_parent_id` and `_list_idx` (a generated
+ * column, catalog.ts `derivedId`). What a reader gets must be exactly the id the normalizer builds, in every kind
+ * of table (result roots, nested lists three deep, scalar lists, key-value entries, technologies, item-type tables),
+ * and a file of the new layout must hold no text of those ids.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Warehouse } from '../../src/load/warehouse.js';
+import { WAREHOUSE_STORAGE } from '../../src/load/database.js';
+import { normalizeTask, type CollectedTask } from '../../src/normalize/extract.js';
+import { generateSerpPage } from '../../src/families/serp/data.js';
+import { keywordTask, merchantTask, technologyTask, onpageTask, eventsTask, listTasks, task, NOW } from '../normalize/fixtures.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-derived-ids-'));
+let wh: Warehouse | undefined;
+afterAll(() => {
+  wh?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function serpTask(id: string): CollectedTask {
+  const params = { keyword: 'running shoes', location_code: 2840, language_code: 'en', device: 'desktop', depth: 20 };
+  return task(id, 'serp.google.organic.task_get.advanced', [generateSerpPage(params, 'google', 'organic', 'advanced', 3, NOW, 20).result],
+    { api: 'serp', function: 'task_get', se: 'google', se_type: 'organic', ...params });
+}
+
+function rankedTask(id: string): CollectedTask {
+  const items = ['organic', 'paid', 'featured_snippet'].map((type, i) => ({
+    se_type: 'google',
+    keyword_data: { se_type: 'google', keyword: `kw ${i}`, location_code: 2840, language_code: 'en', keyword_info: { search_volume: 100 + i } },
+    ranked_serp_element: { se_type: 'google', serp_item: { se_type: 'google', type, rank_group: i + 1, rank_absolute: i + 1, domain: 'example.com', url: `https://example.com/${i}`, title: `t ${i}` } },
+  }));
+  return task(id, 'dataforseo_labs.google.ranked_keywords.live', [{ se_type: 'google', target: 'example.com', location_code: 2840, language_code: 'en', total_count: 3, items_count: 3, items }],
+    { api: 'dataforseo_labs', function: 'ranked_keywords', se: 'google', target: 'example.com', location_code: 2840, language_code: 'en' });
+}
+
+describe('derived row ids', () => {
+  it('read back exactly as the normalizer builds them, in every table, with none of their text stored', async () => {
+    const tasks = [keywordTask('K1', 6, 1), merchantTask('M1'), technologyTask('T1'), onpageTask('O1'), eventsTask('E1'), ...listTasks(), serpTask('S1'), rankedTask('R1')];
+    const expected = new Map<string, string[]>();
+    for (const t of tasks) {
+      for (const [table, rows] of normalizeTask(t, { runId: 'r1', loadedAt: new Date(NOW) })) {
+        const ids = expected.get(table) ?? [];
+        for (const r of rows) ids.push(String(r._id));
+        expected.set(table, ids);
+      }
+    }
+    wh = await Warehouse.open(path.join(dir, 'w.duckdb'), WAREHOUSE_STORAGE);
+    await wh.ensureSchema();
+    await wh.loadTasks(tasks, { runId: 'r1', loadedAt: new Date(NOW) });
+    await wh.connection.run('CHECKPOINT');
+
+    // Depth: a table three levels below a result root, an item-type table, scalar lists and entries are among them.
+    expect([...expected.keys()].some((t) => t.split('__').length >= 4)).toBe(true);
+    expect(expected.has('labs_ranked_keywords__items__organic')).toBe(true);
+    expect(expected.size).toBeGreaterThan(40);
+    for (const [table, ids] of expected) {
+      const got = (await wh.connection.runAndReadAll(`SELECT _id FROM "${table}"`)).getRows().map((r) => String(r[0]));
+      expect({ table, ids: got.sort() }).toEqual({ table, ids: [...ids].sort() });
+    }
+
+    // Only the `tasks` table stores its `_id`; everywhere else it is an expression DuckDB evaluates on read.
+    const stored = (await wh.connection.runAndReadAll(`SELECT table_name FROM duckdb_columns() WHERE database_name = current_database()
+      AND column_name = '_id' AND column_default IS NULL ORDER BY 1`)).getRows().map((r) => String(r[0]));
+    expect(stored).toEqual(['tasks']);
+    const segments = (await wh.connection.runAndReadAll(`SELECT count(*) FROM pragma_storage_info('keyword_data__monthly_searches') WHERE column_name = '_id'`)).getRows()[0][0];
+    expect(Number(segments)).toBe(0);
+  });
+});
