@@ -9,8 +9,6 @@
 import path from 'node:path';
 import { DuckDBInstance, listValue } from '@duckdb/node-api';
 import pg from 'pg';
-import { ArchiveWriter } from '../archive/writer.js';
-import { generateSerpPage } from '../families/serp/data.js';
 import { Warehouse } from '../load/warehouse.js';
 import { WAREHOUSE_STORAGE } from '../load/database.js';
 import { loadArchiveFiles } from '../load/archive-load.js';
@@ -20,11 +18,14 @@ import { publishToPostgres } from '../publish/postgres/index.js';
 import { SERP_VIEWS } from '../families/serp/views.js';
 import { ENGINES } from './load.js';
 import { LEDGER_DDL } from '../ledger/schema.js';
+import { serpNightTaskIds, writeSerpNight } from './serp-nights.js';
 
 const DAY = 86_400_000;
 /** Keywords of the bench's year: 10 keep `make bench`'s section to a minute or two here (docs/performance.md has 50). */
 export const SERP_YEAR_KEYWORDS = 10;
 const LAST = Date.UTC(2026, 0, 15, 3);
+/** Task ids of this bench's own (serp-nights.ts serpTaskId). */
+const ID_PREFIX = '00000400';
 
 /** The tracked targets of the bench's pipeline: a client and a competitor, each one domain of the sandbox's pool. */
 const TARGETS = [['client', 'trailhub.com'], ['rival', 'reviewly.com']] as const;
@@ -38,25 +39,11 @@ export interface SerpYear { items: number; pages: number; publishMs: number; vie
 export async function serpYearPublish(dir: string, url: string, keywords: number, nights = 365): Promise<Pick<SerpYear, 'pages' | 'publishMs'>> {
   const files: string[] = [];
   const ledger: { runId: string; night: number; taskIds: string[] }[] = [];
-  let n = 0;
   for (let night = 0; night < nights; night++) {
-    const at = LAST - night * DAY;
+    // Night 0 is the latest: the year runs back from LAST.
     const runId = `night-${String(night).padStart(3, '0')}`;
-    const w = new ArchiveWriter({ dir: path.join(dir, 'raw-serp'), runId, maxBytes: 32 * 1024 * 1024, now: () => new Date(at) });
-    const taskIds: string[] = [];
-    for (let k = 0; k < keywords; k++) {
-      for (const device of ['desktop', 'mobile']) {
-        const id = `00000400-0000-4000-8000-${(n++).toString(16).padStart(12, '0')}`;
-        taskIds.push(id);
-        const params = { keyword: `running shoes ${k}`, location_code: 2840, language_code: 'en', device, depth: 20 };
-        const result = [generateSerpPage(params, 'google', 'organic', 'advanced', n, at, 20).result];
-        const task = { id, status_code: 20000, status_message: 'Ok.', time: '0.0100 sec.', cost: 0, result_count: 1, path: ['v3', 'serp', 'google', 'organic', 'task_get', 'advanced', id], data: { api: 'serp', function: 'task_get', se: 'google', se_type: 'organic', ...params }, result };
-        await w.append({ endpointId: 'serp.google.organic.task_get.advanced', method: 'GET', path: `/${task.path.join('/')}`, httpStatus: 200, body: JSON.stringify({ version: '0.1.20240801', status_code: 20000, status_message: 'Ok.', time: '0.01 sec.', cost: 0, tasks_count: 1, tasks_error: 0, tasks: [task] }) });
-      }
-    }
-    await w.close();
-    files.push(...w.closedFiles);
-    ledger.push({ runId, night, taskIds });
+    files.push(...(await writeSerpNight(path.join(dir, 'raw-serp'), night, keywords, { runId, at: LAST - night * DAY, idPrefix: ID_PREFIX })));
+    ledger.push({ runId, night, taskIds: serpNightTaskIds(night, keywords, ID_PREFIX) });
   }
   const work = path.join(dir, 'serp-year-work.duckdb');
   const published = path.join(dir, 'serp-year.duckdb');
@@ -87,7 +74,7 @@ export async function serpYearPublish(dir: string, url: string, keywords: number
   const o = await publishToPostgres({ url, schema: 'serp_year', warehouse: published, stageDir: path.join(dir, 'stage-serp') });
   const publishMs = performance.now() - t0;
   if (o.status !== 'published') throw new Error(`publish failed: ${o.error}`);
-  return { pages: n, publishMs: Math.round(publishMs) };
+  return { pages: nights * keywords * 2, publishMs: Math.round(publishMs) };
 }
 
 /** What docs/postgres.md sets for the readers' role (`ALTER ROLE bi_reader SET ...`), set here per session. */
