@@ -5,6 +5,7 @@
  * and a file of the new layout must hold no text of those ids.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +13,11 @@ import { Warehouse } from '../../src/load/warehouse.js';
 import { WAREHOUSE_STORAGE } from '../../src/load/database.js';
 import { normalizeTask, type CollectedTask } from '../../src/normalize/extract.js';
 import { generateSerpPage } from '../../src/families/serp/data.js';
+import { table as tableDef } from '../../src/normalize/catalog.js';
+import { createTableSql } from '../../src/load/ddl.js';
+import { publishWarehouse } from '../../src/publish/index.js';
+import { curatedViews } from '../../src/publish/views.js';
+import { recordRun } from '../../src/bench/serp-nights.js';
 import { keywordTask, merchantTask, technologyTask, onpageTask, eventsTask, listTasks, task, NOW } from '../normalize/fixtures.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-derived-ids-'));
@@ -68,5 +74,51 @@ describe('derived row ids', () => {
     expect(stored).toEqual(['tasks']);
     const segments = (await wh.connection.runAndReadAll(`SELECT count(*) FROM pragma_storage_info('keyword_data__monthly_searches') WHERE column_name = '_id'`)).getRows()[0][0];
     expect(Number(segments)).toBe(0);
+  });
+
+  it('publish into a table that stores them (a file made before, a table made empty) with the same values', async () => {
+    const work = path.join(dir, 'mixed-work.duckdb');
+    const published = path.join(dir, 'mixed-published.duckdb');
+    const load = async (runId: string, night: number, tasks: CollectedTask[]) => {
+      const w = await Warehouse.open(work, WAREHOUSE_STORAGE);
+      try {
+        await w.ensureSchema();
+        await w.loadTasks(tasks, { runId, loadedAt: new Date(NOW) });
+        await recordRun(w.connection, runId, night);
+        await w.mergingCheckpoint('256MB');
+      } finally {
+        w.close();
+      }
+      return publishWarehouse({ workPath: work, publishedPath: published, statements: curatedViews(), ...WAREHOUSE_STORAGE, runId });
+    };
+    expect((await load('20250101T030000Z-nightly', 0, [keywordTask('A1', 4, 1)])).mode).toBe('copied');
+    // The published monthly searches table as a file made before derived ids has it: `_id` stored.
+    const db = await DuckDBInstance.create(published);
+    const c = await db.connect();
+    await c.run('ALTER TABLE keyword_data__monthly_searches RENAME TO ms_derived');
+    await c.run(createTableSql(tableDef('keyword_data__monthly_searches')));
+    await c.run('INSERT INTO keyword_data__monthly_searches SELECT * FROM ms_derived');
+    await c.run('DROP TABLE ms_derived');
+    c.closeSync();
+    db.closeSync();
+    expect((await load('20250102T030000Z-nightly', 1, [keywordTask('A2', 4, 2)])).mode).toBe('applied');
+
+    const check = await DuckDBInstance.create(':memory:');
+    const q = await check.connect();
+    try {
+      await q.run(`ATTACH '${work}' AS w (READ_ONLY)`);
+      await q.run(`ATTACH '${published}' AS p (READ_ONLY)`);
+      const ids = async (db: string) => (await q.runAndReadAll(`SELECT _id FROM ${db}.keyword_data__monthly_searches WHERE _task_id = 'A2' ORDER BY _id`)).getRows().map((r) => String(r[0]));
+      const fromWork = await ids('w');
+      expect(fromWork.length).toBeGreaterThan(0);
+      expect(fromWork[0]).toMatch(/^A2:\d+:\d+$/);
+      expect(await ids('p')).toEqual(fromWork);
+      const stored = async (db: string) => (await q.runAndReadAll(`SELECT column_default IS NULL FROM duckdb_columns() WHERE database_name = '${db}' AND table_name = 'keyword_data__monthly_searches' AND column_name = '_id'`)).getRows()[0][0];
+      expect(await stored('p')).toBe(true);
+      expect(await stored('w')).toBe(false);
+    } finally {
+      q.closeSync();
+      check.closeSync();
+    }
   });
 });
