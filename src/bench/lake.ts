@@ -56,7 +56,7 @@ export async function benchLake(opts: { quick: boolean; dir: string; log?: (l: s
     await wh.ensureSchema();
     const r = await loadArchiveFiles(wh, files, { engines: ENGINES, loadedAt: new Date(`${night}T02:00:00Z`) });
     rows = Object.values(r.rows).reduce((a, b) => a + b, 0);
-    await wh.mergingCheckpoint('256MB'); // reprocess's last checkpoint (Writer.close), under the default memory_limit
+    await wh.mergingCheckpoint(128e6, '256MB'); // reprocess's last checkpoint (Writer.close), under the default memory_limit
     const t0 = performance.now();
     await wh.exportParquet(parquet, night, 'bench');
     exportMs = performance.now() - t0;

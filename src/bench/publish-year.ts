@@ -47,7 +47,7 @@ export async function benchPublishYear(opts: { quick: boolean; dir: string; log?
       await wh.ensureSchema();
       await loadArchiveFiles(wh, files[n], { runId: nightRunId(n), loadedAt: new Date(Date.UTC(2025, 0, 1 + n, 3)) });
       await recordRun(wh.connection, nightRunId(n), n);
-      await wh.mergingCheckpoint('256MB'); // a run's last checkpoint (Writer.close), under the default memory_limit
+      await wh.mergingCheckpoint(128e6, '256MB'); // a run's last checkpoint (Writer.close), under the default memory_limit
     } finally {
       wh.close();
     }

@@ -212,16 +212,17 @@ export class Warehouse {
   }
 
   /**
-   * The last checkpoint of a run, reprocess or ingest (Writer.close): under the whole memory limit, with DuckDB's
-   * merge of under-full row groups on for it alone. Without merges every checkpoint leaves each table it touched a
-   * row group and a block of its own, which made a year of small nights 661 MB of working file against 116 MB
-   * published; merging only here keeps the merge's memory (docs/performance.md) out of the night's loads.
+   * The last checkpoint of a run, reprocess or ingest (Writer.close), with DuckDB's merge of under-full row groups
+   * on for it alone, at most MERGE_TASKS merges a table. Without merges every checkpoint leaves each table it touched
+   * a row group and a block of its own, which made a year of small nights 661 MB of working file against 116 MB
+   * published; merging at every checkpoint, or without a bound, cost a large night ~100 MB at its end
+   * (docs/performance.md, "Row ids derived").
    */
-  async mergingCheckpoint(memoryLimit: string): Promise<boolean> {
+  async mergingCheckpoint(memoryBytes: number, memoryLimit: string): Promise<boolean> {
     const before = Number((await this.connection.runAndReadAll(`SELECT current_setting('max_vacuum_tasks')`)).getRows()[0][0]);
     await this.connection.run(`SET max_vacuum_tasks = ${MERGE_TASKS}`);
     try {
-      return await this.checkpoint(sizeInBytes(memoryLimit), memoryLimit);
+      return await this.checkpoint(memoryBytes, memoryLimit);
     } finally {
       await this.connection.run(`SET max_vacuum_tasks = ${before}`);
     }
@@ -435,8 +436,12 @@ export class Warehouse {
   }
 }
 
-/** DuckDB's own default number of merge (vacuum) tasks, for the checkpoint that merges. */
-const MERGE_TASKS = 100;
+/**
+ * Merges (vacuum tasks) a table's checkpoint may run in the checkpoint that merges: a night adds a row group per
+ * table and checkpoint, so two keep up with small nights while bounding what a large night's end rewrites at once
+ * (DuckDB's default, 100, merged all of a 200-task SERP night's groups at its end: +100 MB of peak RSS).
+ */
+const MERGE_TASKS = 2;
 
 /** Most rows in a Parquet row group (DuckDB's default, a multiple of its 2,048-row vector). */
 export const PARQUET_ROW_GROUP = 122_880;

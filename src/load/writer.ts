@@ -162,7 +162,7 @@ export class Writer {
   async close(): Promise<void> {
     if (this.closed) return;
     for (const c of this.connections.splice(0)) c.closeSync();
-    if (!(await this.warehouse.mergingCheckpoint(this.memoryLimit))) throw new Error('could not checkpoint the working warehouse before publishing it: another connection has a write open');
+    if (!(await this.warehouse.mergingCheckpoint(CHECKPOINT_MEMORY, this.memoryLimit))) throw new Error('could not checkpoint the working warehouse before publishing it: another connection has a write open');
     this.closed = true;
     this.warehouse.close();
   }

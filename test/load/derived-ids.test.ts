@@ -85,7 +85,7 @@ describe('derived row ids', () => {
         await w.ensureSchema();
         await w.loadTasks(tasks, { runId, loadedAt: new Date(NOW) });
         await recordRun(w.connection, runId, night);
-        await w.mergingCheckpoint('256MB');
+        await w.mergingCheckpoint(128e6, '256MB');
       } finally {
         w.close();
       }

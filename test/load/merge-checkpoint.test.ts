@@ -32,7 +32,7 @@ describe('the checkpoint a run ends with', () => {
     expect(await groups()).toBe(3); // a night's checkpoints: a group each
     const before = await rows();
     await wh.loadTasks([keywordTask('K3', 5, 4)], { runId: 'r3' });
-    expect(await wh.mergingCheckpoint('256MB')).toBe(true);
+    expect(await wh.mergingCheckpoint(128e6, '256MB')).toBe(true);
     expect(await groups()).toBe(1);
     const added = Number((await wh.connection.runAndReadAll(`SELECT count(*) FROM keyword_data__monthly_searches WHERE _run_id = 'r3'`)).getRows()[0][0]);
     expect(added).toBeGreaterThan(0);
