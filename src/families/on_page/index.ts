@@ -3,7 +3,7 @@ import type { FamilyDef } from '../types.js';
 import { completeFamily, livePath, type GeneratedFile } from '../generated.js';
 import FILE from '../generated/on_page.json' with { type: 'json' };
 import { ON_PAGE_ENDPOINTS } from './endpoints.js';
-import { ON_PAGE_TABLES } from './tables.js';
+import { ON_PAGE_ITEM_TABLES, ON_PAGE_TABLES } from './tables.js';
 
 const LIVE: Record<string, string> = {};
 const { endpoints, onDemandTables } = completeFamily(ON_PAGE_ENDPOINTS, ON_PAGE_TABLES, FILE as unknown as GeneratedFile, { prefix: 'onpage', version: '0.1.20240801', livePaths: ON_PAGE_ENDPOINTS.map((e) => livePath(e, LIVE)) });
@@ -13,7 +13,7 @@ const family: FamilyDef = {
   description: 'Site crawls: tasks, summary, pages, links, resources, duplicates, instant pages, content parsing, Lighthouse.',
   endpoints,
   tables: ON_PAGE_TABLES,
-  onDemandTables,
+  onDemandTables: [...ON_PAGE_ITEM_TABLES, ...onDemandTables],
   sandbox: () => import('./sandbox.js'),
 };
 export default family;
