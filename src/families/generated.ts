@@ -36,6 +36,8 @@ export interface GeneratedFamilyOptions {
   fields?: Readonly<Record<string, Readonly<Record<string, FieldRule>>>>;
   /** Result kinds (root table names) renamed, by the derived name. */
   rename?: Readonly<Record<string, string>>;
+  /** How the service bills an operation where its kind does not say (a POST list billed per page), by endpoint id (docs/api-live.md). */
+  billing?: Readonly<Record<string, EndpointDef['billing']>>;
   /** Paths another declaration of the family already serves (hand-written endpoints win). */
   skipPaths?: ReadonlySet<string>;
 }
@@ -86,7 +88,7 @@ export function generatedEndpoints(file: GeneratedFile, opts: GeneratedFamilyOpt
       api: file.family, fn: op.kind === 'tasks_ready' || op.kind === 'tasks_fixed' ? op.kind : fn, result, version: opts.version,
       description: `${op.kind.replace('_', ' ')} ${op.path} (${op.client.replace('.', '.')}).`,
       ...(fields ? { fields } : {}), ...(op.cross ? { cross: op.cross } : {}),
-      billing: op.kind === 'task_post' ? 'post' : op.kind === 'live' ? 'request' : 'free',
+      billing: opts.billing?.[op.id] ?? (op.kind === 'task_post' ? 'post' : op.kind === 'live' ? 'request' : 'free'),
       model: { client: op.client, result: op.result ?? 'any', ...(op.request ? { request: op.request } : {}) },
     };
     if (op.kind === 'task_post') Object.assign(def, { maxTasksPerPost: 100, overflowCode: 40006, ...(ids.has(`${base}.tasks_ready`) ? { readyId: `${base}.tasks_ready` } : {}), ...(getId ? { getId } : {}) });

@@ -1,7 +1,7 @@
 /**
  * The prices of the families beyond SERP, Labs and Backlinks (config/prices.yaml, docs/api-live.md): for a step of
  * each pricing shape, plan's figure is what the embedded sandbox bills (a flat price, an On-Page crawl reserved for
- * max_crawl_pages with its options), or lies within the range plan states (per row; an LLM's tokens). A step whose
+ * max_crawl_pages with its options, an instant page), or lies within the range plan states (per row; an LLM's tokens). A step whose
  * endpoint has no published price is said to be unpriced, never $0.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +26,9 @@ steps:
   - name: crawl
     endpoint: on_page.task_post
     params: { target: example.com, max_crawl_pages: 40, enable_browser_rendering: true, load_resources: true, enable_javascript: true }
+  - name: instant
+    endpoint: on_page.instant_pages
+    params: { url: "https://example.com/", enable_javascript: true }
   - name: citations
     endpoint: content_analysis.search.live
     params: { keyword: trailhub, limit: 25 }
@@ -73,7 +76,10 @@ describe('plan and the sandbox bill the same', () => {
     expect(cost('lighthouse').costUsd).toBe(0.00425);
     // 40 pages x $0.000125 x (1 + 33 for browser rendering, which includes resources and JavaScript); from 1 page.
     expect(cost('crawl')).toMatchObject({ costUsd: 0.17, costMinUsd: 0.00425 });
-    for (const step of ['bing_volume', 'lighthouse', 'crawl']) expect(await billed(step), step).toBe(cost(step).costUsd);
+    // Instant pages, a list the service bills per page: one page x $0.000125 x (1 + 9 for JavaScript).
+    expect(cost('instant')).toMatchObject({ costUsd: 0.00125 });
+    expect(cost('instant').costMinUsd ?? cost('instant').costUsd).toBe(0.00125);
+    for (const step of ['bing_volume', 'lighthouse', 'crawl', 'instant']) expect(await billed(step), step).toBe(cost(step).costUsd);
   });
 
   it('per-row and per-token prices: the bill lies within the range plan states', async () => {

@@ -6,7 +6,9 @@ import { ON_PAGE_ENDPOINTS } from './endpoints.js';
 import { ON_PAGE_ITEM_TABLES, ON_PAGE_TABLES } from './tables.js';
 
 const LIVE: Record<string, string> = {};
-const { endpoints, onDemandTables } = completeFamily(ON_PAGE_ENDPOINTS, ON_PAGE_TABLES, FILE as unknown as GeneratedFile, { prefix: 'onpage', version: '0.1.20240801', livePaths: ON_PAGE_ENDPOINTS.map((e) => livePath(e, LIVE)) });
+/** Lists the service bills per request though their kind is a list: instant pages, per page analysed (docs/api-live.md). */
+const BILLED = { 'on_page.instant_pages': 'request' } as const;
+const { endpoints, onDemandTables } = completeFamily(ON_PAGE_ENDPOINTS, ON_PAGE_TABLES, FILE as unknown as GeneratedFile, { prefix: 'onpage', version: '0.1.20240801', billing: BILLED, livePaths: ON_PAGE_ENDPOINTS.map((e) => livePath(e, LIVE)) });
 
 const family: FamilyDef = {
   name: 'on_page',
