@@ -53,7 +53,7 @@ export const ON_PAGE_TABLES: readonly TableDef[] = [
   },
   {
     name: 'onpage_resources__items', parent: 'onpage_resources', extra: true, source: { kind: 'objects', path: 'items' },
-    description: 'Resources (script, image, stylesheet, broken) found by the crawl, with checks as boolean columns.',
+    description: 'Resources (html, script, image, stylesheet, broken, redirect) found by the crawl, with the usual checks as boolean columns; a type\'s own fields (an HTML page\'s meta, timing and scores) are in `onpage_resources__items__<type>`.',
     columns: RESOURCE_COLUMNS,
   },
   {
