@@ -65,6 +65,8 @@ const priceSchema = z.strictObject({
   people_also_ask_click: z.number().nonnegative().optional(),
   search_operators_multiplier: z.number().positive().optional(),
   get_website_url_multiplier: z.number().positive().optional(),
+  // The price multiplied when the task sets the field (Google reviews: a `cid` doubles it).
+  field_multipliers: z.record(z.string(), z.number().positive()).optional(),
   // On-Page crawl tasks (docs/api-live.md, On-Page prices): each page crawled, reserved for `max_crawl_pages`; each
   // crawl option set true adds this many base page prices (enable_browser_rendering includes resources and JavaScript).
   per_crawled_page: z.number().nonnegative().optional(),
