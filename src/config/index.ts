@@ -109,6 +109,8 @@ export const configSchema = z.strictObject({
     // Empty: data/ for the live service, data/sandbox/ for a sandbox (src/config/service.ts).
     dir: z.string(),
     memory_limit: size.refine((s) => !SIZE.test(s) || sizeInBytes(s) >= MIN_MEMORY_BYTES, { error: (i) => `must be at least 128MB (got ${shown(i.input)}): below it DuckDB runs out of memory loading a night` }),
+    // 0: DuckDB's default, a thread per core.
+    threads: z.int().min(0).max(256),
   }),
   collect: z.strictObject({
     poll_min_ms: z.int().positive(),
