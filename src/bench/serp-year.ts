@@ -93,7 +93,8 @@ async function publishYear(dir: string, url: string) {
   const publishMs = Math.round(performance.now() - t0);
   if (o.status !== 'published') throw new Error(`publish failed: ${o.error}`);
   // Views, keys and indexes PostgreSQL refused: the publish's summary names them; the bench and tests want none.
-  const refused = [...o.viewsFailed.map((f) => `view ${f.view}: ${f.error}`), ...o.relationsFailed.map((f) => `${f.name}: ${f.error}`)];
+  const refused = [...o.viewsFailed.map((f) => `view ${f.view}: ${f.error}`), ...o.refreshFailed.map((f) => `refresh of ${f.view}: ${f.error}`),
+    ...o.relationsFailed.map((f) => `${f.name}: ${f.error}`)];
   return { publishMs, commitMs: o.commitMs, refreshMs: o.refreshMs, refreshed: o.refreshed, refused };
 }
 
@@ -115,12 +116,12 @@ export async function serpYearPublish(dir: string, url: string, keywords: number
 }
 
 /**
- * The night after the year (serpYearPublish's), loaded and published as a nightly run does: what the nightly publish
- * costs once the year is in PostgreSQL, the refresh of its materialized views included.
+ * A night after the year (serpYearPublish's; `after` 1 the first), loaded and published as a nightly run does: what
+ * the nightly publish costs once the year is in PostgreSQL, the refresh of its materialized views included.
  */
-export async function serpNextNight(dir: string, url: string, keywords: number, nights = 365): Promise<SerpYear['nextNight']> {
-  const made = await writeNight(dir, -1, keywords, nights * keywords * 2);
-  await loadNights(dir, made.files, [made.ledger], new Date(LAST + DAY));
+export async function serpNextNight(dir: string, url: string, keywords: number, nights = 365, after = 1): Promise<SerpYear['nextNight']> {
+  const made = await writeNight(dir, -after, keywords, (nights + after - 1) * keywords * 2);
+  await loadNights(dir, made.files, [made.ledger], new Date(LAST + after * DAY));
   return publishYear(dir, url);
 }
 

@@ -19,6 +19,7 @@ import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { READER_SETTINGS, serpNextNight, serpYearPublish } from '../../src/bench/serp-year.js';
 import { SERP_VIEWS } from '../../src/families/serp/views.js';
 import { materializedName, viewSqlForPostgres } from '../../src/publish/postgres/sql.js';
+import { publishToPostgres } from '../../src/publish/postgres/index.js';
 import { AVAILABLE_TABLES, allColumns } from '../../src/normalize/catalog.js';
 import { ROOT } from '../helpers/project.js';
 
@@ -120,6 +121,23 @@ test('a dashboard reads each SERP view from its materialized rows, by their key 
   } finally {
     await c.end();
   }
+}, 120_000);
+
+test('a materialized view PostgreSQL cannot refresh is named, the rest is published, and the next publish recreates it', async () => {
+  const features = materializedName('v_serp_features');
+  // Its key's index gone (by hand): a concurrent refresh needs it, so PostgreSQL refuses this one refresh.
+  await pgs.query(`DROP INDEX serp_year.${features}_key`);
+  const night = await serpNextNight(dir, pgs.url, 3, 60, 2);
+  expect(night.refused).toEqual([expect.stringMatching(new RegExp(`^refresh of ${features}: .*unique index`))]);
+  expect(night.refreshed).toHaveLength(SERP_VIEWS.filter((v) => v.pgMaterializedKey).length - 1);
+  const pages = async () => Number((await pgs.query<{ n: string }>('SELECT max(pages) AS n FROM serp_year.v_serp_features'))[0].n);
+  const pagesOfNight = 60 + 2; // every keyword's page of the year and the two nights after it
+  expect(await pages()).toBe(pagesOfNight - 1);
+  // The next publish, with nothing new, recreates the views: the index is back and the rows are current.
+  const o = await publishToPostgres({ url: pgs.url, schema: 'serp_year', warehouse: path.join(dir, 'serp-year.duckdb'), stageDir: path.join(dir, 'stage-again') });
+  expect(o.status === 'published' && [o.viewsFailed, o.refreshFailed, o.refreshed.includes(features)]).toEqual([[], [], true]);
+  expect(await pages()).toBe(pagesOfNight);
+  expect(await pgs.query(`SELECT 1 FROM pg_indexes WHERE schemaname = 'serp_year' AND indexname = $1`, [`${features}_key`])).toHaveLength(1);
 }, 120_000);
 
 test('the columns that must be quoted in PostgreSQL are the ones docs/postgres.md names', async () => {

@@ -67,6 +67,8 @@ export type PostgresOutcome =
     durationMs: number; commitMs: number;
     /** Materialized views refreshed (a table they read changed) and the refreshes' time, inside the transaction. */
     refreshed: string[]; refreshMs: number;
+    /** Materialized views PostgreSQL did not refresh: they show the previous publish's rows. */
+    refreshFailed: { view: string; error: string }[];
   }
   | { status: 'failed'; target: string; schema: string; error: string; durationMs: number }
   /** The schema holds another data folder's or service kind's data: nothing was sent (exit 2). */
@@ -114,6 +116,7 @@ export async function publishToPostgres(opts: PublishToPostgresOptions): Promise
     opts.logger?.info({ target, schema, inserted: outcome.inserted, deleted: outcome.deleted, commit_ms: outcome.commitMs, ms: outcome.durationMs,
       tables: outcome.tables.filter((t) => t.mode !== 'unchanged').map((t) => `${t.table}:${t.mode}`) }, 'published to PostgreSQL');
     for (const f of outcome.viewsFailed) opts.logger?.warn({ view: f.view, error: f.error }, 'view not created in PostgreSQL');
+    for (const f of outcome.refreshFailed) opts.logger?.warn({ view: f.view, error: f.error }, 'materialized view not refreshed in PostgreSQL');
     return outcome;
   } catch (err) {
     const message = redactText(describe(connectionError ?? err), opts.url);
@@ -263,6 +266,7 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
   let relationsAdded = 0;
   let refreshed: string[] = [];
   let refreshMs = 0;
+  const refreshFailed: { view: string; error: string }[] = [];
   await client.query('BEGIN');
   try {
     await client.query(`SET LOCAL search_path TO ${q(schema)}, public`);
@@ -316,8 +320,20 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
     if (!refreshDdl && changed.length) {
       // A materialized view reading a changed table is refreshed here, so readers see it agree with the tables at
       // the commit; CONCURRENTLY: they keep reading the previous rows meanwhile instead of waiting.
-      refreshed = await staleMaterializedViews(client, schema, changed);
-      for (const v of refreshed) await client.query(`REFRESH MATERIALIZED VIEW CONCURRENTLY ${q(schema)}.${q(v)}`);
+      // One PostgreSQL refuses (its key no longer unique) is named in the summary and its view recreated next time.
+      for (const v of await staleMaterializedViews(client, schema, changed)) {
+        await client.query('SAVEPOINT refresh');
+        try {
+          await client.query(`REFRESH MATERIALIZED VIEW CONCURRENTLY ${q(schema)}.${q(v)}`);
+          await client.query('RELEASE SAVEPOINT refresh');
+          refreshed.push(v);
+        } catch (err) {
+          await client.query('ROLLBACK TO SAVEPOINT refresh');
+          const hint = (err as { hint?: string })?.hint;
+          refreshFailed.push({ view: v, error: `${describe(err)}${hint ? `: ${hint}` : ''}` });
+          await client.query(`UPDATE ${q(schema)}.${STATE_TABLE} SET fingerprint = NULL WHERE object = '(views)'`);
+        }
+      }
     }
     if (refreshDdl) {
       refreshed = PG_VIEWS.filter((v) => v.pgMaterializedKey).map((v) => materializedName(v.name));
@@ -338,7 +354,7 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
          ON CONFLICT (object) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, run_id = EXCLUDED.run_id, published_at = EXCLUDED.published_at`,
         [viewsFailed.length ? null : fingerprint, opts.runId ?? null]);
     }
-    refreshed = refreshed.filter((n) => !viewsFailed.some((f) => materializedName(f.view) === n));
+    if (refreshDdl) refreshed = refreshed.filter((n) => !viewsFailed.some((f) => materializedName(f.view) === n));
     refreshMs = Date.now() - refreshStarted;
     if (opts.holder) {
       await client.query(
@@ -366,6 +382,7 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
     commitMs,
     refreshed,
     refreshMs,
+    refreshFailed,
   };
 }
 
@@ -401,6 +418,7 @@ export function describeOutcome(o: PostgresOutcome): string {
   const whole = changed.filter((t) => t.mode === 'new' || t.mode === 'full').map((t) => t.table);
   const lines = [`PostgreSQL: published to ${o.target} (schema ${o.schema}): ${o.inserted} row(s) in, ${o.deleted} replaced, ${changed.length} table(s) changed${whole.length ? ` (${whole.length} sent whole)` : ''}, ${o.views} view(s); commit ${o.commitMs} ms of ${o.durationMs} ms`];
   if (o.refreshed.length) lines.push(`  materialized views computed: ${o.refreshed.length} in ${o.refreshMs} ms (${o.refreshed.join(', ')})`);
+  for (const f of o.refreshFailed) lines.push(`  materialized view ${f.view} NOT refreshed (it shows the previous publish's rows; recreated at the next publish): ${f.error}`);
   if (o.addedColumns.length) lines.push(`  columns added: ${o.addedColumns.join(', ')}`);
   for (const f of o.viewsFailed) lines.push(`  view ${f.view} NOT created in PostgreSQL: ${f.error}`);
   for (const f of o.relationsFailed) lines.push(`  key or index ${f.name} NOT added in PostgreSQL: ${f.error}`);
