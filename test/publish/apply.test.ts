@@ -8,7 +8,6 @@ import { describe, expect, test } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { publishWarehouse } from '../../src/publish/index.js';
 import { curatedViews } from '../../src/publish/views.js';
@@ -16,6 +15,7 @@ import { Warehouse } from '../../src/load/warehouse.js';
 import { WAREHOUSE_STORAGE } from '../../src/load/database.js';
 import { loadArchiveFiles } from '../../src/load/archive-load.js';
 import { nightRunId, recordRun, writeSerpNight } from '../../src/bench/serp-nights.js';
+import { startDuckdbReader } from '../helpers/duckdb-reader.js';
 
 const KEYWORDS = 5;
 
@@ -69,34 +69,6 @@ function expectEqual(d: Awaited<ReturnType<typeof differences>>) {
 
 const publish = (work: string, published: string, runId: string, extra: Partial<Parameters<typeof publishWarehouse>[0]> = {}) =>
   publishWarehouse({ workPath: work, publishedPath: published, statements: curatedViews(), ...WAREHOUSE_STORAGE, runId, ...extra });
-
-/** A reader in another process holding the file open read-only; `count` asks it for a table's rows. */
-function startReader(file: string) {
-  const script = `
-    const { DuckDBInstance } = await import(${JSON.stringify(path.resolve('node_modules/@duckdb/node-api/lib/index.js'))});
-    const i = await DuckDBInstance.create(${JSON.stringify(file)}, { access_mode: 'READ_ONLY' });
-    const c = await i.connect();
-    process.stdout.write('open\\n');
-    process.stdin.on('data', async (d) => {
-      if (String(d).includes('quit')) { c.closeSync(); i.closeSync(); process.exit(0); }
-      const r = await c.runAndReadAll('SELECT count(*)::INT FROM serp_results__items');
-      process.stdout.write(String(r.getRows()[0][0]) + '\\n');
-    });`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
-  let buf = '';
-  const waiters: ((line: string) => void)[] = [];
-  child.stdout.on('data', (d) => {
-    buf += String(d);
-    let nl;
-    while ((nl = buf.indexOf('\n')) >= 0) { const line = buf.slice(0, nl); buf = buf.slice(nl + 1); waiters.shift()?.(line); }
-  });
-  const next = () => new Promise<string>((resolve) => waiters.push(resolve));
-  return {
-    opened: next(),
-    count: async () => { const p = next(); child.stdin.write('ask\n'); return Number(await p); },
-    quit: () => new Promise<void>((resolve) => { child.on('exit', () => resolve()); child.stdin.write('quit\n'); }),
-  };
-}
 
 async function items(file: string): Promise<number> {
   const i = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
@@ -163,13 +135,13 @@ describe('publishing a run by applying its changes', () => {
     const work = path.join(dir, 'work', 'warehouse.duckdb');
     const published = path.join(dir, 'warehouse.duckdb');
     await publish(work, published, await loadNight(dir, work, 0));
-    const reader = startReader(published);
+    const reader = startDuckdbReader(published, 'SELECT count(*)::INT FROM serp_results__items');
     expect(await reader.opened).toBe('open');
-    const one = await reader.count();
+    const one = Number(await reader.ask());
     const r1 = await loadNight(dir, work, 1);
     const r = await publish(work, published, r1);
     expect(r).toMatchObject({ mode: 'copied', reason: 'another process holds the published file open' });
-    expect(await reader.count()).toBe(one);
+    expect(Number(await reader.ask())).toBe(one);
     expectEqual(await differences(work, published));
     expect(await items(published)).toBeGreaterThan(one);
     await reader.quit();

@@ -2,10 +2,10 @@ import { describe, expect, test } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { publishWarehouse } from '../../src/publish/index.js';
 import { openDatabase } from '../../src/load/database.js';
+import { startDuckdbReader } from '../helpers/duckdb-reader.js';
 
 async function makeWork(file: string, n: number) {
   const i = await DuckDBInstance.create(file);
@@ -22,34 +22,6 @@ async function count(file: string, sql = 'SELECT count(*)::INT FROM t'): Promise
   try { return (await c.runAndReadAll(sql)).getRows()[0][0] as number; } finally { c.closeSync(); i.closeSync(); }
 }
 
-/** A reader in another process: opens the file read-only, then prints what it sees each time we poke it. */
-function startReader(file: string) {
-  const script = `
-    const { DuckDBInstance } = await import(${JSON.stringify(path.resolve('node_modules/@duckdb/node-api/lib/index.js'))});
-    const i = await DuckDBInstance.create(${JSON.stringify(file)}, { access_mode: 'READ_ONLY' });
-    const c = await i.connect();
-    process.stdout.write('open\\n');
-    process.stdin.on('data', async (d) => {
-      if (String(d).includes('quit')) { c.closeSync(); i.closeSync(); process.exit(0); }
-      const r = await c.runAndReadAll('SELECT count(*)::INT FROM t');
-      process.stdout.write('n=' + r.getRows()[0][0] + '\\n');
-    });`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
-  let buf = '';
-  const waiters: ((line: string) => void)[] = [];
-  child.stdout.on('data', (d) => {
-    buf += String(d);
-    let nl;
-    while ((nl = buf.indexOf('\n')) >= 0) { const line = buf.slice(0, nl); buf = buf.slice(nl + 1); waiters.shift()?.(line); }
-  });
-  const next = () => new Promise<string>((resolve) => waiters.push(resolve));
-  return {
-    opened: next(),
-    ask: async () => { const p = next(); child.stdin.write('ask\n'); return p; },
-    quit: () => new Promise<void>((resolve) => { child.on('exit', () => resolve()); child.stdin.write('quit\n'); }),
-  };
-}
-
 describe('publish', () => {
   test('a reader holding the published file keeps its snapshot and never blocks a publish', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-pub-'));
@@ -57,13 +29,13 @@ describe('publish', () => {
     const published = path.join(dir, 'warehouse.duckdb');
     await makeWork(work, 10);
     await publishWarehouse({ workPath: work, publishedPath: published, statements: ['CREATE VIEW v AS SELECT x * 2 AS y FROM t'] });
-    const reader = startReader(published);
+    const reader = startDuckdbReader(published, 'SELECT count(*)::INT FROM t');
     expect(await reader.opened).toBe('open');
-    expect(await reader.ask()).toBe('n=10');
+    expect(await reader.ask()).toBe('10');
 
     await makeWork(work, 25);
     await publishWarehouse({ workPath: work, publishedPath: published, statements: ['CREATE VIEW v AS SELECT x * 2 AS y FROM t'] });
-    expect(await reader.ask()).toBe('n=10'); // the old snapshot, whole
+    expect(await reader.ask()).toBe('10'); // the old snapshot, whole
     expect(await count(published)).toBe(25); // a new reader sees the new one
     expect(await count(published, 'SELECT max(y)::INT FROM v')).toBe(48);
     await reader.quit();
