@@ -141,6 +141,7 @@ function priceOf(def: EndpointDef, task: Record<string, unknown>, prices: PriceT
   if (p.priority_2_multiplier && task.priority === 2) cost *= p.priority_2_multiplier;
   if (p.search_operators_multiplier && hasSearchOperator(task.keyword)) cost *= p.search_operators_multiplier;
   if (p.get_website_url_multiplier && task.get_website_url === true) cost *= p.get_website_url_multiplier;
+  for (const [field, m] of Object.entries(p.field_multipliers ?? {})) if (task[field] !== undefined && task[field] !== null && task[field] !== '') cost *= m;
   // Flat extras, whatever the priority; refunded when unused.
   if (task.load_async_ai_overview === true && p.load_async_ai_overview && (!outcome || outcome.asyncAiOverview)) cost += p.load_async_ai_overview;
   const clicks = typeof task.people_also_ask_click_depth === 'number' ? task.people_also_ask_click_depth : 0;

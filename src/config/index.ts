@@ -65,6 +65,8 @@ const priceSchema = z.strictObject({
   people_also_ask_click: z.number().nonnegative().optional(),
   search_operators_multiplier: z.number().positive().optional(),
   get_website_url_multiplier: z.number().positive().optional(),
+  // The price multiplied when the task sets the field (Google reviews: a `cid` doubles it).
+  field_multipliers: z.record(z.string(), z.number().positive()).optional(),
   // On-Page crawl tasks (docs/api-live.md, On-Page prices): each page crawled, reserved for `max_crawl_pages`; each
   // crawl option set true adds this many base page prices (enable_browser_rendering includes resources and JavaScript).
   per_crawled_page: z.number().nonnegative().optional(),
@@ -107,6 +109,8 @@ export const configSchema = z.strictObject({
     // Empty: data/ for the live service, data/sandbox/ for a sandbox (src/config/service.ts).
     dir: z.string(),
     memory_limit: size.refine((s) => !SIZE.test(s) || sizeInBytes(s) >= MIN_MEMORY_BYTES, { error: (i) => `must be at least 128MB (got ${shown(i.input)}): below it DuckDB runs out of memory loading a night` }),
+    // 0: DuckDB's default, a thread per core.
+    threads: z.int().min(0).max(256),
   }),
   collect: z.strictObject({
     poll_min_ms: z.int().positive(),

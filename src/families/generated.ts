@@ -36,6 +36,8 @@ export interface GeneratedFamilyOptions {
   fields?: Readonly<Record<string, Readonly<Record<string, FieldRule>>>>;
   /** Result kinds (root table names) renamed, by the derived name. */
   rename?: Readonly<Record<string, string>>;
+  /** How the service bills an operation where its kind does not say (a POST list billed per page), by endpoint id (docs/api-live.md). */
+  billing?: Readonly<Record<string, EndpointDef['billing']>>;
   /** Paths another declaration of the family already serves (hand-written endpoints win). */
   skipPaths?: ReadonlySet<string>;
 }
@@ -86,7 +88,7 @@ export function generatedEndpoints(file: GeneratedFile, opts: GeneratedFamilyOpt
       api: file.family, fn: op.kind === 'tasks_ready' || op.kind === 'tasks_fixed' ? op.kind : fn, result, version: opts.version,
       description: `${op.kind.replace('_', ' ')} ${op.path} (${op.client.replace('.', '.')}).`,
       ...(fields ? { fields } : {}), ...(op.cross ? { cross: op.cross } : {}),
-      billing: op.kind === 'task_post' ? 'post' : op.kind === 'live' ? 'request' : 'free',
+      billing: opts.billing?.[op.id] ?? (op.kind === 'task_post' ? 'post' : op.kind === 'live' ? 'request' : 'free'),
       model: { client: op.client, result: op.result ?? 'any', ...(op.request ? { request: op.request } : {}) },
     };
     if (op.kind === 'task_post') Object.assign(def, { maxTasksPerPost: 100, overflowCode: 40006, ...(ids.has(`${base}.tasks_ready`) ? { readyId: `${base}.tasks_ready` } : {}), ...(getId ? { getId } : {}) });
@@ -249,6 +251,30 @@ function tableOf(b: Builder, name: string, parent: string | null, model: string,
     ...(m?.variants ? { knownItemTypes: Object.keys(m.variants) } : {}),
   };
   return [t, ...children];
+}
+
+/**
+ * The item-type tables of a hand-declared table of polymorphic items (model `model`): each type's own fields that
+ * the hand-declared columns (`declared`, by path) leave out, by the rules above, so no field a model declares is
+ * left to `extra`. A type whose own fields the hand-declared columns all take gets no table.
+ */
+export function ownFieldTables(table: string, model: string, declared: readonly ColumnDef[], taken: ReadonlySet<string> = new Set()): TableDef[] {
+  const b: Builder = { tables: [], names: new Set([...taken, table]) };
+  const paths = declared.flatMap((c) => [c.path, ...(c.alt ? [c.alt] : [])]);
+  const covered = (p: string) => paths.some((d) => d === p || p.startsWith(`${d}.`));
+  const all = itemTypeTables(b, table, model, '', 1, true);
+  const own = new Set(all.filter((t) => t.parent === table).map((t) => t.name));
+  // The hand-declared columns read the type's object itself: a path they take is not repeated, nor a list below it.
+  let kept = all
+    .map((t) => (own.has(t.name) ? { ...t, columns: t.columns.filter((c) => !covered(c.path)) } : t))
+    .filter((t) => !(t.parent && own.has(t.parent) && covered(t.source!.path)));
+  for (let n = -1; n !== kept.length;) {
+    n = kept.length;
+    const names = new Set([table, ...kept.map((t) => t.name)]);
+    const parents = new Set(kept.map((t) => t.parent));
+    kept = kept.filter((t) => names.has(t.parent!) && (!own.has(t.name) || t.columns.length > 0 || parents.has(t.name)));
+  }
+  return kept;
 }
 
 /** The tables of a result kind: one root table of the result model and its children; results without a model keep their JSON. */

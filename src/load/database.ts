@@ -4,8 +4,9 @@
  * reprocess, ingest, publish) opens it here with WAREHOUSE_STORAGE.
  */
 import { existsSync } from 'node:fs';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBInstance, DuckDBConnection } from '@duckdb/node-api';
 import { rowGroupSizeProblem } from '../config/index.js';
+import { createDuckdb } from './threads.js';
 
 /** The name the warehouse file is attached under, and every connection's default catalog. */
 export const WAREHOUSE_CATALOG = 'warehouse';
@@ -47,7 +48,7 @@ export async function openDatabase(file: string, opts: OpenDatabaseOptions = {})
   if (opts.mergeRowGroups === false) settings.max_vacuum_tasks = '0';
   const problem = opts.rowGroupSize === undefined ? undefined : rowGroupSizeProblem(opts.rowGroupSize);
   if (problem) throw new Error(`row group size: ${problem}`);
-  const instance = await DuckDBInstance.create(':memory:', settings);
+  const instance = await createDuckdb(':memory:', settings);
   try {
     const connection = await instance.connect();
     const attach = [

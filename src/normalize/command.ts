@@ -2,6 +2,8 @@ import { writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { familyTableDocs, renderTablesDoc } from './docs.js';
 import { writeAnalysisDoc } from '../publish/docs.js';
+import { writeUnpricedDoc } from '../api/unpriced-doc.js';
+import { loadConfig } from '../config/index.js';
 
 /** `seo-etl docs`: rewrites docs/tables.md from the catalog. */
 export async function docsCommand(opts: { root: string }): Promise<number> {
@@ -17,5 +19,8 @@ export async function docsCommand(opts: { root: string }): Promise<number> {
   // The curated views' section of docs/analysis.md is generated the same way (src/publish/docs.ts).
   const analysis = await writeAnalysisDoc(opts.root);
   process.stdout.write(`wrote ${path.relative(process.cwd(), analysis) || analysis} (views section)\n`);
+  // The operations without a published price, in docs/api-live.md (src/api/unpriced-doc.ts).
+  const live = await writeUnpricedDoc(opts.root, loadConfig({ root: opts.root, env: {} }).prices);
+  process.stdout.write(`wrote ${path.relative(process.cwd(), live) || live} (unpriced section)\n`);
   return 0;
 }

@@ -7,7 +7,10 @@ import { ENDPOINTS } from '../api/catalog.js';
 import { FAMILIES } from '../families/index.js';
 
 /** Tables of generated result kinds: documented per family in docs/tables/<family>.md, compactly. */
-const ON_DEMAND = new Set(FAMILIES.flatMap((f) => (f.onDemandTables ?? []).map((t) => t.name)));
+const ON_DEMAND_ANY = new Set(FAMILIES.flatMap((f) => (f.onDemandTables ?? []).map((t) => t.name)));
+/** The root of a table's family: tables below a hand-declared root (its item types' own tables) are documented with it. */
+const rootOf = (t: TableDef): TableDef => (t.parent ? rootOf(AVAILABLE_TABLES.find((p) => p.name === t.parent)!) : t);
+const ON_DEMAND = new Set([...ON_DEMAND_ANY].filter((n) => ON_DEMAND_ANY.has(rootOf(AVAILABLE_TABLES.find((t) => t.name === n)!).name)));
 const TABLES = AVAILABLE_TABLES.filter((t) => !ON_DEMAND.has(t.name));
 
 const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { existsSync, statSync } from 'node:fs';
-import { DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBInstance } from '@duckdb/node-api';
 import { describeService, otherDataFolder, serviceOfRun, type Service } from '../config/service.js';
 import { loadConfig } from '../config/index.js';
 import { AVAILABLE_TABLES, TABLES, familyOf } from '../normalize/catalog.js';
@@ -16,6 +16,7 @@ import { EXIT, UserError } from '../exit.js';
 import { warehousePaths } from './index.js';
 import { ENGINES, ddlPreamble, externalTableDdl, type Engine } from './parquet-ddl.js';
 import { lakeEndpoint } from '../config/lake.js';
+import { createDuckdb } from '../load/threads.js';
 
 export interface PublishedTable { name: string; rows: number; description: string | null }
 export interface PublishedView { name: string; description: string | null }
@@ -48,7 +49,7 @@ export async function listPublished(file: string): Promise<PublishedListing> {
   const st = statSync(file);
   let instance: DuckDBInstance;
   try {
-    instance = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
+    instance = await createDuckdb(file, { access_mode: 'READ_ONLY' });
   } catch (err) {
     const msg = (err as Error).message ?? String(err);
     if (/lock/i.test(msg)) throw new WarehouseLockedError(file, msg.split('\n')[0]);

@@ -5,13 +5,13 @@
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import type { Config } from '../config/index.js';
 import type { Pipeline } from '../pipeline/index.js';
 import { readAxisValues } from '../pipeline/sources.js';
 import { normalizeDomain } from '../pipeline/alerts.js';
 import { queryOf, readReportData, type Query, type ReportData } from './data.js';
 import { renderReport } from './html.js';
+import { createDuckdb } from '../load/threads.js';
 
 export { RunNotFound, type ReportData, type Mover } from './data.js';
 
@@ -39,7 +39,7 @@ export interface WrittenReport { path: string; latestPath?: string; data: Report
 
 /** Opens the published warehouse read-only for `fn`; readers may hold it read-only too. */
 export async function withPublished<T>(file: string, fn: (q: Query) => Promise<T>): Promise<T> {
-  const instance = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
+  const instance = await createDuckdb(file, { access_mode: 'READ_ONLY' });
   const conn = await instance.connect();
   try {
     return await fn(queryOf(conn));

@@ -17,6 +17,7 @@ import { warehousePaths, type WarehousePaths } from '../publish/index.js';
 import { describeDestinations, destinationsFor, exitWithDestinations, publishAll, verifyDestinations } from '../publish/destination.js';
 import { noPause } from '../pause.js';
 import { EXIT } from '../exit.js';
+import { useDuckdbThreads } from '../load/threads.js';
 
 /** A time stamp and the process id: names this command's archive files and its publish. */
 const stamp = () => `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '')}-${process.pid}`;
@@ -30,6 +31,7 @@ const pathsOf = (root: string, config: Config): WarehousePaths => warehousePaths
  * only once `write` returns: it may refuse by throwing, and nothing is changed or published.
  */
 async function writeAndPublish(paths: WarehousePaths, config: Config, runId: string, write: (writer: Writer) => Promise<ArchiveLoadResult>, opts: { onCopy?: boolean; rebuilt?: boolean; takeOver?: boolean } = {}): Promise<number> {
+  useDuckdbThreads(config.warehouse.threads);
   const lock = acquireRunLock(paths.dir);
   const file = opts.onCopy ? `${paths.work}.reprocess-${process.pid}` : paths.work;
   const destinations = destinationsFor(config, paths, noPause, undefined, { takeOver: opts.takeOver });

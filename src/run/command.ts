@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { accountLines } from '../check/index.js';
 import { existsSync } from 'node:fs';
-import { DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBInstance } from '@duckdb/node-api';
 import { loadConfig } from '../config/index.js';
 import { Ledger, readRunLock, type RunSummary } from '../ledger/index.js';
 import { pidAlive } from '../ledger/lock.js';
@@ -18,6 +18,7 @@ import { groupFailures, runCondition, statusLines } from './status-view.js';
 import { pauseFromEnv } from './test-pause.js';
 import { tuneHeapForJob } from './heap.js';
 import { costNote, otherDataFolder, serviceOf, serviceOfRun } from '../config/service.js';
+import { createDuckdb } from '../load/threads.js';
 
 /** Which service a plan is for, and where its data would go. */
 const serviceLine = (baseUrl: string, dataDir: string) => {
@@ -50,7 +51,7 @@ export async function resumeCommand(o: { root: string; pipeline?: string } & Out
 async function openReadOnly(file: string): Promise<{ instance: DuckDBInstance; close(): void } | undefined> {
   if (!existsSync(file)) return undefined;
   try {
-    const instance = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
+    const instance = await createDuckdb(file, { access_mode: 'READ_ONLY' });
     return { instance, close: () => instance.closeSync() };
   } catch {
     return undefined;

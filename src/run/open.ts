@@ -22,6 +22,7 @@ import { resumeTarget } from './resume.js';
 import { logFormat, stderrLog } from '../api/log-output.js';
 import { bindDataFolder, noteRunService, refuseAccidentalSandbox, serviceOf, type Service } from '../config/service.js';
 import type { RunJobOptions } from './job.js';
+import { useDuckdbThreads } from '../load/threads.js';
 
 export interface OpenedRun {
   config: Config;
@@ -50,6 +51,7 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
   // The run date given is checked once, here, before anything is opened (a resume's comes from the ledger).
   if (opts.runDate !== undefined && !isCalendarDay(opts.runDate)) throw new UserError(`--run-date: ${RUN_DATE_RULE}, got '${opts.runDate}'`);
   const config = loadConfig({ root: opts.root, env, overrides: opts.configOverrides });
+  useDuckdbThreads(config.warehouse.threads);
   const credentials = credentialsFor(config, env); // missing live credentials: exit 2 before anything else
   const service = serviceOf(config.api.base_url);
   refuseAccidentalSandbox({ service, fileBaseUrl: loadConfig({ root: opts.root, env: {} }).api.base_url, env, sandboxOnPurpose: opts.sandbox === true });

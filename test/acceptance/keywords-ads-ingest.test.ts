@@ -3,18 +3,13 @@
  * written as a user would save them and fed through `seo-etl ingest`, land in typed columns with no `extra`;
  * a legacy answer in the same files keeps its 0-1 competition in its own column.
  */
-import { afterAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ingestCommand } from '../../src/run/archive-command.js';
-import { warehousePaths } from '../../src/publish/index.js';
-import { loadConfig } from '../../src/config/index.js';
-import { Warehouse } from '../../src/load/warehouse.js';
 import { KEYWORD_VIEWS } from '../../src/families/keywords_data/views.js';
+import { useIngestProject } from '../helpers/ingest-project.js';
 
-const root = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-ads-ingest-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+const { root, ingest, rows } = useIngestProject('ads-ingest');
 
 const months = [{ year: 2026, month: 10, search_volume: 1300 }, { year: 2026, month: 9, search_volume: 1000 }];
 const metrics = (keyword: string, extra: Record<string, unknown> = {}) => ({
@@ -57,52 +52,38 @@ describe('ingest of the ads-based keyword API in the live shapes', () => {
       writeFileSync(file, name.endsWith('.ndjson') ? envs.map((e) => JSON.stringify(e)).join('\n') : JSON.stringify(envs[0]));
       return file;
     });
-    const write = process.stdout.write.bind(process.stdout);
-    const out: string[] = [];
-    process.stdout.write = ((s: string) => { out.push(String(s)); return true; }) as never;
-    try {
-      expect(await ingestCommand({ root, files })).toBe(0);
-    } finally {
-      process.stdout.write = write;
-    }
-    expect(out.join('')).not.toMatch(/unknown fields|values that could not be typed/);
+    expect(await ingest(files)).not.toMatch(/unknown fields|values that could not be typed/);
 
-    const wh = await Warehouse.open(warehousePaths(path.resolve(root, loadConfig({ root, env: {} }).warehouse.dir)).work);
-    try {
-      const rows = async (sql: string) => (await wh.connection.runAndReadAll(sql)).getRowObjectsJS() as Record<string, any>[];
-      const kw = await rows(`SELECT endpoint_id, function, api_version, keyword, spell, competition, competition_level, competition_index, low_top_of_page_bid, high_top_of_page_bid, cpc, search_volume, search_partners, extra FROM keyword_data ORDER BY endpoint_id, keyword`);
-      expect(kw.map((r) => r.endpoint_id)).toEqual([
-        'keywords_ads.keywords_for_keywords.live', 'keywords_ads.keywords_for_keywords.task_get', 'keywords_ads.keywords_for_keywords.task_get',
-        'keywords_ads.keywords_for_site.live', 'keywords_ads.keywords_for_site.task_get',
-        'keywords_ads.search_volume.live', 'keywords_ads.search_volume.task_get', 'keywords_ads.search_volume.task_get', 'keywords_for_site.task_get',
-      ]);
-      expect(kw.every((r) => r.extra === null)).toBe(true);
-      const cheap = kw.find((r) => r.keyword === 'cheap laptops')!;
-      expect(cheap).toMatchObject({ function: 'search_volume', api_version: '0.1.20260911', spell: 'cheap laptop', competition: null, competition_level: 'LOW', competition_index: 12, low_top_of_page_bid: 0.61, high_top_of_page_bid: 2.93, cpc: 1.42, search_volume: 1300n, search_partners: false });
-      expect(kw.find((r) => r.keyword === 'cell phone')).toMatchObject({ competition_level: null, competition_index: null, cpc: null, search_volume: null });
-      expect(kw.find((r) => r.keyword === 'legacy kw')).toMatchObject({ endpoint_id: 'keywords_for_site.task_get', competition: 0.42, competition_level: null, competition_index: null, api_version: '0.1.20221214' });
+    const kw = await rows(`SELECT endpoint_id, function, api_version, keyword, spell, competition, competition_level, competition_index, low_top_of_page_bid, high_top_of_page_bid, cpc, search_volume, search_partners, extra FROM keyword_data ORDER BY endpoint_id, keyword`);
+    expect(kw.map((r) => r.endpoint_id)).toEqual([
+      'keywords_ads.keywords_for_keywords.live', 'keywords_ads.keywords_for_keywords.task_get', 'keywords_ads.keywords_for_keywords.task_get',
+      'keywords_ads.keywords_for_site.live', 'keywords_ads.keywords_for_site.task_get',
+      'keywords_ads.search_volume.live', 'keywords_ads.search_volume.task_get', 'keywords_ads.search_volume.task_get', 'keywords_for_site.task_get',
+    ]);
+    expect(kw.every((r) => r.extra === null)).toBe(true);
+    const cheap = kw.find((r) => r.keyword === 'cheap laptops')!;
+    expect(cheap).toMatchObject({ function: 'search_volume', api_version: '0.1.20260911', spell: 'cheap laptop', competition: null, competition_level: 'LOW', competition_index: 12, low_top_of_page_bid: 0.61, high_top_of_page_bid: 2.93, cpc: 1.42, search_volume: 1300n, search_partners: false });
+    expect(kw.find((r) => r.keyword === 'cell phone')).toMatchObject({ competition_level: null, competition_index: null, cpc: null, search_volume: null });
+    expect(kw.find((r) => r.keyword === 'legacy kw')).toMatchObject({ endpoint_id: 'keywords_for_site.task_get', competition: 0.42, competition_level: null, competition_index: null, api_version: '0.1.20221214' });
 
-      const months = await rows(`SELECT count(*)::INT n, count(extra)::INT e FROM keyword_data__monthly_searches`);
-      expect(months).toEqual([{ n: 16, e: 0 }]);
-      const ads = await rows(`SELECT endpoint_id, function, api_version, keyword, date_interval, bid, match, impressions, ctr, average_cpc, cost, clicks, extra FROM keyword_ad_traffic ORDER BY endpoint_id, keyword`);
-      expect(ads).toEqual([
-        { endpoint_id: 'keywords_ads.ad_traffic_by_keywords.live', function: 'ad_traffic_by_keywords', api_version: '0.1.20260911', keyword: 'coffee', date_interval: null, bid: 2.5, match: 'phrase', impressions: null, ctr: null, average_cpc: 1.73, cost: 421.55, clicks: 243.68, extra: null },
-        { endpoint_id: 'keywords_ads.ad_traffic_by_keywords.live', function: 'ad_traffic_by_keywords', api_version: '0.1.20260911', keyword: 'tea', date_interval: null, bid: 2.5, match: 'phrase', impressions: null, ctr: null, average_cpc: 1.73, cost: 421.55, clicks: 243.68, extra: null },
-        { endpoint_id: 'keywords_ads.ad_traffic_by_keywords.task_get', function: 'ad_traffic_by_keywords', api_version: '0.1.20260911', keyword: 'seo marketing', date_interval: 'next_month', bid: 999, match: 'exact', impressions: null, ctr: null, average_cpc: 1.73, cost: 421.55, clicks: 243.68, extra: null },
-      ]);
-      const tasks = await rows(`SELECT endpoint_id, target_type, date_from, date_to, date_interval, bid, match, include_adult_keywords, location_coordinate, extra FROM tasks WHERE endpoint_id LIKE 'keywords_ads.%' ORDER BY endpoint_id`);
-      expect(tasks.length).toBe(8);
-      expect(tasks.every((t) => t.extra === null)).toBe(true);
-      expect(tasks.find((t) => t.endpoint_id === 'keywords_ads.ad_traffic_by_keywords.live')).toMatchObject({ date_from: '2026-12-01', date_to: '2026-12-31', bid: 2.5, match: 'phrase' });
-      expect(tasks.find((t) => t.endpoint_id === 'keywords_ads.keywords_for_site.task_get')).toMatchObject({ target_type: 'site' });
-      // The analysts' view (published warehouses only), over these rows: one 0-1 figure and the API each came from.
-      const view = KEYWORD_VIEWS.find((v) => v.name === 'v_keyword_competition')!;
-      expect(await rows(`SELECT keyword, source_api, function, competition, competition_level, legacy_competition FROM (${view.select}) WHERE keyword IN ('buy laptop', 'legacy kw') ORDER BY keyword`)).toEqual([
-        { keyword: 'buy laptop', source_api: 'google_ads', function: 'search_volume', competition: 0.87, competition_level: 'HIGH', legacy_competition: null },
-        { keyword: 'legacy kw', source_api: 'legacy', function: 'keywords_for_site', competition: 0.42, competition_level: null, legacy_competition: 0.42 },
-      ]);
-    } finally {
-      wh.close();
-    }
+    const months = await rows(`SELECT count(*)::INT n, count(extra)::INT e FROM keyword_data__monthly_searches`);
+    expect(months).toEqual([{ n: 16, e: 0 }]);
+    const ads = await rows(`SELECT endpoint_id, function, api_version, keyword, date_interval, bid, match, impressions, ctr, average_cpc, cost, clicks, extra FROM keyword_ad_traffic ORDER BY endpoint_id, keyword`);
+    expect(ads).toEqual([
+      { endpoint_id: 'keywords_ads.ad_traffic_by_keywords.live', function: 'ad_traffic_by_keywords', api_version: '0.1.20260911', keyword: 'coffee', date_interval: null, bid: 2.5, match: 'phrase', impressions: null, ctr: null, average_cpc: 1.73, cost: 421.55, clicks: 243.68, extra: null },
+      { endpoint_id: 'keywords_ads.ad_traffic_by_keywords.live', function: 'ad_traffic_by_keywords', api_version: '0.1.20260911', keyword: 'tea', date_interval: null, bid: 2.5, match: 'phrase', impressions: null, ctr: null, average_cpc: 1.73, cost: 421.55, clicks: 243.68, extra: null },
+      { endpoint_id: 'keywords_ads.ad_traffic_by_keywords.task_get', function: 'ad_traffic_by_keywords', api_version: '0.1.20260911', keyword: 'seo marketing', date_interval: 'next_month', bid: 999, match: 'exact', impressions: null, ctr: null, average_cpc: 1.73, cost: 421.55, clicks: 243.68, extra: null },
+    ]);
+    const tasks = await rows(`SELECT endpoint_id, target_type, date_from, date_to, date_interval, bid, match, include_adult_keywords, location_coordinate, extra FROM tasks WHERE endpoint_id LIKE 'keywords_ads.%' ORDER BY endpoint_id`);
+    expect(tasks.length).toBe(8);
+    expect(tasks.every((t) => t.extra === null)).toBe(true);
+    expect(tasks.find((t) => t.endpoint_id === 'keywords_ads.ad_traffic_by_keywords.live')).toMatchObject({ date_from: '2026-12-01', date_to: '2026-12-31', bid: 2.5, match: 'phrase' });
+    expect(tasks.find((t) => t.endpoint_id === 'keywords_ads.keywords_for_site.task_get')).toMatchObject({ target_type: 'site' });
+    // The analysts' view (published warehouses only), over these rows: one 0-1 figure and the API each came from.
+    const view = KEYWORD_VIEWS.find((v) => v.name === 'v_keyword_competition')!;
+    expect(await rows(`SELECT keyword, source_api, function, competition, competition_level, legacy_competition FROM (${view.select}) WHERE keyword IN ('buy laptop', 'legacy kw') ORDER BY keyword`)).toEqual([
+      { keyword: 'buy laptop', source_api: 'google_ads', function: 'search_volume', competition: 0.87, competition_level: 'HIGH', legacy_competition: null },
+      { keyword: 'legacy kw', source_api: 'legacy', function: 'keywords_for_site', competition: 0.42, competition_level: null, legacy_competition: 0.42 },
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The prices of the families beyond SERP, Labs and Backlinks (config/prices.yaml, docs/api-live.md): for a step of
  * each pricing shape, plan's figure is what the embedded sandbox bills (a flat price, an On-Page crawl reserved for
- * max_crawl_pages with its options), or lies within the range plan states (per row; an LLM's tokens). A step whose
+ * max_crawl_pages with its options, an instant page), or lies within the range plan states (per row; an LLM's tokens). A step whose
  * endpoint has no published price is said to be unpriced, never $0.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +11,11 @@ import { basicAuthHeader, startSandbox, type Sandbox } from '../../src/sandbox/i
 import { estimatePlan, formatPlan, planPipeline, runIdFor } from '../../src/pipeline/index.js';
 import type { Plan } from '../../src/pipeline/plan.js';
 import { load, testConfig } from '../pipeline/helpers.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadConfig } from '../../src/config/index.js';
+import { UNPRICED_BEGIN, unpricedByFamily, withUnpricedSection } from '../../src/api/unpriced-doc.js';
+import { ROOT } from '../helpers/project.js';
 
 const config = testConfig();
 const RUN = runIdFor('prices', '2026-11-02');
@@ -26,6 +31,15 @@ steps:
   - name: crawl
     endpoint: on_page.task_post
     params: { target: example.com, max_crawl_pages: 40, enable_browser_rendering: true, load_resources: true, enable_javascript: true }
+  - name: instant
+    endpoint: on_page.instant_pages
+    params: { url: "https://example.com/", enable_javascript: true }
+  - name: reviews
+    endpoint: business_data.google.reviews.task_post
+    params: { keyword: pizza palace, location_code: 2840, language_code: en, depth: 25 }
+  - name: reviews_by_cid
+    endpoint: business_data.google.reviews.task_post
+    params: { cid: "194604053573767737", location_code: 2840, language_code: en }
   - name: citations
     endpoint: content_analysis.search.live
     params: { keyword: trailhub, limit: 25 }
@@ -73,7 +87,13 @@ describe('plan and the sandbox bill the same', () => {
     expect(cost('lighthouse').costUsd).toBe(0.00425);
     // 40 pages x $0.000125 x (1 + 33 for browser rendering, which includes resources and JavaScript); from 1 page.
     expect(cost('crawl')).toMatchObject({ costUsd: 0.17, costMinUsd: 0.00425 });
-    for (const step of ['bing_volume', 'lighthouse', 'crawl']) expect(await billed(step), step).toBe(cost(step).costUsd);
+    // Instant pages, a list the service bills per page: one page x $0.000125 x (1 + 9 for JavaScript).
+    expect(cost('instant')).toMatchObject({ costUsd: 0.00125 });
+    expect(cost('instant').costMinUsd ?? cost('instant').costUsd).toBe(0.00125);
+    // Google reviews, per 10 of the depth asked: 25 -> 3 x $0.00075; a cid doubles the default 10's $0.00075.
+    expect(cost('reviews').costUsd).toBe(0.00225);
+    expect(cost('reviews_by_cid').costUsd).toBe(0.0015);
+    for (const step of ['bing_volume', 'lighthouse', 'crawl', 'instant', 'reviews', 'reviews_by_cid']) expect(await billed(step), step).toBe(cost(step).costUsd);
   });
 
   it('per-row and per-token prices: the bill lies within the range plan states', async () => {
@@ -121,5 +141,22 @@ describe('plan and the sandbox bill the same', () => {
     expect(text).toMatch(/^total\s.*\+ unpriced$/m);
     expect(text).toContain('No price for trends (keywords_data.google_trends.explore.live)');
     expect(text).toMatch(/^Estimated cost \$[\d.]+ \(and the unpriced steps\) of budget \$5.00/m);
+  });
+});
+
+describe('docs/api-live.md', () => {
+  const prices = loadConfig({ root: ROOT, env: {} }).prices;
+  const doc = readFileSync(path.join(ROOT, 'docs', 'api-live.md'), 'utf8');
+
+  it('lists every operation plan calls unpriced, and no priced one (seo-etl docs rewrites the list)', () => {
+    expect(doc).toContain(UNPRICED_BEGIN);
+    expect(withUnpricedSection(doc, prices)).toBe(doc);
+    const listed = [...unpricedByFamily(prices).values()].flat();
+    expect(listed).toContain('keywords_data.google_trends.explore.live');
+    expect(listed).not.toContain('business_data.google.reviews.task_post');
+    expect(listed).not.toContain('on_page.instant_pages');
+    // A price added makes the list shorter by that operation.
+    const priced = unpricedByFamily({ ...prices, 'keywords_data.google_trends.explore.live': { per_task: 0.01 } });
+    expect([...priced.values()].flat()).toEqual(listed.filter((id) => id !== 'keywords_data.google_trends.explore.live'));
   });
 });

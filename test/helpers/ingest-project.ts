@@ -1,9 +1,9 @@
 /**
  * A project folder and the embedded sandbox for tests that save answers in the live shapes and feed them through
  * `seo-etl ingest`, as a user would: `call`/`post` ask the sandbox, `ingest` loads saved files or answers, `rows`
- * reads the working warehouse. Registers its own beforeAll/afterAll.
+ * reads the working warehouse, `published` the published one. Registers its own afterAll.
  */
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,7 +12,7 @@ import { warehousePaths } from '../../src/publish/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { ROOT } from './project.js';
+import { ROOT, queryFile } from './project.js';
 
 export interface IngestProject {
   /** The project folder (its data folder is where the config puts it). */
@@ -24,23 +24,27 @@ export interface IngestProject {
   ingest(what: string[] | Array<[string, unknown]>): Promise<string>;
   /** Rows of a query against the working warehouse. */
   rows(sql: string): Promise<Record<string, any>[]>;
+  /** Rows of a query against the published warehouse (the one with the curated views). */
+  published(sql: string): Promise<Record<string, any>[]>;
 }
 
 export function useIngestProject(prefix: string): IngestProject {
   const root = mkdtempSync(path.join(os.tmpdir(), `seo-etl-${prefix}-`));
-  let box: Sandbox;
-  let auth = '';
-  beforeAll(async () => {
+  // The sandbox starts with the first call: a test that only ingests saved answers does not pay for it.
+  let started: Promise<{ box: Sandbox; auth: string }> | undefined;
+  const sandbox = () => (started ??= (async () => {
     const config = loadConfig({ root: ROOT, env: {} });
-    box = await startSandbox({ config, port: 0 });
-    auth = `Basic ${Buffer.from(`${config.sandbox.login}:${config.sandbox.password}`).toString('base64')}`;
-  });
+    const box = await startSandbox({ config, port: 0 });
+    return { box, auth: `Basic ${Buffer.from(`${config.sandbox.login}:${config.sandbox.password}`).toString('base64')}` };
+  })());
   afterAll(async () => {
-    await box?.close();
+    if (started) await (await started).box.close();
     rmSync(root, { recursive: true, force: true });
   });
-  const call = async (method: 'GET' | 'POST', p: string, body?: unknown) =>
-    (await fetch(`${box.url}${p}`, { method, headers: { Authorization: auth, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined })).json() as Promise<any>;
+  const call = async (method: 'GET' | 'POST', p: string, body?: unknown) => {
+    const { box, auth } = await sandbox();
+    return (await fetch(`${box.url}${p}`, { method, headers: { Authorization: auth, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined })).json() as Promise<any>;
+  };
   return {
     root,
     call,
@@ -62,6 +66,7 @@ export function useIngestProject(prefix: string): IngestProject {
       }
       return out.join('');
     },
+    published: (sql) => queryFile(warehousePaths(path.resolve(root, loadConfig({ root, env: {} }).warehouse.dir)).published, sql),
     async rows(sql) {
       const wh = await Warehouse.open(warehousePaths(path.resolve(root, loadConfig({ root, env: {} }).warehouse.dir)).work);
       try {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeTask, NormalizeStats, tablesOfTask, type Row } from '../../src/normalize/extract.js';
-import { TABLES, allColumns } from '../../src/normalize/catalog.js';
+import { TABLE_BY_NAME, allColumns } from '../../src/normalize/catalog.js';
 import { task, keywordTask, merchantTask, technologyTask, onpageTask, eventsTask, eventsHtmlTask, listTasks } from './fixtures.js';
 
 const ctx = { runId: 'run-1', loadedAt: new Date('2026-01-15T12:00:00Z'), engines: ['engine_a'] };
@@ -8,7 +8,7 @@ const rowsOf = (out: Map<string, Row[]>, t: string) => out.get(t) ?? [];
 
 function expectCatalogShape(out: Map<string, Row[]>): void {
   for (const [name, rows] of out) {
-    const def = TABLES.find((t) => t.name === name)!;
+    const def = TABLE_BY_NAME.get(name)!;
     const cols = allColumns(def).map((c) => c.name).sort();
     for (const r of rows) expect(Object.keys(r).sort(), `${name} row keys`).toEqual(cols);
     const ids = rows.map((r) => r._id);

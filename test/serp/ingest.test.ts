@@ -1,40 +1,16 @@
 /** Acceptance: live-service SERP answers fed through `seo-etl ingest` land in typed columns; unknown item types are kept and reported. */
-import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { ingestCommand } from '../../src/run/archive-command.js';
-import { warehousePaths } from '../../src/publish/index.js';
-import { loadConfig } from '../../src/config/index.js';
-import { queryFile } from '../helpers/project.js';
+import { describe, expect, it } from 'vitest';
+import { useIngestProject } from '../helpers/ingest-project.js';
 import { ADVANCED_ENVELOPE, ADVANCED_ITEMS, REGULAR_ENVELOPE } from './live-fixtures.js';
 
-const dirs: string[] = [];
-afterEach(() => { while (dirs.length) rmSync(dirs.pop()!, { recursive: true, force: true }); });
-
-async function ingest(root: string, files: string[]): Promise<string> {
-  const out: string[] = [];
-  const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((s: string) => { out.push(String(s)); return true; }) as never;
-  try {
-    expect(await ingestCommand({ root, files })).toBe(0);
-  } finally {
-    process.stdout.write = write;
-  }
-  return out.join('');
-}
+const { ingest, published } = useIngestProject('serp-ingest');
 
 describe('SERP answers of the live service through ingest', () => {
   it('every item type lands in typed columns, nested lists in child tables, the unknown type kept whole and reported', async () => {
-    const root = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-serp-'));
-    dirs.push(root);
-    writeFileSync(path.join(root, 'advanced.json'), JSON.stringify(ADVANCED_ENVELOPE));
-    writeFileSync(path.join(root, 'regular.json'), JSON.stringify(REGULAR_ENVELOPE));
-    const summary = await ingest(root, [path.join(root, 'advanced.json'), path.join(root, 'regular.json')]);
+    const summary = await ingest([['advanced.json', ADVANCED_ENVELOPE], ['regular.json', REGULAR_ENVELOPE]]);
     expect(summary).toMatch(/unknown item types kept: 1 \(serp_results__items:ai_cheat_sheet x1\)/);
 
-    const db = warehousePaths(path.resolve(root, loadConfig({ root }).warehouse.dir)).published;
-    const q = (sql: string) => queryFile(db, sql);
+    const q = published;
     const [result] = await q(`SELECT keyword, se_type, location_code, datetime, se_results_count, pages_count, items_count, refinement_chips FROM serp_results`);
     expect(result).toMatchObject({ keyword: 'running shoes', se_type: 'organic', location_code: 2840n, se_results_count: 1180000000n, pages_count: 2n, items_count: BigInt(ADVANCED_ITEMS.length) });
     expect(JSON.parse(String(result.refinement_chips)).items[0].title).toBe('Women');

@@ -5,7 +5,7 @@ import { c } from '../../normalize/declare.js';
 export const APPENDIX_TABLES: readonly TableDef[] = [
   {
     name: 'account_user_data', parent: null, resultKind: 'user_data', extra: true,
-    description: 'Account snapshots (appendix/user_data): balance, spending limit and rate limit; usage statistics and prices stay in `extra`.',
+    description: 'Account snapshots (appendix/user_data): balance, spending limit and rate limit; the limits, usage statistics and prices per API as JSON.',
     columns: [
       c('login', 'VARCHAR', 'Account login.'),
       c('timezone', 'VARCHAR', 'Account time zone.'),
@@ -14,6 +14,14 @@ export const APPENDIX_TABLES: readonly TableDef[] = [
       c('money_day_limit', 'DOUBLE', 'USD the account may spend per day; null without a limit.', 'money.limits.day.total'),
       c('money_spent_today', 'DOUBLE', 'USD spent today.', 'money.statistics.day.total'),
       c('calls_per_minute_limit', 'BIGINT', 'API calls allowed per minute.', 'rates.limits.minute.total'),
+      // Hundreds of figures per API and function (rates.limits.day.serp.task_post, ...): one JSON value each.
+      c('rate_limits', 'JSON', 'Calls allowed per day and per minute, per API and function, as JSON.', 'rates.limits', 'json'),
+      c('rate_statistics', 'JSON', 'Calls made today and this minute, per API and function, as JSON.', 'rates.statistics', 'json'),
+      c('money_limits', 'JSON', 'USD the account may spend per day and per minute, per API and function, as JSON.', 'money.limits', 'json'),
+      c('money_statistics', 'JSON', 'USD spent today and this minute, per API and function, as JSON.', 'money.statistics', 'json'),
+      c('price', 'JSON', 'The account\'s price of every function, per API and priority, as JSON.', 'price', 'json'),
+      c('backlinks_subscription_expiry_date', 'VARCHAR', 'When the Backlinks subscription ends, as the service writes it.'),
+      c('llm_mentions_subscription_expiry_date', 'VARCHAR', 'When the LLM Mentions subscription ends, as the service writes it.'),
     ],
   },
 

@@ -1,25 +1,10 @@
 /** On-page resources (E7). */
-import type { TableDef } from '../../normalize/catalog.js';
+import type { ColumnDef, TableDef } from '../../normalize/catalog.js';
 import { c, ts } from '../../normalize/declare.js';
+import { ownFieldTables } from '../generated.js';
 
-export const ON_PAGE_TABLES: readonly TableDef[] = [
-  {
-    name: 'onpage_resources', parent: null, resultKind: 'onpage_resources', extra: true,
-    description: 'On-page resources responses: crawl progress of the crawl task; resources are in `onpage_resources__items`.',
-    columns: [
-      c('crawl_progress', 'VARCHAR', 'in_progress or finished.'),
-      c('crawl_max_pages', 'BIGINT', 'max_crawl_pages of the crawl task.', 'crawl_status.max_crawl_pages'),
-      c('crawl_pages_in_queue', 'BIGINT', 'Pages in the crawl queue.', 'crawl_status.pages_in_queue'),
-      c('crawl_pages_crawled', 'BIGINT', 'Crawled pages.', 'crawl_status.pages_crawled'),
-      c('search_after_token', 'VARCHAR', 'Token for the next page of resources.'),
-      c('total_items_count', 'BIGINT', 'Total relevant items crawled.'),
-      c('items_count', 'BIGINT', 'Number of elements in `items`.'),
-    ],
-  },
-  {
-    name: 'onpage_resources__items', parent: 'onpage_resources', extra: true, source: { kind: 'objects', path: 'items' },
-    description: 'Resources (script, image, stylesheet, broken) found by the crawl, with checks as boolean columns.',
-    columns: [
+/** Columns of every resource, whatever its type; a type's own fields are in `onpage_resources__items__<type>`. */
+const RESOURCE_COLUMNS: ColumnDef[] = [
       c('resource_type', 'VARCHAR', 'script, image, stylesheet or broken.'),
       c('url', 'VARCHAR', 'Resource URL.'),
       c('status_code', 'INTEGER', 'Status code of the page where the resource is.'),
@@ -49,7 +34,27 @@ export const ON_PAGE_TABLES: readonly TableDef[] = [
       ...(['no_content_encoding', 'high_loading_time', 'is_redirect', 'is_4xx_code', 'is_5xx_code', 'is_broken', 'is_www', 'is_https', 'is_http',
         'original_size_displayed', 'is_minified', 'has_redirect', 'has_subrequests', 'from_sitemap'] as const)
         .map((k) => c(`check_${k}`, 'BOOLEAN', `Check \`${k}\`; null when not reported for this resource type.`, `checks.${k}`)),
+];
+
+export const ON_PAGE_TABLES: readonly TableDef[] = [
+  {
+    name: 'onpage_resources', parent: null, resultKind: 'onpage_resources', extra: true,
+    description: 'On-page resources responses: crawl progress of the crawl task; resources are in `onpage_resources__items`.',
+    columns: [
+      c('crawl_progress', 'VARCHAR', 'in_progress or finished.'),
+      c('crawl_max_pages', 'BIGINT', 'max_crawl_pages of the crawl task.', 'crawl_status.max_crawl_pages'),
+      c('crawl_pages_in_queue', 'BIGINT', 'Pages in the crawl queue.', 'crawl_status.pages_in_queue'),
+      c('crawl_pages_crawled', 'BIGINT', 'Crawled pages.', 'crawl_status.pages_crawled'),
+      c('search_after_token', 'VARCHAR', 'Token for the next page of resources.'),
+      c('current_offset', 'BIGINT', 'Offset of this page of resources.'),
+      c('total_items_count', 'BIGINT', 'Total relevant items crawled.'),
+      c('items_count', 'BIGINT', 'Number of elements in `items`.'),
     ],
+  },
+  {
+    name: 'onpage_resources__items', parent: 'onpage_resources', extra: true, source: { kind: 'objects', path: 'items' },
+    description: 'Resources (html, script, image, stylesheet, broken, redirect) found by the crawl, with the usual checks as boolean columns; a type\'s own fields (an HTML page\'s meta, timing and scores) are in `onpage_resources__items__<type>`.',
+    columns: RESOURCE_COLUMNS,
   },
   {
     name: 'onpage_resources__items__errors', parent: 'onpage_resources__items', extra: true, source: { kind: 'objects', path: 'resource_errors.errors' },
@@ -61,5 +66,16 @@ export const ON_PAGE_TABLES: readonly TableDef[] = [
     description: 'Warnings found in a resource (line 0 means the whole page).',
     columns: [c('line', 'BIGINT', 'Line (0: the whole page).'), c('column', 'BIGINT', 'Column.'), c('message', 'VARCHAR', 'Message.'), c('status_code', 'INTEGER', 'Warning code.')],
   },
+  {
+    name: 'onpage_resources__items__checks', parent: 'onpage_resources__items', extra: false, source: { kind: 'entries', path: 'checks' },
+    description: 'Every check of a resource, one row per check (the `check_*` columns take the usual ones): the live service adds checks over time.',
+    columns: [c('key', 'VARCHAR', 'Check name.', '$key'), c('value', 'VARCHAR', 'Result (`true` or `false`).', '$')],
+  },
 
 ];
+
+/**
+ * The own fields of each resource type that the columns above leave out (an HTML page's meta, timing and scores;
+ * a broken resource's page meta): one table per type with the resource row's `_id`, created with its first row.
+ */
+export const ON_PAGE_ITEM_TABLES: readonly TableDef[] = ownFieldTables('onpage_resources__items', 'BaseOnPageResourceItem', RESOURCE_COLUMNS, new Set(ON_PAGE_TABLES.map((t) => t.name)));

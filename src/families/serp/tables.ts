@@ -91,6 +91,7 @@ const RESULT_COLUMNS: ColumnDef[] = [
   c('se_results_count', 'BIGINT', 'Number of results the engine reported.'),
   c('pages_count', 'BIGINT', 'Result pages crawled (billed pages).'),
   c('items_count', 'BIGINT', 'Number of elements in `items`.'),
+  c('includes_non_news_search_results', 'BOOLEAN', 'Whether a news result also lists results that are not news (Google News).'),
   json('refinement_chips', 'Refinement chips above the results, as JSON.'),
 ];
 

@@ -21,9 +21,9 @@ import { createReadStream, existsSync, readdirSync, readFileSync, renameSync, st
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, UploadPartCommand, type S3Client } from '@aws-sdk/client-s3';
-import { DuckDBInstance } from '@duckdb/node-api';
 import PQueue from 'p-queue';
 import type { LakeLocation } from '../../config/lake.js';
+import { createDuckdb } from '../../load/threads.js';
 
 export const MANIFEST = '_manifest.json';
 export const SUCCESS = '_SUCCESS';
@@ -178,7 +178,7 @@ export async function syncLake(opts: LakeSyncOptions): Promise<LakeSyncResult> {
   result.partitions = changed.length;
 
   // 1. Data files, and the raw archive's closed files.
-  const db = changed.length ? await DuckDBInstance.create(':memory:') : undefined;
+  const db = changed.length ? await createDuckdb(':memory:') : undefined;
   const conn = await db?.connect();
   const manifests = new Map<string, { manifest: Manifest; state: Record<string, StateFile> }>();
   try {

@@ -4,15 +4,16 @@
  * written as CSV by DuckDB's own writer for PostgreSQL's COPY (quoted empty strings, unquoted empty NULLs: the
  * convention both read alike).
  */
-import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBInstance, DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import { LEDGER_DDL } from '../../ledger/schema.js';
 import { pgType, q, type PgTable } from './sql.js';
+import { createDuckdb } from '../../load/threads.js';
 
 export class DuckSource {
   private constructor(private readonly instance: DuckDBInstance, readonly conn: DuckDBConnection, private readonly tables: Set<string>) {}
 
   static async open(file: string): Promise<DuckSource> {
-    const instance = await DuckDBInstance.create(':memory:');
+    const instance = await createDuckdb(':memory:');
     try {
       const conn = await instance.connect();
       await conn.run(`ATTACH '${file.replace(/'/g, "''")}' AS wh (READ_ONLY)`);
@@ -59,7 +60,7 @@ export class DuckSource {
 
 /** The ledger's tables (`_runs`, `_tasks`) as published: columns and keys read from LEDGER_DDL, created in memory. */
 export async function ledgerTables(): Promise<PgTable[]> {
-  const instance = await DuckDBInstance.create(':memory:');
+  const instance = await createDuckdb(':memory:');
   const conn = await instance.connect();
   try {
     for (const sql of LEDGER_DDL) await conn.run(sql);
