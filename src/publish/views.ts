@@ -27,6 +27,12 @@ export interface ViewDef {
   select: string;
   /** Tables of generated families the view reads: in use (created) wherever views are, so it always compiles. */
   needs?: readonly string[];
+  /**
+   * In PostgreSQL only: a materialized view of the same name and columns, refreshed by each publish that changes a
+   * table it reads, unique on these columns (what a refresh that readers never wait for needs). For views too heavy
+   * to compute per dashboard query; DuckDB keeps the plain view.
+   */
+  pgMaterializedKey?: readonly string[];
 }
 
 const col = (name: string, description: string): ViewColumn => ({ name, description });

@@ -67,7 +67,7 @@ describe('warehouse memory', () => {
       expect(issues.map((i) => [i.key, i.line])).toEqual([[`warehouse.${key.split(':')[0]}`, 3]]);
       expect(formatIssue(issues[0])).toMatch(/local\.yaml:3:3: .*unknown key/);
     }
-    expect(loadConfig({ root: project(''), env: {} }).warehouse).toEqual({ dir: 'data/sandbox', memory_limit: '256MB' });
+    expect(loadConfig({ root: project(''), env: {} }).warehouse).toEqual({ dir: 'data/sandbox', memory_limit: '256MB', threads: 0 });
   });
 
   test('sizes are read as DuckDB reads them', async () => {

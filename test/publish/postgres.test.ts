@@ -130,7 +130,7 @@ describe('a nightly run with SEO_ETL_POSTGRES_URL set', () => {
     expect(c.c).toBe(kd.columns.find((x) => x.name === 'cpc')!.description);
     const missing = await pgs.query<{ relname: string; attname: string }>(
       `SELECT c.relname, a.attname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-       WHERE n.nspname = $1 AND c.relkind IN ('r', 'v') AND c.relname NOT IN ('_runs', '_tasks', '_attempts', '_publish_state') AND col_description(c.oid, a.attnum) IS NULL`, [SCHEMA]);
+       WHERE n.nspname = $1 AND c.relkind IN ('r', 'v', 'm') AND c.relname NOT IN ('_runs', '_tasks', '_attempts', '_publish_state') AND col_description(c.oid, a.attnum) IS NULL`, [SCHEMA]);
     expect(missing).toEqual([]);
     for (const v of VIEWS) {
       const [r] = await pgs.query<{ c: string }>(`SELECT obj_description('${SCHEMA}.${v.name}'::regclass, 'pg_class') AS c`);

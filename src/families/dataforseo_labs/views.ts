@@ -3,6 +3,24 @@ import type { ViewDef } from '../../publish/views.js';
 
 const col = (name: string, description: string) => ({ name, description });
 
+/**
+ * Each domain's (`target`'s) latest ranked_keywords collection of a keyword, location and language, organic items
+ * only: the CTE `latest` both views read.
+ */
+const LATEST_RANKED = `
+WITH ranked AS (
+  SELECT r.target AS domain, i.keyword_data__keyword AS keyword, r.location_code, r.language_code,
+         i.ranked_serp_element__serp_item__rank_group AS position, o.url AS url,
+         i.keyword_data__keyword_info__search_volume AS search_volume, i.keyword_data__keyword_info__cpc AS cpc,
+         i._loaded_at AS loaded_at, i._run_id AS run_id,
+         row_number() OVER (PARTITION BY r.target, i.keyword_data__keyword, r.location_code, r.language_code ORDER BY i._loaded_at DESC, i._id DESC) AS rn
+  FROM labs_ranked_keywords__items i JOIN labs_ranked_keywords r ON r._id = i._parent_id
+  JOIN labs_ranked_keywords__items__organic o ON o._id = i._id
+  WHERE i.item_type = 'organic' AND i.keyword_data__keyword IS NOT NULL
+), latest AS (
+  SELECT * FROM ranked WHERE rn = 1
+)`;
+
 export const LABS_VIEWS: readonly ViewDef[] = [
   {
     name: 'v_labs_striking_distance',
@@ -22,19 +40,9 @@ export const LABS_VIEWS: readonly ViewDef[] = [
       col('loaded_at', 'When the collection was loaded.'),
       col('run_id', 'Run that collected it.'),
     ],
-    select: `
-WITH ranked AS (
-  SELECT r.target AS domain, i.keyword_data__keyword AS keyword, r.location_code, r.language_code,
-         i.ranked_serp_element__serp_item__rank_group AS position, o.url AS url,
-         i.keyword_data__keyword_info__search_volume AS search_volume, i.keyword_data__keyword_info__cpc AS cpc,
-         i._loaded_at AS loaded_at, i._run_id AS run_id,
-         row_number() OVER (PARTITION BY r.target, i.keyword_data__keyword, r.location_code, r.language_code ORDER BY i._loaded_at DESC, i._id DESC) AS rn
-  FROM labs_ranked_keywords__items i JOIN labs_ranked_keywords r ON r._id = i._parent_id
-  JOIN labs_ranked_keywords__items__organic o ON o._id = i._id
-  WHERE i.item_type = 'organic' AND i.keyword_data__keyword IS NOT NULL
-)
+    select: `${LATEST_RANKED}
 SELECT domain, keyword, location_code, language_code, CAST(position AS INTEGER) AS position, url, CAST(search_volume AS BIGINT) AS search_volume, cpc, loaded_at, run_id
-FROM ranked WHERE rn = 1 AND position BETWEEN 4 AND 20`,
+FROM latest WHERE position BETWEEN 4 AND 20`,
   },
   {
     name: 'v_labs_keyword_overlap',
@@ -54,22 +62,12 @@ FROM ranked WHERE rn = 1 AND position BETWEEN 4 AND 20`,
       col('loaded_at', 'When that domain\'s collection was loaded.'),
       col('run_id', 'Run that collected it.'),
     ],
-    select: `
-WITH ranked AS (
-  SELECT r.target AS domain, i.keyword_data__keyword AS keyword, r.location_code, r.language_code,
-         i.ranked_serp_element__serp_item__rank_group AS position, o.url AS url,
-         i.keyword_data__keyword_info__search_volume AS search_volume, i._loaded_at AS loaded_at, i._run_id AS run_id,
-         row_number() OVER (PARTITION BY r.target, i.keyword_data__keyword, r.location_code, r.language_code ORDER BY i._loaded_at DESC, i._id DESC) AS rn
-  FROM labs_ranked_keywords__items i JOIN labs_ranked_keywords r ON r._id = i._parent_id
-  JOIN labs_ranked_keywords__items__organic o ON o._id = i._id
-  WHERE i.item_type = 'organic' AND i.keyword_data__keyword IS NOT NULL AND r.target IS NOT NULL
-), latest AS (
-  SELECT * FROM ranked WHERE rn = 1
-), shared AS (
-  SELECT keyword, location_code, language_code, count(*) AS domains_ranking FROM latest GROUP BY keyword, location_code, language_code HAVING count(*) >= 2
+    select: `${LATEST_RANKED}, shared AS (
+  SELECT keyword, location_code, language_code, count(*) AS domains_ranking FROM latest WHERE domain IS NOT NULL GROUP BY keyword, location_code, language_code HAVING count(*) >= 2
 )
 SELECT l.keyword, l.location_code, l.language_code, CAST(s.domains_ranking AS BIGINT) AS domains_ranking, l.domain,
        CAST(l.position AS INTEGER) AS position, l.url, CAST(l.search_volume AS BIGINT) AS search_volume, l.loaded_at, l.run_id
-FROM latest l JOIN shared s ON s.keyword = l.keyword AND s.location_code IS NOT DISTINCT FROM l.location_code AND s.language_code IS NOT DISTINCT FROM l.language_code`,
+FROM latest l JOIN shared s ON s.keyword = l.keyword AND s.location_code IS NOT DISTINCT FROM l.location_code AND s.language_code IS NOT DISTINCT FROM l.language_code
+WHERE l.domain IS NOT NULL`,
   },
 ];

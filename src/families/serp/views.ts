@@ -123,6 +123,7 @@ const TRACKED_COLUMNS = [
 export const SERP_VIEWS: readonly ViewDef[] = [
   {
     name: 'v_serp_rank_history',
+    pgMaterializedKey: [...SERIES, 'date', 'url'],
     question: 'Where did each URL rank for a keyword, location and device, day by day?',
     grain: 'one row per keyword, engine, result type, location, language, device, day and URL.',
     notes: 'From the organic items of `serp_results__items` (advanced) and `serp_regular__items` (regular), with the engine and device of their task. The day is the UTC day the result page was taken (`datetime`). Several collections of the same page on one day (re-collection, regular and advanced) keep the best position.',
@@ -156,6 +157,7 @@ SELECT r.*, g.registrable_domain FROM ranked r LEFT JOIN registrables g ON g.dom
   },
   {
     name: 'v_serp_domain_movement',
+    pgMaterializedKey: [...SERIES, 'date', 'domain'],
     question: 'How did each domain\'s best organic position move since the previous day it was tracked?',
     grain: 'one row per keyword, engine, result type, location, language, device, day and domain (seen that day or the day before).',
     notes: 'Built on the organic items as `v_serp_rank_history` is. The previous day is the previous day with a result for the same keyword, engine, type, location, language and device. `change` is positive when the domain moved up. `movement`: first (first day of the series), new (not on the previous page), lost (on the previous page, not on this one), up, down or same.',
@@ -199,6 +201,7 @@ WHERE position IS NOT NULL OR (previous_date IS NOT NULL AND previous_position I
   },
   {
     name: 'v_serp_features',
+    pgMaterializedKey: [...SERIES, 'item_type'],
     question: 'Which result-page features (featured snippet, people also ask, local pack, ...) do a keyword\'s pages show, and how often?',
     grain: 'one row per keyword, engine, result type, location, language, device and item type.',
     notes: 'From every item of `serp_results__items` and `serp_regular__items`. A page counts once per item type however many items of that type it holds. `share_pct` is the share of the keyword\'s collected pages that showed the item type.',
@@ -228,6 +231,7 @@ GROUP BY ${SERIES.map((s) => `f.${s}`).join(', ')}, f.item_type`,
   },
   {
     name: 'v_serp_features_daily',
+    pgMaterializedKey: [...SERIES, 'date', 'item_type'],
     question: 'Which result-page features did a keyword\'s pages show on each day, and what share of its pages that day?',
     grain: 'one row per keyword, engine, result type, location, language, device, day and item type.',
     notes: 'As `v_serp_features`, per UTC day of the result page: a page counts once per item type. The AI Overview is the item type `ai_overview`. `share_pct` is the share of that day\'s pages of the series that showed the item type; `target` is the tracked target of the pipeline step that collected the pages (null when the step named none).',
@@ -259,6 +263,7 @@ GROUP BY ${series('f')}, f.date, f.item_type`,
   },
   {
     name: 'v_serp_ai_citations',
+    pgMaterializedKey: [...SERIES, 'date', 'domain', 'url'],
     question: 'Which sources did the AI Overview cite, at which position, for each keyword, location, device and day?',
     grain: 'one row per keyword, engine, result type, location, language, device, day and cited source (URL).',
     notes: 'From the `ai_overview` items of the SERP tables and their references (`serp_results__items__ai_overview_references`, `serp_regular__items__ai_overview_references`). `citation_position` is the source\'s place in the overview\'s list of references (1 = first). A page without an AI Overview has no row here; `v_serp_ai_visibility` has one for the tracked domains.',
@@ -280,6 +285,7 @@ GROUP BY ${series('p')}, p.date, c.domain, c.url`,
   },
   {
     name: 'v_serp_ai_visibility',
+    pgMaterializedKey: ['target', 'tracked_domain', ...SERIES, 'date'],
     question: 'Did the AI Overview show for each tracked keyword, location, device and day, and did it cite each tracked domain?',
     grain: 'one row per target, tracked domain, keyword, engine, result type, location, language, device and day the keyword was collected.',
     notes: 'For the steps a pipeline ties to a target (`targets:`, ledger table `_targets`): every day the keyword\'s page was collected, whether an AI Overview showed, how many sources it cited and which, and whether the tracked domain (or a subdomain of it) was among them. `citation_change` compares with the previous collected day: gained, lost, kept, not_cited, or first.',
@@ -320,6 +326,7 @@ FROM marked`,
   },
   {
     name: 'v_serp_tracked_ranks',
+    pgMaterializedKey: ['target', 'tracked_domain', ...SERIES, 'date'],
     question: 'Where did each tracked domain rank for each keyword, location, device and day, including the days it did not rank?',
     grain: 'one row per target, tracked domain, keyword, engine, result type, location, language, device and day the keyword was collected.',
     notes: 'For the steps a pipeline ties to a target: the best organic position of the tracked domain or any of its subdomains on each collected day, or null with `status` "not in the top N" (N the organic results the page held, fewer when crawl control stopped early), so a dashboard needs no grid of its own. `movement` compares with the previous collected day: first, new, lost, up, down, same or not_ranked.',
@@ -373,6 +380,7 @@ FROM joined`,
   },
   {
     name: 'v_serp_share_of_voice',
+    pgMaterializedKey: ['se', 'se_type', 'location_code', 'language_code', 'device', 'date', 'registrable_domain'],
     question: 'What share of the clicks over a keyword set does each domain get, day by day?',
     grain: 'one row per engine, result type, location, language, device, day and registrable domain.',
     notes: 'Each domain\'s best organic position per keyword is weighted by an expected click-through rate (positions 1-10: 28, 15, 11, 8, 7, 5, 4, 3, 3, 2 percent; 11-20: 1 percent; further: 0) and summed over the keywords collected that day; `share_pct` is that sum over the sum of every domain\'s. Subdomains count for their registrable domain. `targets` names the tracked targets whose domains it holds.',

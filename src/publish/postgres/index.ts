@@ -21,7 +21,7 @@ import { pipeline } from 'node:stream/promises';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { catalogTables, PG_VIEWS, STATE_TABLE, compatFunctions, createTableSql, keySql, lit, q, relationObjects, stateTableSql, tableComments, viewDdl, type PgTable } from './sql.js';
+import { catalogTables, PG_VIEWS, STATE_TABLE, compatFunctions, createTableSql, keySql, materializedName, lit, q, relationObjects, stateTableSql, tableComments, viewDdl, viewRelations, type PgTable } from './sql.js';
 import { DuckSource, ledgerTables } from './duck.js';
 import { redactText, redactUrl } from './config.js';
 import { STAGE_PREFIX } from './stages.js';
@@ -65,6 +65,10 @@ export type PostgresOutcome =
     jsonbColumns: string[];
     /** Whole publish, and the final transaction alone (what readers could notice). */
     durationMs: number; commitMs: number;
+    /** Materialized views refreshed (a table they read changed) and the refreshes' time, inside the transaction. */
+    refreshed: string[]; refreshMs: number;
+    /** Materialized views PostgreSQL did not refresh: they show the previous publish's rows. */
+    refreshFailed: { view: string; error: string }[];
   }
   | { status: 'failed'; target: string; schema: string; error: string; durationMs: number }
   /** The schema holds another data folder's or service kind's data: nothing was sent (exit 2). */
@@ -112,6 +116,7 @@ export async function publishToPostgres(opts: PublishToPostgresOptions): Promise
     opts.logger?.info({ target, schema, inserted: outcome.inserted, deleted: outcome.deleted, commit_ms: outcome.commitMs, ms: outcome.durationMs,
       tables: outcome.tables.filter((t) => t.mode !== 'unchanged').map((t) => `${t.table}:${t.mode}`) }, 'published to PostgreSQL');
     for (const f of outcome.viewsFailed) opts.logger?.warn({ view: f.view, error: f.error }, 'view not created in PostgreSQL');
+    for (const f of outcome.refreshFailed) opts.logger?.warn({ view: f.view, error: f.error }, 'materialized view not refreshed in PostgreSQL');
     return outcome;
   } catch (err) {
     const message = redactText(describe(connectionError ?? err), opts.url);
@@ -243,8 +248,12 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
 
   const ddl = [...compatFunctions(schema), ...PG_VIEWS.flatMap((v) => viewDdl(schema, v)), ...tableComments()];
   const fingerprint = createHash('sha256').update(ddl.join(';\n')).digest('hex');
-  const viewsMissing = await client.query(`SELECT count(*)::int AS n FROM information_schema.views WHERE table_schema = $1 AND table_name = ANY($2)`, [schema, PG_VIEWS.map((v) => v.name)]);
-  let refreshDdl = state.get('(views)')?.fingerprint !== fingerprint || viewsMissing.rows[0].n !== PG_VIEWS.length || plans.some((p) => p.mode === 'new') || addedColumns.length > 0;
+  // Each view and its materialized rows, of their kinds: one missing (a schema from before them) recreates them.
+  const relations = PG_VIEWS.flatMap(viewRelations);
+  const viewsPresent = await client.query(`SELECT count(*)::int AS n FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    JOIN unnest($2::text[], $3::text[]) AS v(name, kind) ON v.name = c.relname AND v.kind = c.relkind::text WHERE n.nspname = $1`,
+  [schema, relations.map((r) => r.name), relations.map((r) => r.kind)]);
+  let refreshDdl = state.get('(views)')?.fingerprint !== fingerprint || viewsPresent.rows[0].n !== relations.length || plans.some((p) => p.mode === 'new') || addedColumns.length > 0;
 
   await opts.beforeCommit?.();
   const tableOutcomes: TableOutcome[] = [];
@@ -255,12 +264,16 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
     [schema, tables.map((t) => t.name)])).rows as { table_name: string; column_name: string }[];
   const relationsFailed: { name: string; error: string }[] = [];
   let relationsAdded = 0;
+  let refreshed: string[] = [];
+  let refreshMs = 0;
+  const refreshFailed: { view: string; error: string }[] = [];
   await client.query('BEGIN');
   try {
     await client.query(`SET LOCAL search_path TO ${q(schema)}, public`);
     // A schema from before jsonb: its json columns become jsonb once (the views on them are dropped and recreated).
     if (jsonColumns.length) {
       for (const v of PG_VIEWS) await client.query(`DROP VIEW IF EXISTS ${q(schema)}.${q(v.name)} CASCADE`);
+      for (const v of PG_VIEWS.filter((x) => x.pgMaterializedKey)) await client.query(`DROP MATERIALIZED VIEW IF EXISTS ${q(schema)}.${q(materializedName(v.name))} CASCADE`);
       for (const c of jsonColumns) await client.query(`ALTER TABLE ${q(schema)}.${q(c.table_name)} ALTER COLUMN ${q(c.column_name)} TYPE jsonb USING ${q(c.column_name)}::jsonb`);
       refreshDdl = true;
     }
@@ -298,7 +311,32 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
         relationsFailed.push({ name: `${o.table}.${o.name}`, error: describe(err) });
       }
     }
+    // Planner statistics of what changed, before the views are computed from it (materialized views, below) and
+    // rather than whenever autovacuum comes: the views' joins ran for minutes on tables the planner believed empty.
+    // ANALYZE counts this transaction's rows, and blocks no reader.
+    const changed = tableOutcomes.filter((x) => x.mode !== 'unchanged').map((x) => x.table);
+    for (const t of changed) await client.query(`ANALYZE ${q(schema)}.${q(t)}`);
+    const refreshStarted = Date.now();
+    if (!refreshDdl && changed.length) {
+      // A materialized view reading a changed table is refreshed here, so readers see it agree with the tables at
+      // the commit; CONCURRENTLY: they keep reading the previous rows meanwhile instead of waiting.
+      // One PostgreSQL refuses (its key no longer unique) is named in the summary and its view recreated next time.
+      for (const v of await staleMaterializedViews(client, schema, changed)) {
+        await client.query('SAVEPOINT refresh');
+        try {
+          await client.query(`REFRESH MATERIALIZED VIEW CONCURRENTLY ${q(schema)}.${q(v)}`);
+          await client.query('RELEASE SAVEPOINT refresh');
+          refreshed.push(v);
+        } catch (err) {
+          await client.query('ROLLBACK TO SAVEPOINT refresh');
+          const hint = (err as { hint?: string })?.hint;
+          refreshFailed.push({ view: v, error: `${describe(err)}${hint ? `: ${hint}` : ''}` });
+          await client.query(`UPDATE ${q(schema)}.${STATE_TABLE} SET fingerprint = NULL WHERE object = '(views)'`);
+        }
+      }
+    }
     if (refreshDdl) {
+      refreshed = PG_VIEWS.filter((v) => v.pgMaterializedKey).map((v) => materializedName(v.name));
       await client.query(compatFunctions(schema).join(';\n'));
       for (const v of PG_VIEWS) {
         await client.query('SAVEPOINT view');
@@ -316,6 +354,8 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
          ON CONFLICT (object) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, run_id = EXCLUDED.run_id, published_at = EXCLUDED.published_at`,
         [viewsFailed.length ? null : fingerprint, opts.runId ?? null]);
     }
+    if (refreshDdl) refreshed = refreshed.filter((n) => !viewsFailed.some((f) => materializedName(f.view) === n));
+    refreshMs = Date.now() - refreshStarted;
     if (opts.holder) {
       await client.query(
         `INSERT INTO ${q(schema)}.${STATE_TABLE} (object, fingerprint, run_id, published_at) VALUES ($1, $2, $3, now())
@@ -328,9 +368,6 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
     throw err;
   }
   const commitMs = Date.now() - commitStarted;
-  // Planner statistics of what changed, now rather than whenever autovacuum comes: the views' joins and windows
-  // ran for minutes on a table the planner believed empty. ANALYZE blocks no reader.
-  for (const t of tableOutcomes.filter((x) => x.mode !== 'unchanged')) await client.query(`ANALYZE ${q(schema)}.${q(t.table)}`);
   return {
     tables: tableOutcomes,
     inserted: tableOutcomes.reduce((a, t) => a + t.inserted, 0),
@@ -343,7 +380,19 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
     relationsFailed,
     jsonbColumns: jsonColumns.map((c) => `${c.table_name}.${c.column_name}`),
     commitMs,
+    refreshed,
+    refreshMs,
+    refreshFailed,
   };
+}
+
+/** The schema's materialized views that read any of `tables`, as PostgreSQL's own dependencies record it. */
+async function staleMaterializedViews(client: pg.Client, schema: string, tables: string[]): Promise<string[]> {
+  const { rows } = await client.query(`SELECT DISTINCT m.relname FROM pg_class m JOIN pg_namespace n ON n.oid = m.relnamespace
+    JOIN pg_rewrite r ON r.ev_class = m.oid JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = r.oid AND d.refclassid = 'pg_class'::regclass
+    JOIN pg_class t ON t.oid = d.refobjid AND t.relnamespace = n.oid
+    WHERE n.nspname = $1 AND m.relkind = 'm' AND t.relname = ANY($2) ORDER BY 1`, [schema, tables]);
+  return rows.map((r) => String(r.relname));
 }
 
 /** The schema's tables and their columns in PostgreSQL. */
@@ -368,6 +417,8 @@ export function describeOutcome(o: PostgresOutcome): string {
   const changed = o.tables.filter((t) => t.mode !== 'unchanged');
   const whole = changed.filter((t) => t.mode === 'new' || t.mode === 'full').map((t) => t.table);
   const lines = [`PostgreSQL: published to ${o.target} (schema ${o.schema}): ${o.inserted} row(s) in, ${o.deleted} replaced, ${changed.length} table(s) changed${whole.length ? ` (${whole.length} sent whole)` : ''}, ${o.views} view(s); commit ${o.commitMs} ms of ${o.durationMs} ms`];
+  if (o.refreshed.length) lines.push(`  materialized views computed: ${o.refreshed.length} in ${o.refreshMs} ms (${o.refreshed.join(', ')})`);
+  for (const f of o.refreshFailed) lines.push(`  materialized view ${f.view} NOT refreshed (it shows the previous publish's rows; recreated at the next publish): ${f.error}`);
   if (o.addedColumns.length) lines.push(`  columns added: ${o.addedColumns.join(', ')}`);
   for (const f of o.viewsFailed) lines.push(`  view ${f.view} NOT created in PostgreSQL: ${f.error}`);
   for (const f of o.relationsFailed) lines.push(`  key or index ${f.name} NOT added in PostgreSQL: ${f.error}`);

@@ -108,7 +108,8 @@ function objectName(table: string, column: string, suffix: string): string {
   if (name.length <= 63) return name;
   let h = 0;
   for (const ch of name) h = (Math.imul(h, 31) + ch.charCodeAt(0)) >>> 0;
-  return `${name.slice(0, 54)}_${h.toString(36).padStart(7, '0').slice(0, 7)}_${suffix[0]}`;
+  // 63 bytes, as PostgreSQL cut the 64 of an earlier version on creation: the name looked up is the one it holds.
+  return `${name.slice(0, 54)}_${h.toString(36).padStart(7, '0').slice(0, 7)}_${suffix[0]}`.slice(0, 63);
 }
 
 export interface RelationObject { kind: 'index' | 'foreign_key'; table: string; name: string; sql: string }
@@ -219,11 +220,38 @@ export function viewSqlForPostgres(sql: string): string {
   return out + sql.slice(i);
 }
 
-/** Each view's statements for PostgreSQL: drop and create (a changed column type cannot be replaced), with comments. */
+/** The materialized view holding the rows of a view that declares `pgMaterializedKey`. */
+export const materializedName = (view: string) => pgIdent(`_mv_${view}`);
+
+/** Each view's relations in PostgreSQL and their kind (pg_class.relkind): the view, and its materialized rows. */
+export function viewRelations(v: ViewDef): { name: string; kind: 'v' | 'm' }[] {
+  return [{ name: v.name, kind: 'v' }, ...(v.pgMaterializedKey ? [{ name: materializedName(v.name), kind: 'm' as const }] : [])];
+}
+
+/**
+ * Each view's statements for PostgreSQL: drop and create (a changed column type cannot be replaced), with comments.
+ * A view declaring `pgMaterializedKey` computes its rows into a materialized view (`_mv_<view>`, refreshed by each
+ * publish that changes a table it reads, unique on the key) and the view reads them: the name, the columns and the
+ * comments stay a plain view's, which every BI tool lists (information_schema leaves materialized views out).
+ */
 export function viewDdl(schema: string, v: ViewDef): string[] {
   const [create, ...comments] = viewStatements(v);
-  const select = create.replace(/^CREATE OR REPLACE VIEW "[^"]+" AS /, '');
-  return [`DROP VIEW IF EXISTS ${q(schema)}.${q(v.name)}`, `CREATE VIEW ${q(schema)}.${q(v.name)} AS ${viewSqlForPostgres(select)}`, ...comments];
+  const select = viewSqlForPostgres(create.replace(/^CREATE OR REPLACE VIEW "[^"]+" AS /, ''));
+  const name = `${q(schema)}.${q(v.name)}`;
+  const drop = `DROP VIEW IF EXISTS ${name}`;
+  if (!v.pgMaterializedKey) return [drop, `CREATE VIEW ${name} AS ${select}`, ...comments];
+  const mv = materializedName(v.name);
+  const mvName = `${q(schema)}.${q(mv)}`;
+  return [
+    drop,
+    `DROP MATERIALIZED VIEW IF EXISTS ${mvName}`,
+    `CREATE MATERIALIZED VIEW ${mvName} AS ${select}`,
+    `CREATE UNIQUE INDEX ${q(pgIdent(`${mv}_key`))} ON ${mvName} (${v.pgMaterializedKey.map(q).join(', ')})`,
+    `CREATE VIEW ${name} AS SELECT ${v.columns.map((c) => q(c.name)).join(', ')} FROM ${mvName}`,
+    ...comments,
+    `COMMENT ON MATERIALIZED VIEW ${mvName} IS ${lit(`The rows of ${v.name}, computed at each publish (read the view).`)}`,
+    ...v.columns.map((c) => `COMMENT ON COLUMN ${mvName}.${q(c.name)} IS ${lit(c.description)}`),
+  ];
 }
 
 export const PG_VIEWS: readonly ViewDef[] = VIEWS;
