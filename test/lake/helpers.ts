@@ -63,8 +63,10 @@ export async function compareWithWarehouse(client: S3Client, lake: LakeLocation,
     await conn.run(`ATTACH '${warehouse}' AS wh (READ_ONLY)`);
     const runs = `(SELECT run_id FROM wh._runs WHERE CAST(run_date AS VARCHAR) = '${day}')`;
     // The run (another process) put generated families' tables in use; this process meets them in the warehouse.
-    activateTables((await conn.runAndReadAll(`SELECT table_name FROM duckdb_tables() WHERE database_name = 'wh'`)).getRows().map((r) => String(r[0])));
-    for (const t of TABLES) {
+    // Tables an earlier test put in use in this process but the run never created hold nothing of it.
+    const present = new Set((await conn.runAndReadAll(`SELECT table_name FROM duckdb_tables() WHERE database_name = 'wh'`)).getRows().map((r) => String(r[0])));
+    activateTables(present);
+    for (const t of TABLES.filter((x) => present.has(x.name))) {
       const cols = allColumns(tableDef(t.name)).map((c) => `CAST("${c.name}" AS VARCHAR) AS "${c.name}"`).join(', ');
       const m = await readManifest(client, lake, t.name, day);
       const files: string[] = [];
