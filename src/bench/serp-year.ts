@@ -9,8 +9,6 @@
 import path from 'node:path';
 import { DuckDBInstance, listValue } from '@duckdb/node-api';
 import pg from 'pg';
-import { ArchiveWriter } from '../archive/writer.js';
-import { generateSerpPage } from '../families/serp/data.js';
 import { Warehouse } from '../load/warehouse.js';
 import { WAREHOUSE_STORAGE } from '../load/database.js';
 import { loadArchiveFiles } from '../load/archive-load.js';
@@ -19,6 +17,7 @@ import { curatedViews } from '../publish/views.js';
 import { publishToPostgres } from '../publish/postgres/index.js';
 import { SERP_VIEWS } from '../families/serp/views.js';
 import { ENGINES } from './load.js';
+import { serpNightTaskId, writeSerpNight } from './serp-nights.js';
 import { LEDGER_DDL } from '../ledger/schema.js';
 
 const DAY = 86_400_000;
@@ -39,23 +38,10 @@ interface NightLedger { runId: string; night: number; taskIds: string[] }
 
 /** A night's archive (night 0 is the last of the year; -1 the one after it); `first` numbers its tasks. */
 async function writeNight(dir: string, night: number, keywords: number, first: number): Promise<{ files: string[]; ledger: NightLedger }> {
-  const at = LAST - night * DAY;
   const runId = night < 0 ? `night-next${-night}` : `night-${String(night).padStart(3, '0')}`;
-  const w = new ArchiveWriter({ dir: path.join(dir, 'raw-serp'), runId, maxBytes: 32 * 1024 * 1024, now: () => new Date(at) });
-  const taskIds: string[] = [];
-  let n = first;
-  for (let k = 0; k < keywords; k++) {
-    for (const device of ['desktop', 'mobile']) {
-      const id = `00000400-0000-4000-8000-${(n++).toString(16).padStart(12, '0')}`;
-      taskIds.push(id);
-      const params = { keyword: `running shoes ${k}`, location_code: 2840, language_code: 'en', device, depth: 20 };
-      const result = [generateSerpPage(params, 'google', 'organic', 'advanced', n, at, 20).result];
-      const task = { id, status_code: 20000, status_message: 'Ok.', time: '0.0100 sec.', cost: 0, result_count: 1, path: ['v3', 'serp', 'google', 'organic', 'task_get', 'advanced', id], data: { api: 'serp', function: 'task_get', se: 'google', se_type: 'organic', ...params }, result };
-      await w.append({ endpointId: 'serp.google.organic.task_get.advanced', method: 'GET', path: `/${task.path.join('/')}`, httpStatus: 200, body: JSON.stringify({ version: '0.1.20240801', status_code: 20000, status_message: 'Ok.', time: '0.01 sec.', cost: 0, tasks_count: 1, tasks_error: 0, tasks: [task] }) });
-    }
-  }
-  await w.close();
-  return { files: w.closedFiles, ledger: { runId, night, taskIds } };
+  const files = await writeSerpNight(path.join(dir, 'raw-serp'), night, keywords, { runId, at: LAST - night * DAY, firstSeq: first });
+  const taskIds = Array.from({ length: keywords * 2 }, (_, i) => serpNightTaskId(first + i));
+  return { files, ledger: { runId, night, taskIds } };
 }
 
 /** Loads nights' archives and their ledger rows into the working warehouse, then publishes its DuckDB copy. */

@@ -2,15 +2,15 @@
  * The data dictionary (docs/tables.md), rendered from the catalog. A test compares the file with this output, so
  * the dictionary cannot drift from the tables; `seo-etl docs` rewrites it.
  */
-import { AVAILABLE_TABLES, allColumns, childrenOf, type TableDef } from './catalog.js';
+import { AVAILABLE_TABLES, TABLE_BY_NAME, allColumns, childrenOf, type TableDef } from './catalog.js';
 import { ENDPOINTS } from '../api/catalog.js';
 import { FAMILIES } from '../families/index.js';
 
 /** Tables of generated result kinds: documented per family in docs/tables/<family>.md, compactly. */
 const ON_DEMAND_ANY = new Set(FAMILIES.flatMap((f) => (f.onDemandTables ?? []).map((t) => t.name)));
 /** The root of a table's family: tables below a hand-declared root (its item types' own tables) are documented with it. */
-const rootOf = (t: TableDef): TableDef => (t.parent ? rootOf(AVAILABLE_TABLES.find((p) => p.name === t.parent)!) : t);
-const ON_DEMAND = new Set([...ON_DEMAND_ANY].filter((n) => ON_DEMAND_ANY.has(rootOf(AVAILABLE_TABLES.find((t) => t.name === n)!).name)));
+const rootOf = (t: TableDef): TableDef => (t.parent ? rootOf(TABLE_BY_NAME.get(t.parent)!) : t);
+const ON_DEMAND = new Set([...ON_DEMAND_ANY].filter((n) => ON_DEMAND_ANY.has(rootOf(TABLE_BY_NAME.get(n)!).name)));
 const TABLES = AVAILABLE_TABLES.filter((t) => !ON_DEMAND.has(t.name));
 
 const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
