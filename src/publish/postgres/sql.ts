@@ -108,8 +108,9 @@ function objectName(table: string, column: string, suffix: string): string {
   if (name.length <= 63) return name;
   let h = 0;
   for (const ch of name) h = (Math.imul(h, 31) + ch.charCodeAt(0)) >>> 0;
-  // 63 bytes, as PostgreSQL cut the 64 of an earlier version on creation: the name looked up is the one it holds.
-  return `${name.slice(0, 54)}_${h.toString(36).padStart(7, '0').slice(0, 7)}_${suffix[0]}`.slice(0, 63);
+  // 63 bytes: what PostgreSQL kept of an earlier version's 64 (which ended in the suffix's initial), so schemas
+  // published then still match; the hash covers the suffix.
+  return `${name.slice(0, 54)}_${h.toString(36).padStart(7, '0').slice(0, 7)}_`;
 }
 
 export interface RelationObject { kind: 'index' | 'foreign_key'; table: string; name: string; sql: string }
