@@ -340,13 +340,19 @@ export class Warehouse {
    * generated column (a derived `_id`) is computed by DuckDB, and the only kind with an expression here.
    */
   private async columnsOf(name: string, conn: DuckDBConnection): Promise<string[]> {
-    let cols = this.columnOrder.get(name);
-    if (!cols) {
-      const r = await conn.runAndReadAll(`SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = $1 AND column_default IS NULL ORDER BY column_index`, [name]);
-      cols = r.getRows().map((x) => String(x[0]));
-      this.columnOrder.set(name, cols);
+    if (!this.columnOrder.has(name)) {
+      // Every table's at once: a load opens dozens of tables, and each read scanned the whole catalog anyway.
+      const r = await conn.runAndReadAll(`SELECT table_name, column_name FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main' AND column_default IS NULL ORDER BY table_name, column_index`);
+      const read = new Map<string, string[]>();
+      for (const [t, c] of r.getRows() as [string, string][]) {
+        let cols = read.get(t);
+        if (!cols) read.set(t, (cols = []));
+        cols.push(c);
+      }
+      for (const [t, cols] of read) this.columnOrder.set(t, cols);
+      if (!this.columnOrder.has(name)) this.columnOrder.set(name, []);
     }
-    return cols;
+    return this.columnOrder.get(name)!;
   }
 
   private async deleteReplaced(staged: LoadPlan, conn: DuckDBConnection): Promise<void> {
