@@ -9,7 +9,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { TABLES, TABLE_BY_NAME, activateTables, allColumns, type TableDef } from '../normalize/catalog.js';
 import { LEDGER_DDL } from '../ledger/schema.js';
-import { createTableSql, q } from '../load/ddl.js';
+import { createTableSql, lit, q } from '../load/ddl.js';
 import { FAMILIES } from '../families/index.js';
 import { RUN_VIEWS } from './views/runs.js';
 
@@ -409,14 +409,14 @@ function merchantOffers(): string {
   WHERE e.price IS NOT NULL`;
 }
 
-const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
+const columnComment = (table: string, c: { name: string; description: string }) => `COMMENT ON COLUMN ${q(table)}.${q(c.name)} IS ${lit(c.description)}`;
 
 /** CREATE VIEW and its COMMENTs. */
 export function viewStatements(v: ViewDef): string[] {
   return [
     `CREATE OR REPLACE VIEW ${q(v.name)} AS ${v.select.trim()}`,
     `COMMENT ON VIEW ${q(v.name)} IS ${lit(`${v.question} One row per ${v.grain.replace(/^one row per /, '')} See docs/analysis.md.`)}`,
-    ...v.columns.map((c) => `COMMENT ON COLUMN ${q(v.name)}.${q(c.name)} IS ${lit(c.description)}`),
+    ...v.columns.map((c) => columnComment(v.name, c)),
   ];
 }
 
@@ -426,8 +426,6 @@ export function catalogComments(): string[] {
 }
 
 const tableComment = (t: TableDef) => `COMMENT ON TABLE ${q(t.name)} IS ${lit(t.description)}`;
-
-const columnComment = (table: string, c: { name: string; description: string }) => `COMMENT ON COLUMN ${q(table)}.${q(c.name)} IS ${lit(c.description)}`;
 
 /** A catalog table's column descriptions, as COMMENTs. */
 function columnComments(t: TableDef): string[] {
