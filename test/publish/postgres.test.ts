@@ -42,7 +42,8 @@ async function duckCounts(file: string): Promise<Record<string, number>> {
 }
 
 async function pgCounts(): Promise<Record<string, number>> {
-  const rows = await pgs.query<{ t: string; n: string }>(ALL_TABLES.map((t) => `SELECT '${t}' AS t, count(*) AS n FROM ${SCHEMA}."${t}"`).join(' UNION ALL '));
+  // Each table under the name PostgreSQL keeps it by (pgIdent: a long generated name is cut and hashed).
+  const rows = await pgs.query<{ t: string; n: string }>(ALL_TABLES.map((t) => `SELECT '${t}' AS t, count(*) AS n FROM ${SCHEMA}."${pgIdent(t)}"`).join(' UNION ALL '));
   return Object.fromEntries(rows.map((r) => [r.t, Number(r.n)]));
 }
 
@@ -163,7 +164,7 @@ describe('a second night, read by another process meanwhile', () => {
 
   beforeAll(async () => {
     before = await pgCounts();
-    const reader = spawn(process.execPath, [path.join(ROOT, 'test', 'helpers', 'pg-reader.mjs'), pgs.url, SCHEMA, ALL_TABLES.join(',')], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const reader = spawn(process.execPath, [path.join(ROOT, 'test', 'helpers', 'pg-reader.mjs'), pgs.url, SCHEMA, ALL_TABLES.map(pgIdent).join(',')], { stdio: ['pipe', 'pipe', 'inherit'] });
     const lines: string[] = [];
     let buf = '';
     reader.stdout.on('data', (c) => { buf += String(c); const parts = buf.split('\n'); buf = parts.pop()!; lines.push(...parts); });
