@@ -112,7 +112,10 @@ export async function benchFamilies(o: JobBenchOptions, only?: readonly string[]
       // The rate limits out of the way, tasks_ready's too: the figure is the job's pace, not the limit's.
       windowMs: FAST_WINDOW_MS,
       profile,
+      inProcess: o.quick,
     });
+    // Quick mode's runs are in this process: its figures show the code runs, and say where they were measured.
+    const where = o.quick ? 'in the bench process (quick mode)' : 'in a child process';
     const runs = [];
     for (const n of [small, large]) {
       const loadBefore = load1();
@@ -139,13 +142,13 @@ export async function benchFamilies(o: JobBenchOptions, only?: readonly string[]
       value: round(perS / LIVE_TASKS_PER_S, 4),
       unit: 'ratio',
       goal: '>= 1',
-      how: `limit: ${limit}; the live rate would need ${Math.round(needRowsS).toLocaleString('en-US')} rows/s, the job loaded ${Math.round(rowsS).toLocaleString('en-US')} rows/s (${(needRowsS / rowsS).toFixed(0)}x short). ${f.what}: ${l.n} tasks, whole runJob (${f.live ? 'live calls' : 'tasks_ready'}) in a child process in ${secs.toFixed(1)} s = ${perS.toFixed(2)} tasks/s${marginal}, ${rowsPerTask} rows per task (${l.m.child.rows} rows), ${(cpuMs / 1000).toFixed(1)} s of job CPU (${(cpuMs / l.n).toFixed(0)} ms per task, ${Math.round(l.m.child.rows / (cpuMs / 1000)).toLocaleString('en-US')} rows per CPU second); over ${LIVE_TASKS_PER_S.toFixed(1)} tasks/s, what the live service delivers at ${LIVE_CALLS_PER_MINUTE} calls a minute and ${CALLS_PER_TASK} calls per task (a live family's one call a task would allow ${(LIVE_CALLS_PER_MINUTE / 60).toFixed(1)}); ${l.m.calls.total} calls = ${l.m.calls.posts} POSTs + ${l.m.calls.polls} polls + ${l.m.calls.gets} task_gets + ${l.m.calls.other} other${served}; load average ${l.load}`,
+      how: `limit: ${limit}; the live rate would need ${Math.round(needRowsS).toLocaleString('en-US')} rows/s, the job loaded ${Math.round(rowsS).toLocaleString('en-US')} rows/s (${(needRowsS / rowsS).toFixed(0)}x short). ${f.what}: ${l.n} tasks, whole runJob (${f.live ? 'live calls' : 'tasks_ready'}) ${where} in ${secs.toFixed(1)} s = ${perS.toFixed(2)} tasks/s${marginal}, ${rowsPerTask} rows per task (${l.m.child.rows} rows), ${(cpuMs / 1000).toFixed(1)} s of job CPU (${(cpuMs / l.n).toFixed(0)} ms per task, ${Math.round(l.m.child.rows / (cpuMs / 1000)).toLocaleString('en-US')} rows per CPU second); over ${LIVE_TASKS_PER_S.toFixed(1)} tasks/s, what the live service delivers at ${LIVE_CALLS_PER_MINUTE} calls a minute and ${CALLS_PER_TASK} calls per task (a live family's one call a task would allow ${(LIVE_CALLS_PER_MINUTE / 60).toFixed(1)}); ${l.m.calls.total} calls = ${l.m.calls.posts} POSTs + ${l.m.calls.polls} polls + ${l.m.calls.gets} task_gets + ${l.m.calls.other} other${served}; load average ${l.load}`,
     };
     out[`peak_rss_mb_${f.name}`] = {
       value: round(l.m.child.maxRssMb, 1),
       unit: 'MB',
       goal: '< 512',
-      how: `maxRSS of the child running only the ${l.n}-task run (${f.what}; at most ${f.loadBatch} results and ${CHANNEL_LIMITS.loadBytes / 2 ** 20} MB of answers per load transaction); peak V8 heap used ${l.m.child.peakHeapMb} MB, outside the heap ${l.m.child.peakNativeMb} MB; the ${s.n}-task run: ${s.m.child.maxRssMb} MB; load average ${s.load} and ${l.load}`,
+      how: `${o.quick ? 'largest RSS sampled in the bench process (quick mode) during' : 'maxRSS of the child running only'} the ${l.n}-task run (${f.what}; at most ${f.loadBatch} results and ${CHANNEL_LIMITS.loadBytes / 2 ** 20} MB of answers per load transaction); peak V8 heap used ${l.m.child.peakHeapMb} MB, outside the heap ${l.m.child.peakNativeMb} MB; the ${s.n}-task run: ${s.m.child.maxRssMb} MB; load average ${s.load} and ${l.load}`,
     };
     out[`peak_rss_growth_${f.name}`] = {
       value: round(l.m.child.maxRssMb / s.m.child.maxRssMb, 2),

@@ -4,90 +4,13 @@
  * that run's alone. Spec (argv[2], JSON): { root, pipelineFile, runDate, configOverrides, resultFile }.
  */
 import { writeFileSync } from 'node:fs';
-import { Writable } from 'node:stream';
-import { runJob } from '../run/job.js';
 import { tuneHeapForJob } from '../run/heap.js';
-import { profileReport, startProfiler, type ProfileReport } from './profile.js';
-
-export interface JobChildSpec {
-  root: string;
-  pipelineFile: string;
-  runDate: string;
-  configOverrides: Record<string, unknown>;
-  resultFile: string;
-  /** Take a CPU profile of runJob (this thread) and answer with its breakdown; a profiled run is not a measured one. */
-  profile?: boolean;
-}
-
-export interface JobChildResult {
-  /** runJob's own duration (plan to publish), ms. */
-  durationMs: number;
-  /** Peak resident set of this process, MB (from the kernel's accounting). */
-  maxRssMb: number;
-  /** Peak V8 heap in use and peak memory outside it (RSS - heap total: DuckDB, buffers), MB, sampled every 100 ms. */
-  peakHeapMb: number;
-  peakNativeMb: number;
-  /**
-   * Every 100 ms: [epoch ms, CPU ms used so far (user + system), V8 heap used MB, RSS MB]; what the run spent in
-   * a span of the parent's, and when its memory peaked.
-   */
-  timeline: [number, number, number, number][];
-  cpuUserMs: number;
-  cpuSystemMs: number;
-  status: string;
-  exitCode: number;
-  tasks: number;
-  loaded: number;
-  notCollected: number;
-  callbacks: number;
-  rows: number;
-  publishedPath: string;
-  /** The CPU profile of runJob, attributed (spec.profile). */
-  profile?: ProfileReport;
-}
+import { measureJob, type JobChildSpec } from './job-measure.js';
 
 async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? '{}') as JobChildSpec;
-  const discard = new Writable({ write: (_c, _e, cb) => cb() });
-  let peakHeap = 0;
-  let peakNative = 0;
-  const timeline: [number, number, number, number][] = [];
-  const sample = () => {
-    const c = process.cpuUsage();
-    const m = process.memoryUsage();
-    timeline.push([Date.now(), Math.round((c.user + c.system) / 1000), Math.round(m.heapUsed / 2 ** 20), Math.round(m.rss / 2 ** 20)]);
-    peakHeap = Math.max(peakHeap, m.heapUsed);
-    peakNative = Math.max(peakNative, m.rss - m.heapTotal);
-  };
-  const sampler = setInterval(sample, 100);
   tuneHeapForJob(); // as the CLI's run command does
-  const profiler = spec.profile ? await startProfiler() : undefined;
-  const cpu0 = process.cpuUsage();
-  const r = await runJob({ root: spec.root, pipelineFile: spec.pipelineFile, runDate: spec.runDate, configOverrides: spec.configOverrides, progress: false, out: discard });
-  const cpu = process.cpuUsage(cpu0);
-  const profile = profiler ? profileReport(await profiler.stop(), Math.round((cpu.user + cpu.system) / 1000)) : undefined;
-  clearInterval(sampler);
-  sample();
-  const usage = process.resourceUsage();
-  const result: JobChildResult = {
-    durationMs: r.durationMs,
-    maxRssMb: Math.round((usage.maxRSS / 1024) * 10) / 10,
-    peakHeapMb: Math.round(peakHeap / 2 ** 20),
-    peakNativeMb: Math.round(peakNative / 2 ** 20),
-    timeline,
-    cpuUserMs: Math.round(usage.userCPUTime / 1000),
-    cpuSystemMs: Math.round(usage.systemCPUTime / 1000),
-    status: r.status,
-    exitCode: r.exitCode,
-    tasks: r.summary?.tasks ?? 0,
-    loaded: r.summary?.byState.loaded ?? 0,
-    notCollected: r.notCollected,
-    callbacks: r.callbacks.received,
-    rows: Object.values(r.load.rows).reduce((a, b) => a + b, 0),
-    publishedPath: r.publishedPath,
-    profile,
-  };
-  writeFileSync(spec.resultFile, JSON.stringify(result));
+  writeFileSync(spec.resultFile, JSON.stringify(await measureJob(spec, { alone: true })));
 }
 
 main().catch((err) => {

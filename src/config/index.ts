@@ -302,6 +302,22 @@ export function configWarnings(env: NodeJS.ProcessEnv = process.env): string[] {
   return unknownVariableWarnings(env, settingVariables(sections));
 }
 
+/**
+ * Each config file's parse, kept while its text is unchanged: a run, its sandbox and its publishers load the
+ * configuration several times, and the YAML parser took some 40 ms a load (prices.yaml). Callers get a copy of
+ * the value, which merging and the environment change in place.
+ */
+const parsedFiles = new Map<string, { text: string; doc: ParsedYaml }>();
+
+function parseConfigFile(file: string): ParsedYaml {
+  const text = readFileSync(file, 'utf8');
+  const kept = parsedFiles.get(file);
+  if (kept?.text === text) return kept.doc;
+  const doc = parseYamlDocument(text, file);
+  parsedFiles.set(file, { text, doc });
+  return doc;
+}
+
 /** Loads config/default.yaml, config/prices.yaml, then config/local.yaml, then SEO_ETL_* variables, and validates the result. */
 export function loadConfig(opts: LoadConfigOptions = {}): Config {
   const root = opts.root ?? process.cwd();
@@ -313,13 +329,13 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
   const sources: ConfigSource[] = [];
   for (const file of files) {
     if (!existsSync(file)) continue;
-    const doc = parseYamlDocument(readFileSync(file, 'utf8'), file);
+    const doc = parseConfigFile(file);
     if (doc.issues.length) throw new ConfigError(doc.issues);
     if (doc.value !== undefined && doc.value !== null && (typeof doc.value !== 'object' || Array.isArray(doc.value))) {
       throw new ConfigError([{ file, ...doc.locate([]), key: '', rule: 'must be a mapping of sections (api, paths, rate_limit, ...)' }]);
     }
     sources.push({ file, doc });
-    merged = deepMerge(merged, doc.value);
+    merged = deepMerge(merged, structuredClone(doc.value));
   }
   // Validated once, merged: a local.yaml may override a single key of a section; each issue is then traced
   // back to the file, variable or override that set the value.
