@@ -45,26 +45,39 @@ export async function ensureSchema(conn: DuckDBConnection): Promise<SchemaChange
   // Tables of generated families this warehouse already holds stay in use (their schema evolves with the catalog).
   activateTables(existing.keys());
   const changes: SchemaChange[] = [];
+  const statements: string[] = [];
   for (const t of TABLES) {
     const have = existing.get(t.name);
     if (!have) {
-      await conn.run(createTableSql(t, { derivedIds: true }));
+      statements.push(createTableSql(t, { derivedIds: true }));
       changes.push({ table: t.name, column: '*', action: 'created_table' });
       continue;
     }
     for (const col of allColumns(t)) {
       const cur = have.get(col.name);
       if (!cur) {
-        await conn.run(`ALTER TABLE ${q(t.name)} ADD COLUMN ${q(col.name)} ${col.type}`);
+        statements.push(`ALTER TABLE ${q(t.name)} ADD COLUMN ${q(col.name)} ${col.type}`);
         changes.push({ table: t.name, column: col.name, action: 'added_column', to: col.type });
       } else if (normalType(cur) !== col.type) {
         if (WIDER[normalType(cur)]?.includes(col.type)) {
-          await conn.run(`ALTER TABLE ${q(t.name)} ALTER COLUMN ${q(col.name)} SET DATA TYPE ${col.type}`);
+          statements.push(`ALTER TABLE ${q(t.name)} ALTER COLUMN ${q(col.name)} SET DATA TYPE ${col.type}`);
           changes.push({ table: t.name, column: col.name, action: 'widened', from: cur, to: col.type });
         } else {
           changes.push({ table: t.name, column: col.name, action: 'kept_type', from: cur, to: col.type });
         }
       }
+    }
+  }
+  // One transaction, sent as one text: a new warehouse's hundred tables were a hundred commits, each a write of
+  // DuckDB's log, and a crash between them left half a schema.
+  if (statements.length) {
+    await conn.run('BEGIN TRANSACTION');
+    try {
+      await conn.run(statements.join(';\n'));
+      await conn.run('COMMIT');
+    } catch (err) {
+      await conn.run('ROLLBACK').catch(() => undefined);
+      throw err;
     }
   }
   return changes;

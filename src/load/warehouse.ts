@@ -107,6 +107,12 @@ export function planLoad(tasks: readonly CollectedTask[]): LoadPlan {
 /** What a lean export leaves cached after each table: room for another connection's small statements meanwhile. */
 const EXPORT_CACHE_KEPT = 16 * 2 ** 20;
 
+/**
+ * A table of fewer rows is exported under the whole limit: its blocks are a few MB, the trim after it empties them,
+ * and lowering the limit and restoring it cost two statements that wait for every other connection.
+ */
+const LEAN_EXPORT_MIN_ROWS = 10_000;
+
 export interface ExportOptions {
   /** Every run's rows, not only this run's. */
   all?: boolean;
@@ -341,13 +347,19 @@ export class Warehouse {
    * generated column (a derived `_id`) is computed by DuckDB, and the only kind with an expression here.
    */
   private async columnsOf(name: string, conn: DuckDBConnection): Promise<string[]> {
-    let cols = this.columnOrder.get(name);
-    if (!cols) {
-      const r = await conn.runAndReadAll(`SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = $1 AND column_default IS NULL ORDER BY column_index`, [name]);
-      cols = r.getRows().map((x) => String(x[0]));
-      this.columnOrder.set(name, cols);
+    if (!this.columnOrder.has(name)) {
+      // Every table's at once: a load opens dozens of tables, and each read scanned the whole catalog anyway.
+      const r = await conn.runAndReadAll(`SELECT table_name, column_name FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main' AND column_default IS NULL ORDER BY table_name, column_index`);
+      const read = new Map<string, string[]>();
+      for (const [t, c] of r.getRows() as [string, string][]) {
+        let cols = read.get(t);
+        if (!cols) read.set(t, (cols = []));
+        cols.push(c);
+      }
+      for (const [t, cols] of read) this.columnOrder.set(t, cols);
+      if (!this.columnOrder.has(name)) this.columnOrder.set(name, []);
     }
-    return cols;
+    return this.columnOrder.get(name)!;
   }
 
   private async deleteReplaced(staged: LoadPlan, conn: DuckDBConnection): Promise<void> {
@@ -414,7 +426,10 @@ export class Warehouse {
       // end of the DuckDB table, but every file of a table must carry one schema (docs/parquet.md).
       const cols = allColumns(t).map((c) => `CAST(${q(c.name)} AS ${c.type}) AS ${q(c.name)}`).join(', ');
       const copy = () => this.connection.run(`COPY (SELECT ${cols} FROM ${q(t.name)}${where}) TO '${tmp.replace(/'/g, "''")}' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${Math.max(2048, Math.floor(opts.rowGroupSize ?? PARQUET_ROW_GROUP))}, ROW_GROUP_SIZE_BYTES ${PARQUET_ROW_GROUP_BYTES})`);
-      if (opts.lean) {
+      if (opts.lean && rows < LEAN_EXPORT_MIN_ROWS) {
+        await copy();
+        await this.trimCache(EXPORT_CACHE_KEPT, opts.lean.memoryLimit);
+      } else if (opts.lean) {
         // The blocks a table's export reads stay cached until the limit presses: under a low limit, and emptied
         // after each table, they never add up across tables. A table the low limit cannot export goes again
         // under the whole limit (the file is written anew).

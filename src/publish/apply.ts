@@ -24,6 +24,7 @@ import { TABLES } from '../normalize/catalog.js';
 import { tablesOfTask } from '../normalize/extract.js';
 import { lit, q } from '../load/ddl.js';
 import { appendRows } from '../load/append.js';
+import { missingColumnComments } from './views.js';
 
 /** Runs applied one statement each; more go in one statement a table. */
 const MANY_RUNS = 4;
@@ -121,6 +122,7 @@ export async function applyRun(opts: ApplyOptions): Promise<ApplyResult> {
         for (const sql of statements) await conn.run(sql);
         await conn.run(fingerprintSql(statements));
       }
+      if (statements.length) await addColumnComments(conn);
       await conn.run(`CHECKPOINT ${WAREHOUSE_CATALOG}`);
       return { applied: true, runs, rows, replaced };
     } catch (err) {
@@ -131,6 +133,12 @@ export async function applyRun(opts: ApplyOptions): Promise<ApplyResult> {
     conn.closeSync();
     instance.closeSync();
   }
+}
+
+/** The column descriptions of tables that hold rows and lack them, in one transaction (none: nothing is run). */
+export async function addColumnComments(conn: DuckDBConnection): Promise<void> {
+  const sql = await missingColumnComments(conn);
+  if (sql) await conn.run(`BEGIN TRANSACTION;\n${sql};\nCOMMIT`);
 }
 
 /**

@@ -15,7 +15,7 @@ import { copyFile, rename, rm, mkdir, constants as fsConstants } from 'node:fs/p
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { openDatabase, type StorageOptions } from '../load/database.js';
-import { applyRun, fingerprintSql } from './apply.js';
+import { addColumnComments, applyRun, fingerprintSql } from './apply.js';
 
 /** The storage options are the working file's (openDatabase): a checkpoint with others rewrites its tables. */
 export interface PublishOptions extends StorageOptions {
@@ -23,7 +23,10 @@ export interface PublishOptions extends StorageOptions {
   workPath: string;
   /** Where readers look, e.g. data/warehouse.duckdb. */
   publishedPath: string;
-  /** SQL statements run in the published copy only (curated views, comments). */
+  /**
+   * SQL statements run in the published copy only (curated views, comments); given, the descriptions of the
+   * columns of every table holding rows are added after them (missingColumnComments).
+   */
   statements?: readonly string[];
   /**
    * Called just before the new state becomes visible: with the finished side file before it is renamed over the
@@ -65,7 +68,10 @@ export async function publishWarehouse(opts: PublishOptions): Promise<PublishRes
     const { instance, connection: conn } = await openDatabase(side, { rowGroupSize: opts.rowGroupSize, mergeRowGroups: opts.mergeRowGroups });
     try {
       for (const sql of opts.statements ?? []) await conn.run(sql);
-      if (opts.statements?.length) await conn.run(fingerprintSql(opts.statements));
+      if (opts.statements?.length) {
+        await conn.run(fingerprintSql(opts.statements));
+        await addColumnComments(conn);
+      }
       await conn.run('CHECKPOINT');
     } finally {
       conn.closeSync();

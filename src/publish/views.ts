@@ -6,7 +6,8 @@
  *
  * Every view works on an empty warehouse: the preamble creates any missing catalog or ledger table first.
  */
-import { TABLES, activateTables, allColumns } from '../normalize/catalog.js';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { TABLES, TABLE_BY_NAME, activateTables, allColumns, type TableDef } from '../normalize/catalog.js';
 import { LEDGER_DDL } from '../ledger/schema.js';
 import { createTableSql, q } from '../load/ddl.js';
 import { FAMILIES } from '../families/index.js';
@@ -421,11 +422,18 @@ export function viewStatements(v: ViewDef): string[] {
 
 /** The data dictionary inside the warehouse: table and column descriptions from the catalog, as COMMENTs. */
 export function catalogComments(): string[] {
+  return [...TABLES.flatMap((t) => [tableComment(t), ...columnComments(t)]), ...ledgerComments()];
+}
+
+const tableComment = (t: TableDef) => `COMMENT ON TABLE ${q(t.name)} IS ${lit(t.description)}`;
+
+/** A catalog table's column descriptions, as COMMENTs. */
+export function columnComments(t: TableDef): string[] {
+  return allColumns(t).map((c) => `COMMENT ON COLUMN ${q(t.name)}.${q(c.name)} IS ${lit(c.description)}`);
+}
+
+function ledgerComments(): string[] {
   const out: string[] = [];
-  for (const t of TABLES) {
-    out.push(`COMMENT ON TABLE ${q(t.name)} IS ${lit(t.description)}`);
-    for (const c of allColumns(t)) out.push(`COMMENT ON COLUMN ${q(t.name)}.${q(c.name)} IS ${lit(c.description)}`);
-  }
   out.push(`COMMENT ON TABLE "_runs" IS ${lit('Ledger: one row per run (pipeline and day): status, attempts, budget. Summarised by v_runs.')}`);
   out.push(`COMMENT ON TABLE "_attempts" IS ${lit('Ledger: one row per attempt of a run (the first and each resume): started, finished (null when killed), status. v_runs sums them.')}`);
   out.push(`COMMENT ON TABLE "_targets" IS ${lit('Ledger: the domains each run tracks (pipeline targets:), one row per step tied to a target and domain. The SERP tracking views read it.')}`);
@@ -434,6 +442,21 @@ export function catalogComments(): string[] {
   }
   out.push(`COMMENT ON TABLE "_tasks" IS ${lit('Ledger: one row per task of a run: state, price, the cost the service billed (reported when the task was posted; for SERP tasks the bill their result reports), errors, timestamps of each state. Summarised by v_run_steps and v_failed_tasks; v_task_costs puts the billed cost beside each collected task.')}`);
   return out;
+}
+
+/**
+ * Column descriptions for the tables of the published file (`conn`'s default catalog) that hold rows and lack
+ * them, as one SQL text (empty when none): a column's COMMENT is a statement of its own, and the two thousand of
+ * a file's hundred-odd tables, most of them empty, were most of a first publish's time. Every table carries its
+ * own description from the start (curatedViews).
+ */
+export async function missingColumnComments(conn: DuckDBConnection): Promise<string> {
+  const r = await conn.runAndReadAll(`SELECT DISTINCT c.table_name FROM duckdb_columns() c JOIN duckdb_tables() t USING (database_name, schema_name, table_name)
+    WHERE c.database_name = current_database() AND c.schema_name = 'main' AND c.comment IS NULL AND t.estimated_size > 0 ORDER BY 1`);
+  return r.getRows().flatMap(([name]) => {
+    const t = TABLE_BY_NAME.get(String(name));
+    return t ? columnComments(t) : [];
+  }).join(';\n');
 }
 
 // The tables the views read are in use from the start in every process that publishes: put in use later, halfway
@@ -447,15 +470,16 @@ export function missingTablesSql(): string {
 
 /**
  * Statements run in the published copy, in one transaction: missing tables first (so every view compiles, even on
- * a warehouse with no rows or no ledger), then each view with its comments, then the tables' comments. Each entry
- * is a multi-statement SQL text: one call per view instead of one per comment halves the publishing time.
+ * a warehouse with no rows or no ledger), then each view with its comments, then the tables' comments (their
+ * columns' come with their rows: missingColumnComments, which the publish runs after these). Each entry is a
+ * multi-statement SQL text: one call per view instead of one per comment halves the publishing time.
  */
 export function curatedViews(): string[] {
   return [
     'BEGIN TRANSACTION',
     missingTablesSql(),
     ...VIEWS.map((v) => viewStatements(v).join(';\n')),
-    catalogComments().join(';\n'),
+    [...TABLES.map(tableComment), ...ledgerComments()].join(';\n'),
     'COMMIT',
   ];
 }

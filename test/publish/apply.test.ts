@@ -16,6 +16,8 @@ import { WAREHOUSE_STORAGE } from '../../src/load/database.js';
 import { loadArchiveFiles } from '../../src/load/archive-load.js';
 import { nightRunId, recordRun, writeSerpNight } from '../../src/bench/serp-nights.js';
 import { startDuckdbReader } from '../helpers/duckdb-reader.js';
+import { keywordTask } from '../normalize/fixtures.js';
+import { TABLE_BY_NAME, allColumns } from '../../src/normalize/catalog.js';
 
 const KEYWORDS = 5;
 
@@ -108,6 +110,44 @@ describe('publishing a run by applying its changes', () => {
     try {
       expect(Number((await c.runAndReadAll('SELECT n FROM v_probe')).getRows()[0][0])).toBe(d.serp_results__items.rows);
     } finally { c.closeSync(); i.closeSync(); }
+  }, 60_000);
+
+  test('every table carries its description; its columns get theirs with its first rows, copied or applied', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-apply-'));
+    const work = path.join(dir, 'work', 'warehouse.duckdb');
+    const published = path.join(dir, 'warehouse.duckdb');
+    const comments = async () => {
+      const i = await DuckDBInstance.create(published, { access_mode: 'READ_ONLY' });
+      const c = await i.connect();
+      try {
+        const tables = (await c.runAndReadAll(`SELECT table_name, comment, estimated_size FROM duckdb_tables()`)).getRows() as [string, string | null, bigint][];
+        const columns = (await c.runAndReadAll(`SELECT table_name, column_name, comment FROM duckdb_columns() WHERE table_name IN (SELECT table_name FROM duckdb_tables())`)).getRows() as [string, string, string | null][];
+        return { tables, columns };
+      } finally { c.closeSync(); i.closeSync(); }
+    };
+    const described = (cols: [string, string, string | null][], table: string) => cols.filter(([t]) => t === table).every(([, c, d]) => d === allColumns(TABLE_BY_NAME.get(table)!).find((x) => x.name === c)!.description);
+    expect(await publish(work, published, await loadNight(dir, work, 0))).toMatchObject({ mode: 'copied' });
+    let { tables, columns } = await comments();
+    expect(tables.filter(([, comment]) => !comment).map(([t]) => t)).toEqual([]);
+    const filled = tables.filter(([t, , n]) => n > 0n && TABLE_BY_NAME.has(t)).map(([t]) => t);
+    expect(filled).toContain('serp_results__items');
+    for (const t of filled) expect(described(columns, t), t).toBe(true);
+    expect(columns.filter(([t, , d]) => t === 'keyword_data' && d !== null)).toEqual([]);
+
+    // Keyword rows of a later run reach the empty keyword_data by an applied publish, with their columns' descriptions.
+    const wh = await Warehouse.open(work, WAREHOUSE_STORAGE);
+    try {
+      await wh.ensureSchema();
+      await wh.loadTasks([keywordTask('K1', 4, 1)], { runId: 'keywords-run' });
+      await recordRun(wh.connection, 'keywords-run', 1);
+      await wh.connection.run('CHECKPOINT');
+    } finally {
+      wh.close();
+    }
+    expect((await publish(work, published, 'keywords-run')).mode).toBe('applied');
+    ({ columns } = await comments());
+    expect(described(columns, 'keyword_data')).toBe(true);
+    expect(columns.some(([t]) => t === 'keyword_data')).toBe(true);
   }, 60_000);
 
   test('a publish that fails before COMMIT leaves the published file as it was; the next one applies the run', async () => {
