@@ -36,10 +36,11 @@ export interface OpenDatabaseOptions extends StorageOptions {
  * own checkpoints, because an unbounded merge rewrites row groups outside DuckDB's memory limit (the writer's own
  * checkpoints merge, boundedly: Warehouse.mergingCheckpoint); blocks of 64 KiB, because without merges every
  * checkpoint leaves each table it touched a block of its own, and a year of small nights left mostly empty 256 KiB
- * blocks; DuckDB 1.3's format, whose dictionary-and-FSST strings took a night's file from 21.8 to 17.8 MB with
- * derived ids (figures: docs/performance.md).
+ * blocks; DuckDB 1.4's format: 1.3's dictionary-and-FSST strings (a night's file 21.8 -> 17.8 MB with derived ids),
+ * and a merging checkpoint that keeps the metadata of the row groups it leaves alone, where in an older format a
+ * merge in a table rewrote all its row groups' metadata, a cost that grew with the history (docs/performance.md).
  */
-export const WAREHOUSE_STORAGE: Readonly<StorageOptions> = { rowGroupSize: 32_768, mergeRowGroups: false, blockSize: 65_536, storageVersion: 'v1.3.0' };
+export const WAREHOUSE_STORAGE: Readonly<StorageOptions> = { rowGroupSize: 32_768, mergeRowGroups: false, blockSize: 65_536, storageVersion: 'v1.4.0' };
 
 export interface OpenedDatabase {
   instance: DuckDBInstance;

@@ -8,6 +8,7 @@ import { formatTimestamp } from '../api/envelope.js';
 import type { PositionedIssue } from '../config/yaml.js';
 import { CsvSyntaxError, parseCsv } from './csv.js';
 import { dayOfRunId } from './key.js';
+import { lit } from '../load/quote.js';
 import type { Axis, EnumeratedValue, Place, SourceSpec } from './types.js';
 
 /** Runs SQL against the warehouse; the orchestrator passes one bound to its connection. */
@@ -177,7 +178,6 @@ function columnMapping(header: string[], columns: Record<string, string> | undef
 
 /** Replaces {run_id} and {run_date} in a source query with quoted literals. */
 export function bindSql(sql: string, vars: { runId: string; runDate?: string }): string {
-  const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
   return sql.replace(/\{run_id\}/g, lit(vars.runId)).replace(/\{run_date\}/g, lit(vars.runDate ?? dayOfRunId(vars.runId) ?? ''));
 }
 

@@ -9,7 +9,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { TABLES, TABLE_BY_NAME, activateTables, allColumns, type TableDef } from '../normalize/catalog.js';
 import { LEDGER_DDL } from '../ledger/schema.js';
-import { createTableSql, q } from '../load/ddl.js';
+import { createTableSql, lit, q } from '../load/ddl.js';
 import { FAMILIES } from '../families/index.js';
 import { RUN_VIEWS } from './views/runs.js';
 
@@ -409,14 +409,14 @@ function merchantOffers(): string {
   WHERE e.price IS NOT NULL`;
 }
 
-const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
+const columnComment = (table: string, c: { name: string; description: string }) => `COMMENT ON COLUMN ${q(table)}.${q(c.name)} IS ${lit(c.description)}`;
 
 /** CREATE VIEW and its COMMENTs. */
 export function viewStatements(v: ViewDef): string[] {
   return [
     `CREATE OR REPLACE VIEW ${q(v.name)} AS ${v.select.trim()}`,
     `COMMENT ON VIEW ${q(v.name)} IS ${lit(`${v.question} One row per ${v.grain.replace(/^one row per /, '')} See docs/analysis.md.`)}`,
-    ...v.columns.map((c) => `COMMENT ON COLUMN ${q(v.name)}.${q(c.name)} IS ${lit(c.description)}`),
+    ...v.columns.map((c) => columnComment(v.name, c)),
   ];
 }
 
@@ -428,8 +428,8 @@ export function catalogComments(): string[] {
 const tableComment = (t: TableDef) => `COMMENT ON TABLE ${q(t.name)} IS ${lit(t.description)}`;
 
 /** A catalog table's column descriptions, as COMMENTs. */
-export function columnComments(t: TableDef): string[] {
-  return allColumns(t).map((c) => `COMMENT ON COLUMN ${q(t.name)}.${q(c.name)} IS ${lit(c.description)}`);
+function columnComments(t: TableDef): string[] {
+  return allColumns(t).map((c) => columnComment(t.name, c));
 }
 
 function ledgerComments(): string[] {
@@ -451,11 +451,14 @@ function ledgerComments(): string[] {
  * own description from the start (curatedViews).
  */
 export async function missingColumnComments(conn: DuckDBConnection): Promise<string> {
-  const r = await conn.runAndReadAll(`SELECT DISTINCT c.table_name FROM duckdb_columns() c JOIN duckdb_tables() t USING (database_name, schema_name, table_name)
-    WHERE c.database_name = current_database() AND c.schema_name = 'main' AND c.comment IS NULL AND t.estimated_size > 0 ORDER BY 1`);
-  return r.getRows().flatMap(([name]) => {
-    const t = TABLE_BY_NAME.get(String(name));
-    return t ? columnComments(t) : [];
+  const r = await conn.runAndReadAll(`SELECT c.table_name, c.column_name FROM duckdb_columns() c JOIN duckdb_tables() t USING (database_name, schema_name, table_name)
+    WHERE c.database_name = current_database() AND c.schema_name = 'main' AND c.comment IS NULL AND t.estimated_size > 0`);
+  const missing = new Set(r.getRows().map(([t, c]) => `${String(t)}\u0000${String(c)}`));
+  const tables = new Set([...missing].map((k) => k.split('\u0000')[0]));
+  // Only what the catalog declares: a column it no longer does stays in the file, undescribed.
+  return [...tables].sort().flatMap((name) => {
+    const t = TABLE_BY_NAME.get(name);
+    return t ? allColumns(t).filter((c) => missing.has(`${name}\u0000${c.name}`)).map((c) => columnComment(name, c)) : [];
   }).join(';\n');
 }
 

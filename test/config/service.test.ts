@@ -135,6 +135,5 @@ test('with a live local.yaml, --sandbox runs against the sandbox SEO_ETL_API_BAS
     expect(existsSync(path.join(p, 'data', 'sandbox', 'warehouse.duckdb'))).toBe(true);
   } finally {
     await project.close();
-    rmSync(project.dataDir, { recursive: true, force: true });
   }
 }, 120_000);

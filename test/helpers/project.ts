@@ -2,7 +2,7 @@
  * Shared set-up for end-to-end tests: a sandbox the test owns (so it can read postings and billing), a fresh data
  * folder, and the settings that point a run at both, for an in-process runJob or a child `seo-etl` process.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -21,6 +21,7 @@ export interface TestProject {
   overrides: Record<string, unknown>;
   /** Environment for a child process or runJob: the sandbox URL and its credentials. */
   env: NodeJS.ProcessEnv;
+  /** Stops the sandbox and removes the data folder. */
   close(): Promise<void>;
 }
 
@@ -56,7 +57,12 @@ export async function startProject(extra: Record<string, unknown> = {}, opts: { 
     SEO_ETL_WAREHOUSE_THREADS: String(TEST_DUCKDB_THREADS),
   };
   const overrides = { ...FAST, ...extra, api: { ...FAST.api, base_url: sandbox.url }, warehouse: { dir: dataDir, threads: TEST_DUCKDB_THREADS } };
-  return { sandbox, config: sandboxConfig, dataDir, overrides, env, close: () => sandbox.close() };
+  // The data folder goes with the project: left behind, a suite's runs kept gigabytes in the temporary folder.
+  const close = async () => {
+    await sandbox.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { sandbox, config: sandboxConfig, dataDir, overrides, env, close };
 }
 
 /** A stream that keeps what is written, for summaries and logs. */

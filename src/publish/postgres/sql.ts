@@ -7,8 +7,10 @@
 import { TABLES, allColumns, type TableDef } from '../../normalize/catalog.js';
 import { VIEWS, catalogComments, viewStatements, type ViewDef } from '../views.js';
 
-export const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
-export const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
+import { q, lit } from '../../load/quote.js';
+
+// The one quoting of identifiers and literals: PostgreSQL's and DuckDB's are the same.
+export { q, lit };
 
 /** DuckDB type (catalog or ledger) -> PostgreSQL type. */
 const TYPES: Record<string, string> = {
