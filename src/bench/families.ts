@@ -122,13 +122,14 @@ export async function benchFamilies(o: JobBenchOptions, only?: readonly string[]
       const m = await run(`family-${f.name}-${n}`, n, false);
       runs.push({ n, m, load: `${loadBefore}-${load1()}` });
     }
-    // The profile is a third run of half the smaller run's tasks: the profiler's cost stays out of the figures, and
-    // make bench within 10 minutes. Quick mode profiles its first family only: enough to keep the code running.
+    // The profile is a third run of a quarter of the smaller run's tasks: the profiler's cost stays out of the
+    // figures, and make bench within 10 minutes. Quick mode profiles its first family only: enough to keep the code
+    // running.
     const profLoad = load1();
-    const half = Math.ceil(small / 2);
-    const prof = !o.quick || !profiles.length ? (await run(`profile-${f.name}-${half}`, half, true)).child : undefined;
-    const limit = prof ? `${describeLimit(prof.profile)} (a CPU profile of runJob in a separate ${half}-task run, load average ${profLoad}-${load1()})` : 'not profiled (quick mode profiles its first family only)';
-    profiles.push(...reportRows(`${f.name} (${half} tasks)`, prof?.profile));
+    const profiled = Math.ceil(small / 4);
+    const prof = !o.quick || !profiles.length ? (await run(`profile-${f.name}-${profiled}`, profiled, true)).child : undefined;
+    const limit = prof ? `${describeLimit(prof.profile)} (a CPU profile of runJob in a separate ${profiled}-task run, load average ${profLoad}-${load1()})` : 'not profiled (quick mode profiles its first family only)';
+    profiles.push(...reportRows(`${f.name} (${profiled} tasks)`, prof?.profile));
     const [s, l] = runs;
     const secs = l.m.child.durationMs / 1000;
     const perS = l.n / secs;

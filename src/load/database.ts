@@ -32,8 +32,9 @@ export interface OpenDatabaseOptions extends StorageOptions {
 }
 
 /**
- * How every writer stores the warehouse. Small row groups keep a checkpoint's rewrite small; no merging, because a
- * merge rewrites row groups outside DuckDB's memory limit; blocks of 64 KiB, because without merges every
+ * How every writer stores the warehouse. Small row groups keep a checkpoint's rewrite small; no merging by DuckDB's
+ * own checkpoints, because an unbounded merge rewrites row groups outside DuckDB's memory limit (the writer's own
+ * checkpoints merge, boundedly: Warehouse.mergingCheckpoint); blocks of 64 KiB, because without merges every
  * checkpoint leaves each table it touched a block of its own, and a year of small nights left mostly empty 256 KiB
  * blocks; DuckDB 1.4's format: 1.3's dictionary-and-FSST strings (a night's file 21.8 -> 17.8 MB with derived ids),
  * and a merging checkpoint that keeps the metadata of the row groups it leaves alone, where in an older format a

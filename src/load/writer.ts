@@ -136,7 +136,9 @@ export class Writer {
     const wal = this.warehouse.walBytes();
     if (wal >= this.checkpointWal) {
       const started = Date.now();
-      const done = await this.checkpoint();
+      // Merging (at most two merges a table): each checkpoint otherwise starts every table it touched a row group,
+      // whose in-memory metadata (about 2 KB a column) the process keeps for the rest of the run.
+      const done = await this.warehouse.mergingCheckpoint(CHECKPOINT_MEMORY, this.memoryLimit);
       this.log?.debug({ after, wal_bytes: wal, done, ms: Date.now() - started }, 'warehouse checkpoint');
     }
     await this.warehouse.trimCache(CACHE_BETWEEN_LOADS, this.memoryLimit);

@@ -98,6 +98,26 @@ describe('the load channel bounds what it holds', () => {
     expect(channel.stats.maxHeldBytes).toBeLessThanOrEqual(10);
   });
 
+  test('a producer past the count budget waits too, however small its answers: two transactions of outcomes', async () => {
+    const { channel, commits, gates, gate } = recorded({ maxCount: 2, holdBytes: 1e9 });
+    gate(true);
+    const admitted: string[] = [];
+    const produce = async (k: string) => { await channel.admit(collected(k, 1)); admitted.push(k); };
+    const producers = ['a', 'b', 'c', 'd', 'e', 'f'].map(produce);
+    await settle();
+    // a and b are being committed, c and d queued for the next transaction: e and f wait, whatever their bytes.
+    expect(admitted).toEqual(['a', 'b', 'c', 'd']);
+    expect(commits).toEqual([['a', 'b']]);
+    gates.shift()!();
+    await settle();
+    expect(admitted).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
+    gate(false);
+    gates.shift()?.();
+    await Promise.all(producers);
+    await channel.idle();
+    expect(commits).toEqual([['a', 'b'], ['c', 'd'], ['e', 'f']]);
+  });
+
   test('a reservation holds the largest answer of its kind until its outcome is handed over; the first of a kind goes alone', async () => {
     const { channel, commits, gates, gate } = recorded({ maxCount: 10, holdBytes: 10 });
     const first = await channel.reserve('get');

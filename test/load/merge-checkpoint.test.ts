@@ -1,7 +1,8 @@
 /**
- * The working file merges under-full row groups only at the checkpoint a run ends with (Warehouse.mergingCheckpoint,
- * called by Writer.close): the night's own checkpoints leave a row group per table each, and unmerged they made a
- * year of small nights several times the published file.
+ * The working file merges under-full row groups at the writer's checkpoints (Warehouse.mergingCheckpoint, called by
+ * the writer's rests and Writer.close), boundedly; a checkpoint without merges (DuckDB's own) leaves a row group per
+ * table each: unmerged they made a year of small nights several times the published file, and a night's process
+ * kept each group's metadata in memory.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { WAREHOUSE_STORAGE } from '../../src/load/database.js';
+import { Writer } from '../../src/load/writer.js';
 import { keywordTask } from '../normalize/fixtures.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-merge-checkpoint-'));
@@ -42,6 +44,23 @@ describe('the checkpoint a run ends with', () => {
     await wh.loadTasks([keywordTask('K4', 5, 5)], { runId: 'r4' });
     expect(await wh.checkpoint(128e6, '256MB')).toBe(true);
     expect(await groups()).toBe(2);
+  });
+
+  it("the writer's rests merge too: a night of many loads keeps a table at a row group or two", async () => {
+    // A checkpoint after every load (the WAL seam at 1 byte), as a night of large answers has.
+    const w = await Writer.open(path.join(dir, 'night.duckdb'), '256MB', { checkpointWalBytes: 1 });
+    try {
+      for (let i = 0; i < 8; i++) await w.load([keywordTask(`N${i}`, 5, i + 1)], { runId: 'night', engines: [], inTransaction: async () => undefined });
+      const [[groups]] = await w.query(`SELECT count(DISTINCT row_group_id) FROM pragma_storage_info('keyword_data__monthly_searches')`);
+      const [[rows]] = await w.query(`SELECT count(*) FROM keyword_data__monthly_searches`);
+      // Unmerged, each of the 8 checkpoints would have left a group of its own.
+      expect(Number(groups)).toBeLessThanOrEqual(2);
+      expect(Number(rows)).toBeGreaterThan(0);
+      const [[vacuum]] = await w.query(`SELECT current_setting('max_vacuum_tasks')`);
+      expect(Number(vacuum)).toBe(0); // DuckDB's own checkpoints still do not merge
+    } finally {
+      await w.close();
+    }
   });
 });
 
