@@ -42,7 +42,7 @@ export interface JobSizes {
  * 50,000 of before took 78 s quiet and over 4 minutes at a load average of 13, most of make bench's 10 minutes).
  */
 export function jobSizes(quick: boolean): JobSizes {
-  return quick ? { small: 30, large: 300, postback: 100, keywordsPerTask: 1 } : { small: 2000, large: 20_000, postback: 3000, keywordsPerTask: 1 };
+  return quick ? { small: 30, large: 120, postback: 50, keywordsPerTask: 1 } : { small: 2000, large: 20_000, postback: 3000, keywordsPerTask: 1 };
 }
 
 const POST_ID = 'keywords_for_site.task_post';

@@ -23,7 +23,7 @@ import { formatTable, round, type Figures } from './figures.js';
 
 export async function benchPostgres(opts: { quick: boolean; dir: string; root: string; log?: (l: string) => void }): Promise<Figures> {
   // 1,000 tasks (330,000 rows) are a steady state for rates; 4,000 spent two of make bench's 10 minutes here.
-  const tasks = opts.quick ? 100 : 1000;
+  const tasks = opts.quick ? 25 : 1000;
   const merchant = Math.round(tasks * 0.05);
   const tech = Math.round(tasks * 0.05);
   const keywordTasks = tasks - merchant - tech;
@@ -60,7 +60,7 @@ export async function benchPostgres(opts: { quick: boolean; dir: string; root: s
     const p2 = await publish();
     opts.log?.(`  postgres: night 2 (every task re-collected) loaded in ${Math.round(again.ms)} ms, published in ${Math.round(p2.ms)} ms (commit ${p2.o.commitMs} ms)`);
     const keywords = opts.quick ? 1 : SERP_YEAR_KEYWORDS;
-    const nights = opts.quick ? 30 : 365;
+    const nights = opts.quick ? 8 : 365;
     const year = await serpYear(dir, server.url, keywords, nights);
     for (const v of year.views) opts.log?.(`  postgres: ${v.view} at ${year.pages} SERP pages (${year.items} items): PostgreSQL ${v.pgMs} ms, DuckDB ${v.duckMs} ms, ${v.rows} rows`);
     const next = year.nextNight;
