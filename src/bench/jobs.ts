@@ -178,7 +178,8 @@ export async function measureJobRun(o: JobBenchOptions, name: string, n: number,
         // 1000 results per load transaction instead of 200: a night of 10,000 tasks or more spends most of its
         // CPU on per-transaction work at 200 (measured: 41 s of CPU for 10,000 tasks at 200, 24 s at 1000).
         collect: { poll_min_ms: 250, poll_max_ms: 1000, straggler_after_ms: 600_000, drain_timeout_ms: 1_800_000, load_batch: shape.loadBatch ?? LOAD_BATCH },
-        warehouse: { dir: path.join(runDir, 'data') },
+        // In process (quick mode), one DuckDB thread: the bench shares its process, as a test's runs do.
+        warehouse: { dir: path.join(runDir, 'data'), ...(shape.inProcess ? { threads: 1 } : {}) },
         // Postbacks go to the relay first (see relay.ts), which replays them to the receiver on this port.
         ...(relay ? { webhook: { listen_port: receiverPort, public_url: relay.url } } : {}),
       },
