@@ -66,7 +66,7 @@ export async function measureJob(spec: JobChildSpec, opts: { alone: boolean; env
   const sampler = setInterval(sample, 100);
   const profiler = spec.profile ? await startProfiler() : undefined;
   const cpu0 = process.cpuUsage();
-  const r = await runJob({ root: spec.root, pipelineFile: spec.pipelineFile, runDate: spec.runDate, configOverrides: spec.configOverrides, progress: false, out: discard, ...(opts.env ? { env: opts.env, logDestination: discard, stderrLog: false } : {}) });
+  const r = await runJob({ root: spec.root, pipelineFile: spec.pipelineFile, runDate: spec.runDate, configOverrides: spec.configOverrides, progress: false, out: discard, ...(opts.env ? { env: opts.env } : {}), ...(opts.alone ? {} : { logDestination: discard, stderrLog: false }) });
   const cpu = process.cpuUsage(cpu0);
   const profile = profiler ? profileReport(await profiler.stop(), Math.round((cpu.user + cpu.system) / 1000)) : undefined;
   clearInterval(sampler);

@@ -23,6 +23,15 @@ export function createTableSql(t: TableDef, opts: { derivedIds?: boolean } = {})
   return `CREATE TABLE IF NOT EXISTS ${q(t.name)} (${cols})`;
 }
 
+/**
+ * The tables of `database`'s main schema that DuckDB counts rows in (the current one when omitted): a table it counts
+ * none in holds none, and most of a night's tables are empty.
+ */
+export async function tablesWithRows(conn: DuckDBConnection, database?: string): Promise<Set<string>> {
+  const r = await conn.runAndReadAll(`SELECT table_name FROM duckdb_tables() WHERE database_name = ${database === undefined ? 'current_database()' : '$1'} AND schema_name = 'main' AND estimated_size > 0`, database === undefined ? undefined : [database]);
+  return new Set(r.getRows().map(([t]) => String(t)));
+}
+
 /** Widening changes that are safe to apply in place; anything else keeps the existing type. */
 const WIDER: Record<string, readonly DuckType[]> = {
   INTEGER: ['BIGINT', 'DOUBLE', 'VARCHAR'],

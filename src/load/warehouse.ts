@@ -12,7 +12,7 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { connectTo, openDatabase, WAREHOUSE_CATALOG, type StorageOptions } from './database.js';
 import { TABLES, AVAILABLE_TABLES, activateTables, allColumns, table as tableDef, type TableDef } from '../normalize/catalog.js';
 import { normalizeTaskInto, tablesOfTask, NormalizeStats, type CollectedTask, type Row } from '../normalize/extract.js';
-import { createTableSql, ensureSchema, q, type SchemaChange } from './ddl.js';
+import { createTableSql, ensureSchema, q, tablesWithRows, type SchemaChange } from './ddl.js';
 import { appendRows, RowAppender } from './append.js';
 import { sizeInBytes } from '../config/index.js';
 import { MemoryGate } from './memory-gate.js';
@@ -412,8 +412,7 @@ export class Warehouse {
     const where = opts.all ? '' : ` WHERE _run_id = '${runId.replace(/'/g, "''")}'`;
     // Every table's rows in one statement: a statement a table cost a run hundreds of round trips. A table DuckDB
     // counts no row in holds none of this run's either: most of a night's tables are empty.
-    const filled = new Set((await this.connection.runAndReadAll(`SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND estimated_size > 0`))
-      .getRows().map(([t]) => String(t)));
+    const filled = await tablesWithRows(this.connection);
     const candidates = TABLES.filter((t) => filled.has(t.name));
     const counts = new Map(candidates.length ? (await this.connection.runAndReadAll(candidates.map((t) => `SELECT '${t.name}' AS t, count(*) AS n FROM ${q(t.name)}${where}`).join(' UNION ALL ')))
       .getRows().map(([t, n]) => [String(t), Number(n)] as [string, number]) : []);

@@ -22,7 +22,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { openDatabase, WAREHOUSE_CATALOG, type StorageOptions } from '../load/database.js';
 import { TABLES } from '../normalize/catalog.js';
 import { tablesOfTask } from '../normalize/extract.js';
-import { lit, q } from '../load/ddl.js';
+import { lit, q, tablesWithRows } from '../load/ddl.js';
 import { appendRows } from '../load/append.js';
 import { missingColumnComments } from './views.js';
 
@@ -221,8 +221,7 @@ async function deleteReplaced(conn: DuckDBConnection, runs: readonly string[], c
 
 /** The tables of `catalog` holding rows of `runs` in the working file. */
 async function tablesHolding(conn: DuckDBConnection, all: readonly TableShape[], runs: readonly string[]): Promise<Set<string>> {
-  // A table DuckDB counts no row in holds none: most of a night's tables are empty.
-  const filled = new Set((await conn.runAndReadAll(`SELECT table_name FROM duckdb_tables() WHERE database_name = '${SOURCE}' AND schema_name = 'main' AND estimated_size > 0`)).getRows().map(([t]) => String(t)));
+  const filled = await tablesWithRows(conn, SOURCE);
   const catalog = all.filter((t) => filled.has(t.name));
   if (!catalog.length) return new Set();
   const sql = catalog.map((t) => `SELECT ${lit(t.name)} AS t FROM (SELECT 1 FROM ${SOURCE}.main.${q(t.name)} WHERE _run_id IN (SELECT r FROM temp._apply_runs) LIMIT 1)`).join(' UNION ALL ');

@@ -9,7 +9,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { TABLES, TABLE_BY_NAME, activateTables, allColumns, type TableDef } from '../normalize/catalog.js';
 import { LEDGER_DDL } from '../ledger/schema.js';
-import { createTableSql, lit, q } from '../load/ddl.js';
+import { createTableSql, lit, q, tablesWithRows } from '../load/ddl.js';
 import { FAMILIES } from '../families/index.js';
 import { RUN_VIEWS } from './views/runs.js';
 
@@ -451,14 +451,14 @@ function ledgerComments(): string[] {
  * own description from the start (curatedViews).
  */
 export async function missingColumnComments(conn: DuckDBConnection): Promise<string> {
-  const r = await conn.runAndReadAll(`SELECT c.table_name, c.column_name FROM duckdb_columns() c JOIN duckdb_tables() t USING (database_name, schema_name, table_name)
-    WHERE c.database_name = current_database() AND c.schema_name = 'main' AND c.comment IS NULL AND t.estimated_size > 0`);
-  const missing = new Set(r.getRows().map(([t, c]) => `${String(t)}\u0000${String(c)}`));
-  const tables = new Set([...missing].map((k) => k.split('\u0000')[0]));
+  const filled = await tablesWithRows(conn);
+  const r = await conn.runAndReadAll(`SELECT table_name, column_name FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main' AND comment IS NULL`);
+  const missing = new Map<string, Set<string>>();
+  for (const [t, c] of r.getRows().map((x) => x.map(String))) if (filled.has(t)) missing.set(t, (missing.get(t) ?? new Set()).add(c));
   // Only what the catalog declares: a column it no longer does stays in the file, undescribed.
-  return [...tables].sort().flatMap((name) => {
+  return [...missing.keys()].sort().flatMap((name) => {
     const t = TABLE_BY_NAME.get(name);
-    return t ? allColumns(t).filter((c) => missing.has(`${name}\u0000${c.name}`)).map((c) => columnComment(name, c)) : [];
+    return t ? allColumns(t).filter((c) => missing.get(name)!.has(c.name)).map((c) => columnComment(name, c)) : [];
   }).join(';\n');
 }
 
