@@ -4,7 +4,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { isTaskError } from '../api/status.js';
-import { markFailed, markLoaded, markPostFailed, markPosted, markPosting, markReleased, recordBilled } from '../ledger/index.js';
+import { markFailed, markLoaded, markPostFailed, markPosted, markPosting, markReleased, recordBilled, type Failure, type PostedTask } from '../ledger/index.js';
 import type { CollectedTask } from '../normalize/extract.js';
 import { resultsOf, type Outcome } from './outcome.js';
 import type { LoadSummary } from './warehouse.js';
@@ -30,7 +30,7 @@ export function commitThrough(o: CommitOptions): (batch: readonly Outcome[]) => 
       runId: o.runId,
       engines: o.engines,
       inTransaction: async (conn) => {
-        for (const x of batch) await applyMoves(conn, o.runId, x);
+        for (const m of mergeMoves(batch)) await applyMove(conn, o.runId, m);
         if (results.length) await o.inTransaction?.();
       },
     });
@@ -41,39 +41,148 @@ export function commitThrough(o: CommitOptions): (batch: readonly Outcome[]) => 
 /** Whether a result carries rows (not a task-level error). */
 export const isLoadable = (r: CollectedTask): boolean => !isTaskError(r.task.status_code) && Array.isArray(r.task.result);
 
-/** An outcome's ledger moves, in the open transaction of `conn`. */
-async function applyMoves(conn: DuckDBConnection, runId: string, o: Outcome): Promise<void> {
+/**
+ * One ledger write: what an outcome asks of the ledger, in the form one statement serves for many tasks. `posting`
+ * is never merged: its batch id names the call that sends those tasks (recover.ts adopts unclear POSTs by it).
+ */
+export type LedgerMove =
+  | { kind: 'posting'; keys: string[] }
+  | { kind: 'post_failed'; failures: (Failure & { retry?: boolean })[] }
+  | { kind: 'posted'; posted: PostedTask[] }
+  | { kind: 'released'; keys: string[]; reason: string }
+  | { kind: 'loaded'; refs: string[]; pages?: number }
+  | { kind: 'billed'; billed: { ref: string; cost: number }[] }
+  | { kind: 'failed'; failures: Failure[] };
+
+/** An outcome's ledger moves, in the order they apply. */
+export function movesOf(o: Outcome): LedgerMove[] {
   switch (o.kind) {
     case 'failed':
-      await markFailed(conn, runId, [{ ref: o.ref, code: o.code, message: o.message }]);
-      return;
+      return [{ kind: 'failed', failures: [{ ref: o.ref, code: o.code, message: o.message }] }];
     case 'calling':
-      await markPosting(conn, runId, o.keys);
-      return;
+      return [{ kind: 'posting', keys: o.keys }];
     case 'call_failed':
-      await markPostFailed(conn, runId, o.failures);
-      return;
+      return [{ kind: 'post_failed', failures: o.failures }];
     case 'posted':
-      await markPosted(conn, runId, o.posted);
-      return;
+      return [{ kind: 'posted', posted: o.posted }];
     case 'released':
-      await markReleased(conn, runId, o.keys, { reason: o.reason });
-      return;
+      return [{ kind: 'released', keys: o.keys, reason: o.reason }];
     case 'answered': {
-      if (o.posted) await markPosted(conn, runId, [o.posted]);
+      const moves: LedgerMove[] = o.posted ? [{ kind: 'posted', posted: [o.posted] }] : [];
       // One call's answer: its tasks failed only if no page of it succeeded.
       const bad = o.results.find((r) => !isLoadable(r));
-      if (bad && !o.results.some(isLoadable)) await markFailed(conn, runId, o.keys.map((k) => ({ ref: k, code: bad.task.status_code, message: bad.task.status_message })));
-      else await markLoaded(conn, runId, o.keys, { collected: true, pages: o.pages });
-      return;
+      if (bad && !o.results.some(isLoadable)) moves.push({ kind: 'failed', failures: o.keys.map((k) => ({ ref: k, code: bad.task.status_code, message: bad.task.status_message })) });
+      else moves.push({ kind: 'loaded', refs: o.keys, pages: o.pages });
+      return moves;
     }
     case 'collected': {
       const ok = o.results.filter(isLoadable);
       const bad = o.results.filter((r) => !isLoadable(r));
-      await markLoaded(conn, runId, ok.map((r) => r.key ?? r.task.id), { collected: true });
-      // A result that reports its cost (SERP, after refunds) replaces what posting reserved.
-      await recordBilled(conn, runId, ok.filter((r) => typeof r.task.cost === 'number' && r.task.cost > 0).map((r) => ({ ref: r.key ?? r.task.id, cost: r.task.cost as number })));
-      if (bad.length) await markFailed(conn, runId, bad.map((r) => ({ ref: r.key ?? r.task.id, code: r.task.status_code, message: r.task.status_message })));
+      return [
+        { kind: 'loaded', refs: ok.map((r) => r.key ?? r.task.id) },
+        // A result that reports its cost (SERP, after refunds) replaces what posting reserved.
+        { kind: 'billed', billed: ok.filter((r) => typeof r.task.cost === 'number' && r.task.cost > 0).map((r) => ({ ref: r.key ?? r.task.id, cost: r.task.cost as number })) },
+        { kind: 'failed', failures: bad.map((r) => ({ ref: r.key ?? r.task.id, code: r.task.status_code, message: r.task.status_message })) },
+      ];
     }
+  }
+}
+
+/** Every name an outcome's tasks go by in it (ledger keys and the service's ids). */
+function namesOf(o: Outcome): string[] {
+  switch (o.kind) {
+    case 'failed': return [o.ref];
+    case 'calling': case 'released': return o.keys;
+    case 'call_failed': return o.failures.map((f) => f.ref);
+    case 'posted': return o.posted.flatMap((p) => [p.key, p.serviceId]);
+    case 'answered': return [...o.keys, ...(o.posted ? [o.posted.serviceId] : [])];
+    case 'collected': return o.results.flatMap((r) => (r.key ? [r.key, r.task.id] : [r.task.id]));
+  }
+}
+
+const ORDER: readonly LedgerMove['kind'][] = ['posting', 'post_failed', 'posted', 'released', 'loaded', 'billed', 'failed'];
+
+/**
+ * A batch's ledger moves, merged: a move per task was three statements per task_get, most of a small task's
+ * cost (docs/performance.md, "The ledger's moves per batch"). Outcomes on disjoint tasks commute, so a run of them
+ * is applied kind by kind, each kind as one move; an outcome naming a task already in the run starts a new run,
+ * which keeps every task's moves in the order its outcomes came.
+ */
+export function mergeMoves(batch: readonly Outcome[]): LedgerMove[] {
+  const out: LedgerMove[] = [];
+  let run: LedgerMove[] = [];
+  const names = new Set<string>();
+  const flush = () => {
+    for (const kind of ORDER) {
+      const merged = new Map<string, LedgerMove>();
+      for (const m of run) {
+        if (m.kind !== kind) continue;
+        const group = m.kind === 'posting' ? undefined : m.kind === 'loaded' ? `p${m.pages ?? ''}` : m.kind === 'released' ? m.reason : '';
+        const into = group === undefined ? undefined : merged.get(group);
+        if (!into) {
+          const copy = copyMove(m);
+          if (group === undefined) out.push(copy);
+          else merged.set(group, copy);
+          continue;
+        }
+        append(into, m);
+      }
+      for (const m of merged.values()) out.push(m);
+    }
+    run = [];
+    names.clear();
+  };
+  for (const o of batch) {
+    const own = namesOf(o);
+    if (own.some((n) => names.has(n))) flush();
+    for (const n of own) names.add(n);
+    run.push(...movesOf(o));
+  }
+  flush();
+  return out.filter((m) => sizeOf(m) > 0);
+}
+
+function copyMove(m: LedgerMove): LedgerMove {
+  switch (m.kind) {
+    case 'posting': return { kind: m.kind, keys: [...m.keys] };
+    case 'released': return { kind: m.kind, keys: [...m.keys], reason: m.reason };
+    case 'post_failed': return { kind: m.kind, failures: [...m.failures] };
+    case 'posted': return { kind: m.kind, posted: [...m.posted] };
+    case 'loaded': return { kind: m.kind, refs: [...m.refs], ...(m.pages === undefined ? {} : { pages: m.pages }) };
+    case 'billed': return { kind: m.kind, billed: [...m.billed] };
+    case 'failed': return { kind: m.kind, failures: [...m.failures] };
+  }
+}
+
+/** Adds `m`'s tasks to `into`, a move of the same kind and group. */
+function append(into: LedgerMove, m: LedgerMove): void {
+  if (into.kind === 'released' && m.kind === 'released') into.keys.push(...m.keys);
+  else if (into.kind === 'post_failed' && m.kind === 'post_failed') into.failures.push(...m.failures);
+  else if (into.kind === 'posted' && m.kind === 'posted') into.posted.push(...m.posted);
+  else if (into.kind === 'loaded' && m.kind === 'loaded') into.refs.push(...m.refs);
+  else if (into.kind === 'billed' && m.kind === 'billed') into.billed.push(...m.billed);
+  else if (into.kind === 'failed' && m.kind === 'failed') into.failures.push(...m.failures);
+}
+
+function sizeOf(m: LedgerMove): number {
+  switch (m.kind) {
+    case 'posting': case 'released': return m.keys.length;
+    case 'post_failed': case 'failed': return m.failures.length;
+    case 'posted': return m.posted.length;
+    case 'loaded': return m.refs.length;
+    case 'billed': return m.billed.length;
+  }
+}
+
+/** A ledger move, in the open transaction of `conn`. */
+async function applyMove(conn: DuckDBConnection, runId: string, m: LedgerMove): Promise<void> {
+  switch (m.kind) {
+    case 'failed': await markFailed(conn, runId, m.failures); return;
+    case 'posting': await markPosting(conn, runId, m.keys); return;
+    case 'post_failed': await markPostFailed(conn, runId, m.failures); return;
+    case 'posted': await markPosted(conn, runId, m.posted); return;
+    case 'released': await markReleased(conn, runId, m.keys, { reason: m.reason }); return;
+    case 'loaded': await markLoaded(conn, runId, m.refs, { collected: true, ...(m.pages === undefined ? {} : { pages: m.pages }) }); return;
+    case 'billed': await recordBilled(conn, runId, m.billed);
   }
 }

@@ -4,5 +4,5 @@ export { appendRows } from './append.js';
 export { loadArchiveFiles, type ArchiveLoadOptions, type ArchiveLoadResult } from './archive-load.js';
 export { openDatabase, connectTo, WAREHOUSE_STORAGE, WAREHOUSE_CATALOG, type OpenDatabaseOptions, type StorageOptions } from './database.js';
 export { LoadChannel, type ChannelOptions, type Committed, type Hold, type LoadPort } from './channel.js';
-export { commitThrough, isLoadable, type CommitOptions } from './commit.js';
+export { commitThrough, isLoadable, mergeMoves, movesOf, type CommitOptions, type LedgerMove } from './commit.js';
 export { resultsOf, bytesOfOutcome, type Outcome, type Sink } from './outcome.js';
