@@ -22,7 +22,7 @@ const CHECKPOINT_WAL = 4e6;
 const CHECKPOINT_MEMORY = 128e6;
 /** DuckDB's cache kept between turns: it otherwise holds every block it touched until memory_limit presses. The ledger's
  * reads on another connection wait while the limit is lowered to it (memory-gate.ts), so it need not leave them room. */
-const CACHE_BETWEEN_LOADS = 32e6;
+const CACHE_BETWEEN_LOADS = Number(process.env.XCACHE ?? 32e6);
 /** DuckDB's own checkpoint stays as a safety net, well past ours. */
 const DUCKDB_CHECKPOINT_THRESHOLD = `${Math.ceil((4 * CHECKPOINT_WAL) / 1024)}KiB`;
 
@@ -151,10 +151,15 @@ export class Writer {
 
   /** This run's rows as Parquet, table by table under the resting cache size so exports do not add up. */
   exportParquet(dir: string, runDate: string, runId: string, beforeRename: () => Promise<void>): Promise<{ table: string; file: string; rows: number }[]> {
-    return this.queue(() => this.warehouse.exportParquet(dir, runDate, runId, {
-      lean: { memoryBytes: Math.min(CACHE_BETWEEN_LOADS, sizeInBytes(this.memoryLimit)), memoryLimit: this.memoryLimit },
-      beforeRename,
-    }));
+    return this.queue(async () => {
+      // The rows since the last checkpoint into the file first: the export's cache trims between tables would
+      // otherwise write them to DuckDB's temporary files and read them back, a file per block.
+      if (this.warehouse.walBytes() > 0) await this.warehouse.mergingCheckpoint(CHECKPOINT_MEMORY, this.memoryLimit);
+      return this.warehouse.exportParquet(dir, runDate, runId, {
+        lean: { memoryBytes: Math.min(CACHE_BETWEEN_LOADS, sizeInBytes(this.memoryLimit)), memoryLimit: this.memoryLimit },
+        beforeRename,
+      });
+    });
   }
 
   /**
