@@ -22,7 +22,7 @@ const CHECKPOINT_WAL = 4e6;
 const CHECKPOINT_MEMORY = 128e6;
 /** DuckDB's cache kept between turns: it otherwise holds every block it touched until memory_limit presses. The ledger's
  * reads on another connection wait while the limit is lowered to it (memory-gate.ts), so it need not leave them room. */
-const CACHE_BETWEEN_LOADS = Number(process.env.XCACHE ?? 32e6);
+const CACHE_BETWEEN_LOADS = 32e6;
 /** DuckDB's own checkpoint stays as a safety net, well past ours. */
 const DUCKDB_CHECKPOINT_THRESHOLD = `${Math.ceil((4 * CHECKPOINT_WAL) / 1024)}KiB`;
 
