@@ -12,10 +12,9 @@
  * generating 20,000 keywords does not take the cores the job is measured on; what it still does per answer
  * (serialize, gzip, send) is its CPU, reported beside each figure.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { mkdirSync } from 'node:fs';
 import { FAST_WINDOW_MS, measureJobRun, type JobBenchOptions, type JobSizes } from './jobs.js';
 import { FAMILY_NAMES, round, type Figures } from './figures.js';
 import { breakdownTable, describeLimit, reportRows } from './profile.js';
@@ -48,6 +47,8 @@ interface Family {
   loadBatch: number;
   /** A live endpoint: one call a task, answered at once (no POST, no poll). */
   live?: boolean;
+  /** The headroom's goal (1 unless the issue asks more: depth 10 should leave half the machine free). */
+  headroomGoal?: number;
   /** `rows_per_cpu_s_vs_duckdb_<name>`: DuckDB's read_json + unnest over the larger run's archive (duckdb-baseline.ts). */
   baseline?: BaselineKind;
 }
@@ -61,7 +62,7 @@ export const FAMILIES: Family[] = [
   { name: 'merchant', what: 'merchant products, 120 items per task', postId: 'merchant.products.task_post', params: { ...LOCALE, depth: 120 }, axis: 'keyword', value: (i) => `product ${i}`, sandbox: { merchant_items: 120 }, tasks: { quick: 2, full: 60 }, loadBatch: 200 },
   { name: 'serp_organic', what: 'SERP organic (advanced), depth 700 with nested items', postId: 'serp.google.organic.task_post', params: { ...LOCALE, depth: 700 }, axis: 'keyword', value: (i) => `running shoes ${i}`, sandbox: {}, quickParams: { ...LOCALE, depth: 50 }, tasks: { quick: 2, full: 30 }, loadBatch: 200, baseline: 'serp_organic' },
   // The payloads users request most (issue 30): rank tracking at depth 10 and 100, and search volumes 1,000 keywords a task.
-  { name: 'serp_organic_d10', what: 'SERP organic (advanced), depth 10, every item type of the client\'s model incl. AI Overview (a share of pages each)', postId: 'serp.google.organic.task_post', params: { ...LOCALE, depth: 10 }, axis: 'keyword', value: (i) => `running shoes ${i}`, sandbox: {}, tasks: { quick: 4, full: 150 }, loadBatch: 200 },
+  { name: 'serp_organic_d10', what: 'SERP organic (advanced), depth 10, every item type of the client\'s model incl. AI Overview (a share of pages each)', postId: 'serp.google.organic.task_post', params: { ...LOCALE, depth: 10 }, axis: 'keyword', value: (i) => `running shoes ${i}`, sandbox: {}, tasks: { quick: 4, full: 300 }, loadBatch: 200, headroomGoal: 2 },
   { name: 'serp_organic_d100', what: 'SERP organic (advanced), depth 100, every item type of the client\'s model incl. AI Overview (a share of pages each)', postId: 'serp.google.organic.task_post', params: { ...LOCALE, depth: 100 }, axis: 'keyword', value: (i) => `running shoes ${i}`, sandbox: {}, quickParams: { ...LOCALE, depth: 20 }, tasks: { quick: 2, full: 60 }, loadBatch: 200 },
   { name: 'keywords_ads_search_volume', what: 'ads search_volume, 1,000 keywords a task (12 monthly_searches each)', postId: 'keywords_ads.search_volume.task_post', params: LOCALE, axis: 'keywords', chunk: 1000, value: (i) => `keyword ${i}`, sandbox: {}, tasks: { quick: 1, full: 12 }, loadBatch: 200 },
   // Live-only families (issue 28), 1,000 rows a task, the live maximum `limit`; the sandbox generates each answer from the official client's models.
@@ -134,16 +135,23 @@ export async function benchFamilies(o: JobBenchOptions, only?: readonly string[]
     const secs = l.m.child.durationMs / 1000;
     const perS = l.n / secs;
     const cpuMs = l.m.child.cpuUserMs + l.m.child.cpuSystemMs;
+    const smallCpuMs = s.m.child.cpuUserMs + s.m.child.cpuSystemMs;
     const rowsPerTask = Math.round(l.m.child.rows / l.n);
     const served = l.m.resultCache ? `; the sandbox served ${l.m.calls.gets} task_gets (${l.m.resultCache.misses} results generated, ${l.m.resultCache.hits} served again) using ${(l.m.sandboxCpuMs / 1000).toFixed(1)} s of CPU in the bench process` : '';
-    const marginal = l.m.child.durationMs > s.m.child.durationMs ? ` (between the two runs: ${((l.n - s.n) / ((l.m.child.durationMs - s.m.child.durationMs) / 1000)).toFixed(2)} tasks/s)` : '';
+    // Sustained: the two runs differ only in their tasks, so the difference of their times is the job's pace with
+    // what a run pays once (start, schema, the last polls, export, publish, report) taken out.
+    const spanS = (l.m.child.durationMs - s.m.child.durationMs) / 1000;
+    const steady = spanS > 0;
+    const sustained = steady ? (l.n - s.n) / spanS : perS;
+    const steadyCpuMs = steady ? (cpuMs - smallCpuMs) / (l.n - s.n) : cpuMs / l.n;
     const needRowsS = rowsPerTask * LIVE_TASKS_PER_S;
-    const rowsS = l.m.child.rows / secs;
+    const rowsS = steady ? (l.m.child.rows - s.m.child.rows) / spanS : l.m.child.rows / secs;
+    const goal = f.headroomGoal ?? 1;
     out[`headroom_${f.name}`] = {
-      value: round(perS / LIVE_TASKS_PER_S, 4),
+      value: round(sustained / LIVE_TASKS_PER_S, 4),
       unit: 'ratio',
-      goal: '>= 1',
-      how: `limit: ${limit}; the live rate would need ${Math.round(needRowsS).toLocaleString('en-US')} rows/s, the job loaded ${Math.round(rowsS).toLocaleString('en-US')} rows/s (${(needRowsS / rowsS).toFixed(0)}x short). ${f.what}: ${l.n} tasks, whole runJob (${f.live ? 'live calls' : 'tasks_ready'}) ${where} in ${secs.toFixed(1)} s = ${perS.toFixed(2)} tasks/s${marginal}; the ${s.n}-task run ${(s.m.child.durationMs / 1000).toFixed(1)} s and ${((s.m.child.cpuUserMs + s.m.child.cpuSystemMs) / 1000).toFixed(1)} s of CPU; ${rowsPerTask} rows per task (${l.m.child.rows} rows), ${(cpuMs / 1000).toFixed(1)} s of job CPU (${(cpuMs / l.n).toFixed(0)} ms per task, ${Math.round(l.m.child.rows / (cpuMs / 1000)).toLocaleString('en-US')} rows per CPU second); over ${LIVE_TASKS_PER_S.toFixed(1)} tasks/s, what the live service delivers at ${LIVE_CALLS_PER_MINUTE} calls a minute and ${CALLS_PER_TASK} calls per task (a live family's one call a task would allow ${(LIVE_CALLS_PER_MINUTE / 60).toFixed(1)}); ${l.m.calls.total} calls = ${l.m.calls.posts} POSTs + ${l.m.calls.polls} polls + ${l.m.calls.gets} task_gets + ${l.m.calls.other} other${served}; load average ${l.load}`,
+      goal: `>= ${goal}`,
+      how: `${sustained / LIVE_TASKS_PER_S >= goal ? '' : `limit: ${limit}; the live rate would need ${Math.round(needRowsS).toLocaleString('en-US')} rows/s, the job loaded ${Math.round(rowsS).toLocaleString('en-US')} rows/s (${(needRowsS / rowsS).toFixed(1)}x short). `}${f.what}: sustained ${sustained.toFixed(2)} tasks/s = ${steady ? `(${l.n} - ${s.n} tasks) / (${secs.toFixed(2)} - ${(s.m.child.durationMs / 1000).toFixed(2)} s), the larger and the smaller whole runJob (${f.live ? 'live calls' : 'tasks_ready'}) ${where}` : `the ${l.n}-task run's whole time (it took no longer than the ${s.n}-task run)`}; the whole ${l.n}-task run alone ${perS.toFixed(2)} tasks/s (${secs.toFixed(1)} s, ${(cpuMs / 1000).toFixed(1)} s of CPU), the ${s.n}-task run ${(s.m.child.durationMs / 1000).toFixed(1)} s and ${(smallCpuMs / 1000).toFixed(1)} s of CPU; job CPU at the steady state ${steadyCpuMs.toFixed(1)} ms per task, ${(steadyCpuMs * sustained / 1000).toFixed(2)} of the machine's ${os.cpus().length} cores busy at that pace (${(steadyCpuMs * LIVE_TASKS_PER_S / 1000).toFixed(2)} at the live rate), ${rowsPerTask} rows per task (${l.m.child.rows} rows; ${Math.round(l.m.child.rows / (cpuMs / 1000)).toLocaleString('en-US')} rows per CPU second over the whole run); over ${LIVE_TASKS_PER_S.toFixed(1)} tasks/s, what the live service delivers at ${LIVE_CALLS_PER_MINUTE} calls a minute and ${CALLS_PER_TASK} calls per task (a live family's one call a task would allow ${(LIVE_CALLS_PER_MINUTE / 60).toFixed(1)}); ${l.m.calls.total} calls = ${l.m.calls.posts} POSTs + ${l.m.calls.polls} polls + ${l.m.calls.gets} task_gets + ${l.m.calls.other} other${served}; load average ${l.load}`,
     };
     out[`peak_rss_mb_${f.name}`] = {
       value: round(l.m.child.maxRssMb, 1),
