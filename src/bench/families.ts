@@ -125,9 +125,9 @@ export async function benchFamilies(o: JobBenchOptions, only?: readonly string[]
     }
     // The profile is a third run of the smaller run's tasks: the profiler's cost stays out of the figures. A quarter
     // of them profiled mostly a run's start, whose idle main thread the steady state does not have. Quick mode
-    // profiles its first family only: enough to keep the code running.
+    // profiles a quarter of its first family only: enough to keep the code running.
     const profLoad = load1();
-    const profiled = small;
+    const profiled = o.quick ? Math.ceil(small / 4) : small;
     const prof = !o.quick || !profiles.length ? (await run(`profile-${f.name}-${profiled}`, profiled, true)).child : undefined;
     const limit = prof ? `${describeLimit(prof.profile)} (a CPU profile of runJob in a separate ${profiled}-task run, load average ${profLoad}-${load1()})` : 'not profiled (quick mode profiles its first family only)';
     profiles.push(...reportRows(`${f.name} (${profiled} tasks)`, prof?.profile));
