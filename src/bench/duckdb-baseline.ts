@@ -11,6 +11,7 @@ import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { lit } from '../load/quote.js';
 import { runChild } from './child.js';
 
 export type BaselineKind = 'serp_organic' | 'keywords_for_keywords';
@@ -80,7 +81,7 @@ async function buildInChild(spec: Spec): Promise<void> {
   const inst = await DuckDBInstance.create(spec.db);
   const c = await inst.connect();
   // One answer is one line: a 20,000-keyword answer is past read_json's default 16 MB object.
-  const src = `read_json([${spec.files.map((f) => `'${f.replace(/'/g, "''")}'`).join(', ')}], maximum_object_size = 1073741824)`;
+  const src = `read_json([${spec.files.map(lit).join(', ')}], maximum_object_size = 1073741824)`;
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await c.run(`CREATE TEMP TABLE res AS ${results(src, spec.kind === 'serp_organic' ? 'serp.google.organic.task_get%' : '%keywords_for_keywords.task_get')}`);

@@ -20,6 +20,7 @@ import { ArchiveWriter } from '../archive/writer.js';
 import { Warehouse } from '../load/warehouse.js';
 import { WAREHOUSE_STORAGE, type StorageOptions } from '../load/database.js';
 import { loadArchiveFiles } from '../load/archive-load.js';
+import { lit } from '../load/quote.js';
 import { generateKeywordData } from '../families/keywords_data/data.js';
 import { generateMerchant } from '../families/merchant/data.js';
 import { domainItem } from '../families/domain_analytics/data.js';
@@ -137,7 +138,7 @@ export async function baseline(dir: string, files: string[]) {
   rmSync(`${file}.wal`, { force: true });
   const inst = await DuckDBInstance.create(file);
   const c = await inst.connect();
-  const list = `[${files.map((f) => `'${f.replace(/'/g, "''")}'`).join(', ')}]`;
+  const list = `[${files.map(lit).join(', ')}]`;
   // DuckDB's defaults otherwise (every line is far below the default 16 MB maximum object size).
   const src = `read_json(${list})`;
   try {

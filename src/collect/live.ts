@@ -37,41 +37,36 @@ export async function callStep(ctx: CollectContext, step: PipelineStep): Promise
       // Room for the answer in the load channel before the call, as for a task_get: the answers in flight and
       // waiting to load stay within its budget however many workers call.
       const hold = await ctx.load.reserve(step.endpointId);
-      const results: CollectedTask[] = [];
-      let cost = 0;
-      let error: TaskError | undefined;
       try {
+        const results: CollectedTask[] = [];
+        let cost = 0;
+        let error: TaskError | undefined;
         for await (const o of callPages(ctx.client, step, t)) {
           if (!o.ok) { error = o.error; break; }
           cost += o.cost;
           results.push({ endpointId: step.endpointId, task: o.task, version: o.version ?? '', bytes: o.bytes });
         }
-      } catch (err) {
-        hold.cancel();
-        throw err;
-      }
-      if (!results.length) {
-        hold.cancel();
-        // An answer of a service that did nothing (rate limit, 50000 range) leaves the task planned with its code:
-        // a later pass of the run or `resume` calls it again.
-        const retry = error !== undefined && nothingDone(error);
-        await ctx.sink({ kind: 'call_failed', failures: [{ ref: t.key, code: error?.code ?? 0, message: error?.message ?? 'no answer', retry }] });
-        if (!retry) ctx.progress.add('failed');
-        spend.settle(0);
-        continue;
-      }
-      if (error) logger.warn({ step: step.name, task: t.key, pages: results.length, error }, 'paging stopped early; the pages fetched are kept');
-      try {
+        if (!results.length) {
+          hold.cancel();
+          // An answer of a service that did nothing (rate limit, 50000 range) leaves the task planned with its code:
+          // a later pass of the run or `resume` calls it again.
+          const retry = error !== undefined && nothingDone(error);
+          await ctx.sink({ kind: 'call_failed', failures: [{ ref: t.key, code: error?.code ?? 0, message: error?.message ?? 'no answer', retry }] });
+          if (!retry) ctx.progress.add('failed');
+          spend.settle(0);
+          continue;
+        }
+        if (error) logger.warn({ step: step.name, task: t.key, pages: results.length, error }, 'paging stopped early; the pages fetched are kept');
         await ctx.pause('live', step.name);
+        ctx.progress.add('posted');
+        ctx.progress.counts.costUsd += cost;
+        spend.settle(cost);
+        // Its transaction is cut at once: the worker waits on the commit before its next call.
+        await hold.admit({ kind: 'answered', keys: [t.key], results, pages: results.length, posted: { key: t.key, serviceId: results[0].task.id, cost } }, { now: true }).done;
       } catch (err) {
-        hold.cancel();
+        hold.cancel(); // gives the room back unless the answer was handed over (a hold is released once)
         throw err;
       }
-      ctx.progress.add('posted');
-      ctx.progress.counts.costUsd += cost;
-      spend.settle(cost);
-      // Its transaction is cut at once: the worker waits on the commit before its next call.
-      await hold.admit({ kind: 'answered', keys: [t.key], results, pages: results.length, posted: { key: t.key, serviceId: results[0].task.id, cost } }, { now: true }).done;
     }
   };
   await Promise.all(Array.from({ length: ctx.config.collect.live_concurrency }, worker));

@@ -78,12 +78,13 @@ export function movesOf(o: Outcome): LedgerMove[] {
     case 'collected': {
       const ok = o.results.filter(isLoadable);
       const bad = o.results.filter((r) => !isLoadable(r));
-      return [
-        { kind: 'loaded', refs: ok.map((r) => r.key ?? r.task.id) },
-        // A result that reports its cost (SERP, after refunds) replaces what posting reserved.
-        { kind: 'billed', billed: ok.filter((r) => typeof r.task.cost === 'number' && r.task.cost > 0).map((r) => ({ ref: r.key ?? r.task.id, cost: r.task.cost as number })) },
-        { kind: 'failed', failures: bad.map((r) => ({ ref: r.key ?? r.task.id, code: r.task.status_code, message: r.task.status_message })) },
-      ];
+      // A result that reports its cost (SERP, after refunds) replaces what posting reserved.
+      const billed = ok.filter((r) => typeof r.task.cost === 'number' && r.task.cost > 0).map((r) => ({ ref: r.key ?? r.task.id, cost: r.task.cost as number }));
+      const moves: LedgerMove[] = [];
+      if (ok.length) moves.push({ kind: 'loaded', refs: ok.map((r) => r.key ?? r.task.id) });
+      if (billed.length) moves.push({ kind: 'billed', billed });
+      if (bad.length) moves.push({ kind: 'failed', failures: bad.map((r) => ({ ref: r.key ?? r.task.id, code: r.task.status_code, message: r.task.status_message })) });
+      return moves;
     }
   }
 }
@@ -139,7 +140,7 @@ export function mergeMoves(batch: readonly Outcome[]): LedgerMove[] {
     run.push(...movesOf(o));
   }
   flush();
-  return out.filter((m) => sizeOf(m) > 0);
+  return out;
 }
 
 function copyMove(m: LedgerMove): LedgerMove {
@@ -164,15 +165,6 @@ function append(into: LedgerMove, m: LedgerMove): void {
   else if (into.kind === 'failed' && m.kind === 'failed') into.failures.push(...m.failures);
 }
 
-function sizeOf(m: LedgerMove): number {
-  switch (m.kind) {
-    case 'posting': case 'released': return m.keys.length;
-    case 'post_failed': case 'failed': return m.failures.length;
-    case 'posted': return m.posted.length;
-    case 'loaded': return m.refs.length;
-    case 'billed': return m.billed.length;
-  }
-}
 
 /** A ledger move, in the open transaction of `conn`. */
 async function applyMove(conn: DuckDBConnection, runId: string, m: LedgerMove): Promise<void> {

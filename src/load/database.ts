@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import type { DuckDBInstance, DuckDBConnection } from '@duckdb/node-api';
 import { rowGroupSizeProblem } from '../config/index.js';
 import { createDuckdb } from './threads.js';
+import { lit } from './quote.js';
 
 /** The name the warehouse file is attached under, and every connection's default catalog. */
 export const WAREHOUSE_CATALOG = 'warehouse';
@@ -65,7 +66,7 @@ export async function openDatabase(file: string, opts: OpenDatabaseOptions = {})
       ...(opts.storageVersion === undefined || file === ':memory:' || existsSync(file) ? [] : [`STORAGE_VERSION '${opts.storageVersion}'`]),
     ];
     const options = attach.length ? ` (${attach.join(', ')})` : '';
-    await connection.run(`ATTACH '${file.replace(/'/g, "''")}' AS ${WAREHOUSE_CATALOG}${options}`);
+    await connection.run(`ATTACH ${lit(file)} AS ${WAREHOUSE_CATALOG}${options}`);
     await connection.run(`USE ${WAREHOUSE_CATALOG}`);
     return { instance, connection };
   } catch (err) {

@@ -10,6 +10,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { TABLES, activateTables, allColumns, type DuckType, type TableDef } from '../normalize/catalog.js';
 import { q } from './quote.js';
+import { inTransaction } from './transaction.js';
 
 export { q, lit } from './quote.js';
 
@@ -79,16 +80,7 @@ export async function ensureSchema(conn: DuckDBConnection): Promise<SchemaChange
   }
   // One transaction, sent as one text: a new warehouse's hundred tables were a hundred commits, each a write of
   // DuckDB's log, and a crash between them left half a schema.
-  if (statements.length) {
-    await conn.run('BEGIN TRANSACTION');
-    try {
-      await conn.run(statements.join(';\n'));
-      await conn.run('COMMIT');
-    } catch (err) {
-      await conn.run('ROLLBACK').catch(() => undefined);
-      throw err;
-    }
-  }
+  if (statements.length) await inTransaction(conn, async (c) => { await c.run(statements.join(';\n')); });
   return changes;
 }
 

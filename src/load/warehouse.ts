@@ -12,8 +12,9 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { connectTo, openDatabase, WAREHOUSE_CATALOG, type StorageOptions } from './database.js';
 import { TABLES, AVAILABLE_TABLES, activateTables, allColumns, table as tableDef, type TableDef } from '../normalize/catalog.js';
 import { normalizeTaskInto, tablesOfTask, NormalizeStats, type CollectedTask, type Row } from '../normalize/extract.js';
-import { createTableSql, ensureSchema, q, tablesWithRows, type SchemaChange } from './ddl.js';
+import { createTableSql, ensureSchema, lit, q, tablesWithRows, type SchemaChange } from './ddl.js';
 import { appendRows, RowAppender } from './append.js';
+import { inTransaction } from './transaction.js';
 import { sizeInBytes } from '../config/index.js';
 import { MemoryGate } from './memory-gate.js';
 
@@ -330,16 +331,8 @@ export class Warehouse {
   }
 
   /** Runs `work` in one transaction on the writing connection (ledger moves with no rows to load). */
-  async transact(work: (conn: DuckDBConnection) => Promise<void>): Promise<void> {
-    const conn = this.connection;
-    await conn.run('BEGIN TRANSACTION');
-    try {
-      await work(conn);
-      await conn.run('COMMIT');
-    } catch (err) {
-      await conn.run('ROLLBACK').catch(() => undefined);
-      throw err;
-    }
+  transact(work: (conn: DuckDBConnection) => Promise<void>): Promise<void> {
+    return inTransaction(this.connection, work);
   }
 
   /**
@@ -409,12 +402,12 @@ export class Warehouse {
   }
 
   private async exportTables(dir: string, snapshotDate: string, runId: string, opts: ExportOptions, out: { table: string; file: string; rows: number }[]): Promise<void> {
-    const where = opts.all ? '' : ` WHERE _run_id = '${runId.replace(/'/g, "''")}'`;
+    const where = opts.all ? '' : ` WHERE _run_id = ${lit(runId)}`;
     // Every table's rows in one statement: a statement a table cost a run hundreds of round trips. A table DuckDB
     // counts no row in holds none of this run's either: most of a night's tables are empty.
     const filled = await tablesWithRows(this.connection);
     const candidates = TABLES.filter((t) => filled.has(t.name));
-    const counts = new Map(candidates.length ? (await this.connection.runAndReadAll(candidates.map((t) => `SELECT '${t.name}' AS t, count(*) AS n FROM ${q(t.name)}${where}`).join(' UNION ALL ')))
+    const counts = new Map(candidates.length ? (await this.connection.runAndReadAll(candidates.map((t) => `SELECT ${lit(t.name)} AS t, count(*) AS n FROM ${q(t.name)}${where}`).join(' UNION ALL ')))
       .getRows().map(([t, n]) => [String(t), Number(n)] as [string, number]) : []);
     for (const t of TABLES) {
       const rows = counts.get(t.name) ?? 0;
@@ -428,23 +421,19 @@ export class Warehouse {
       // Catalog columns in catalog order and type, never `*`: a column added later by schema evolution sits at the
       // end of the DuckDB table, but every file of a table must carry one schema (docs/parquet.md).
       const cols = allColumns(t).map((c) => `CAST(${q(c.name)} AS ${c.type}) AS ${q(c.name)}`).join(', ');
-      const copy = () => this.connection.run(`COPY (SELECT ${cols} FROM ${q(t.name)}${where}) TO '${tmp.replace(/'/g, "''")}' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${Math.max(2048, Math.floor(opts.rowGroupSize ?? PARQUET_ROW_GROUP))}, ROW_GROUP_SIZE_BYTES ${PARQUET_ROW_GROUP_BYTES})`);
-      if (opts.lean && rows < LEAN_EXPORT_MIN_ROWS) {
-        await copy();
-        await this.trimCache(EXPORT_CACHE_KEPT, opts.lean.memoryLimit);
-      } else if (opts.lean) {
+      const copy = () => this.connection.run(`COPY (SELECT ${cols} FROM ${q(t.name)}${where}) TO ${lit(tmp)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${Math.max(2048, Math.floor(opts.rowGroupSize ?? PARQUET_ROW_GROUP))}, ROW_GROUP_SIZE_BYTES ${PARQUET_ROW_GROUP_BYTES})`);
+      if (opts.lean && rows >= LEAN_EXPORT_MIN_ROWS) {
         // The blocks a table's export reads stay cached until the limit presses: under a low limit, and emptied
         // after each table, they never add up across tables. A table the low limit cannot export goes again
         // under the whole limit (the file is written anew).
-        const { memoryBytes, memoryLimit } = opts.lean;
-        await this.underMemoryLimit(memoryBytes, memoryLimit, copy).catch((err: Error) => {
+        await this.underMemoryLimit(opts.lean.memoryBytes, opts.lean.memoryLimit, copy).catch((err: Error) => {
           if (!/out of memory/i.test(err.message)) throw err;
           return copy();
         });
-        await this.trimCache(EXPORT_CACHE_KEPT, memoryLimit);
       } else {
         await copy();
       }
+      if (opts.lean) await this.trimCache(EXPORT_CACHE_KEPT, opts.lean.memoryLimit);
       await opts.beforeRename?.(tmp, file);
       renameSync(tmp, file);
       out.push({ table: t.name, file, rows });

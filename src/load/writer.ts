@@ -144,11 +144,6 @@ export class Writer {
     await this.warehouse.trimCache(CACHE_BETWEEN_LOADS, this.memoryLimit);
   }
 
-  /** A checkpoint under CHECKPOINT_MEMORY: false while another connection has a write open. */
-  checkpoint(): Promise<boolean> {
-    return this.warehouse.checkpoint(CHECKPOINT_MEMORY, this.memoryLimit);
-  }
-
   /** This run's rows as Parquet, table by table under the resting cache size so exports do not add up. */
   exportParquet(dir: string, runDate: string, runId: string, beforeRename: () => Promise<void>): Promise<{ table: string; file: string; rows: number }[]> {
     return this.queue(async () => {

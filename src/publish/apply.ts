@@ -65,7 +65,7 @@ export async function applyRun(opts: ApplyOptions): Promise<ApplyResult> {
   }
   const { instance, connection: conn } = opened;
   try {
-    await conn.run(`ATTACH '${opts.workPath.replace(/'/g, "''")}' AS ${SOURCE} (READ_ONLY)`);
+    await conn.run(`ATTACH ${lit(opts.workPath)} AS ${SOURCE} (READ_ONLY)`);
     const src = await shapes(conn, SOURCE);
     const pub = await shapes(conn, WAREHOUSE_CATALOG);
     const catalog: TableShape[] = [];

@@ -11,7 +11,7 @@ import { describeService, otherDataFolder, serviceOfRun, type Service } from '..
 import { loadConfig } from '../config/index.js';
 import { AVAILABLE_TABLES, TABLES, familyOf } from '../normalize/catalog.js';
 import { ENDPOINTS } from '../api/catalog.js';
-import { q } from '../load/ddl.js';
+import { lit, q } from '../load/ddl.js';
 import { EXIT, UserError } from '../exit.js';
 import { warehousePaths } from './index.js';
 import { ENGINES, ddlPreamble, externalTableDdl, type Engine } from './parquet-ddl.js';
@@ -62,7 +62,7 @@ export async function listPublished(file: string): Promise<PublishedListing> {
       .map((r) => ({ name: String(r.name), description: (r.comment as string | null) || null }));
     const counts = new Map<string, number>();
     if (tables.length) {
-      const sql = tables.map((t) => `SELECT ${sqlString(t.name)} AS name, count(*) AS n FROM ${q(t.name)}`).join(' UNION ALL ');
+      const sql = tables.map((t) => `SELECT ${lit(t.name)} AS name, count(*) AS n FROM ${q(t.name)}`).join(' UNION ALL ');
       for (const r of await rowsOf(sql)) counts.set(String(r.name), Number(r.n));
     }
     const views = (await rowsOf(`SELECT view_name AS name, comment FROM duckdb_views() WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal AND NOT temporary ORDER BY view_name`))
@@ -92,8 +92,6 @@ function byReadingOrder(a: { name: string }, b: { name: string }): number {
   const rank = (n: string) => CATALOG_ORDER.get(n) ?? (n.startsWith('_') ? 1e6 : 1e5);
   return rank(a.name) - rank(b.name) || a.name.localeCompare(b.name);
 }
-
-const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 export function formatListing(l: PublishedListing, cwd = process.cwd(), service?: Service): string {
   const rel = path.relative(cwd, l.warehouse);

@@ -24,6 +24,7 @@ import { AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMult
 import PQueue from 'p-queue';
 import type { LakeLocation } from '../../config/lake.js';
 import { createDuckdb } from '../../load/threads.js';
+import { lit } from '../../load/quote.js';
 
 export const MANIFEST = '_manifest.json';
 export const SUCCESS = '_SUCCESS';
@@ -191,7 +192,7 @@ export async function syncLake(opts: LakeSyncOptions): Promise<LakeSyncResult> {
         const known = state.partitions[p]?.[f.name];
         const same = known && known.size === f.size && known.mtimeMs === f.mtimeMs;
         const sha256 = same ? known.sha256 : await sha256Of(f.file);
-        const rows = same ? known.rows : Number((await conn!.runAndReadAll(`SELECT num_rows FROM parquet_file_metadata('${f.file.replace(/'/g, "''")}')`)).getRows()[0][0]);
+        const rows = same ? known.rows : Number((await conn!.runAndReadAll(`SELECT num_rows FROM parquet_file_metadata(${lit(f.file)})`)).getRows()[0][0]);
         next[f.name] = { size: f.size, mtimeMs: f.mtimeMs, sha256, rows };
         const entry = { name: objectName(f.name, sha256), source: f.name, rows, bytes: f.size, sha256 };
         entries.push(entry);

@@ -6,7 +6,7 @@
  */
 import type { DuckDBInstance, DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import { LEDGER_DDL } from '../../ledger/schema.js';
-import { pgType, q, type PgTable } from './sql.js';
+import { lit, pgType, q, type PgTable } from './sql.js';
 import { createDuckdb } from '../../load/threads.js';
 
 export class DuckSource {
@@ -16,7 +16,7 @@ export class DuckSource {
     const instance = await createDuckdb(':memory:');
     try {
       const conn = await instance.connect();
-      await conn.run(`ATTACH '${file.replace(/'/g, "''")}' AS wh (READ_ONLY)`);
+      await conn.run(`ATTACH ${lit(file)} AS wh (READ_ONLY)`);
       const names = (await conn.runAndReadAll(`SELECT table_name FROM duckdb_tables() WHERE database_name = 'wh' AND schema_name = 'main'`)).getRows().map((r) => String(r[0]));
       return new DuckSource(instance, conn, new Set(names));
     } catch (err) {
@@ -48,7 +48,7 @@ export class DuckSource {
 
   /** Writes `SELECT ...` to a CSV file for COPY; returns the rows written. */
   async toCsv(select: string, file: string, values?: DuckDBValue[]): Promise<number> {
-    const r = await this.conn.runAndReadAll(`COPY (${select}) TO '${file.replace(/'/g, "''")}' (FORMAT csv, HEADER false)`, values);
+    const r = await this.conn.runAndReadAll(`COPY (${select}) TO ${lit(file)} (FORMAT csv, HEADER false)`, values);
     return Number(r.getRows()[0]?.[0] ?? 0);
   }
 
