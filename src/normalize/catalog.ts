@@ -2,11 +2,11 @@
  * The table catalog: every output table declared once. A declaration names the table, its parent, where its rows
  * come from in a task result, and each column with its DuckDB type, its JSON path (relative to the row's source
  * object) and a description. Everything else is derived from it: the JS extractor (extract.ts), the DDL and schema
- * evolution (src/load/ddl.ts), the SQL fast path over the raw archive (src/load/sql-path.ts), the Parquet export and
- * the data dictionary docs/tables.md (docs.ts).
+ * evolution (src/load/ddl.ts), the Parquet export and the data dictionary docs/tables.md (docs.ts).
  *
  * Lineage columns are added to every table by `lineageColumns` and are not declared per table:
- * `_id` (deterministic row id), `_task_id`, `_run_id`, `_loaded_at`, and on child tables `_parent_id`, `_list_idx`.
+ * `_id` (deterministic row id), `_task_id`, `_run_id`, `_loaded_at`, and on child tables `_parent_id`, `_list_idx`
+ * (and `_parent_key`, below the result roots).
  * Row ids are hierarchical text: a task's result row is `<task_id>:<i>`, its children `<parent _id>:<j>`; the
  * `tasks` row is `<task_id>@<endpoint_id>`. Text ids cost some speed over integers (measured ~0.25 s per million
  * child rows in DuckDB) but are deterministic without any hash, identical in the JS and SQL paths, and readable.
@@ -94,15 +94,6 @@ export interface TableDef {
   extra: boolean;
 }
 
-export const LINEAGE = {
-  id: '_id',
-  taskId: '_task_id',
-  runId: '_run_id',
-  loadedAt: '_loaded_at',
-  parentId: '_parent_id',
-  listIdx: '_list_idx',
-} as const;
-
 export interface LineageColumn {
   name: string;
   type: DuckType;
@@ -112,14 +103,26 @@ export interface LineageColumn {
 }
 
 /**
- * How a result row's `_id` follows from its other lineage columns, exactly as the normalizer builds it
+ * Whether a table's parent is a result row of the same task, whose `_id` is `<task_id>:<path>`: such a table
+ * stores only `<path>` (`_parent_key`) and DuckDB computes `_parent_id` from it. A child of `tasks` keeps its
+ * `_parent_id` (`<task_id>@<endpoint_id>`) stored.
+ */
+export const keyedParent = (t: TableDef): boolean => t.parent !== null && t.parent !== 'tasks' && t.name !== 'tasks';
+
+/** `_parent_id` of a table with a keyed parent, from what the working file stores. */
+const PARENT_ID_SQL = `_task_id || ':' || _parent_key`;
+
+/**
+ * How a result row's `_id` follows from its stored lineage columns, exactly as the normalizer builds it
  * (extract.ts): DuckDB stores the text of unique ids at several times Parquet's size, so the warehouse computes
- * them on read. The `tasks` row's id is stored (one per task).
+ * them on read, from stored columns only (a generated column cannot name another). The `tasks` row's id is stored
+ * (one per task).
  */
 export function derivedId(t: TableDef): string | undefined {
   if (t.name === 'tasks') return undefined;
   if (t.parent === null) return `_task_id || ':' || _list_idx`;
-  return t.source?.kind === 'item' ? '_parent_id' : `_parent_id || ':' || _list_idx`;
+  const parent = keyedParent(t) ? PARENT_ID_SQL : '_parent_id';
+  return t.source?.kind === 'item' ? parent : `${parent} || ':' || _list_idx`;
 }
 
 /** The lineage columns a table carries, first in its column order. */
@@ -138,7 +141,10 @@ export function lineageColumns(t: TableDef): LineageColumn[] {
     { name: '_loaded_at', type: 'TIMESTAMPTZ', description: 'When the row was loaded.' },
   ];
   if (t.name !== 'tasks' && t.parent !== null) {
-    cols.push({ name: '_parent_id', type: 'VARCHAR', description: `\`_id\` of the parent row in \`${t.parent}\`.` });
+    cols.push({ name: '_parent_id', type: 'VARCHAR', ...(keyedParent(t) ? { derived: PARENT_ID_SQL } : {}), description: `\`_id\` of the parent row in \`${t.parent}\`.` });
+  }
+  if (keyedParent(t)) {
+    cols.push({ name: '_parent_key', type: 'VARCHAR', description: '`_parent_id` without its leading `<task_id>:`: where the parent row sits in the task (the DuckDB warehouse stores this and computes `_parent_id` from it).' });
   }
   if (t.name !== 'tasks') {
     cols.push({ name: '_list_idx', type: 'INTEGER', description: t.parent === null ? 'Position in the task `result` (0-based).' : t.source?.kind === 'item' ? 'Always 0: one row per parent row.' : 'Position in the source list (0-based).' });

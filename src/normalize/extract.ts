@@ -334,7 +334,11 @@ function unknownFields(obj: Record<string, unknown>, trie: Trie, table: string, 
 
 function lineage(scope: TaskScope, id: string, parentId: string | null, listIdx: number | null, t: TableDef): Row {
   const row: Row = { _id: id, _task_id: scope.taskId, _run_id: scope.ctx.runId, _loaded_at: scope.ctx.loadedAt };
-  if (t.parent !== null && t.name !== 'tasks') row._parent_id = parentId;
+  if (t.parent !== null && t.name !== 'tasks') {
+    row._parent_id = parentId;
+    // A result row's id is `<task_id>:<path>`: the warehouse stores the path and computes `_parent_id` (catalog.ts).
+    if (t.parent !== 'tasks') row._parent_key = parentId!.slice(scope.taskId.length + 1);
+  }
   if (t.name !== 'tasks') row._list_idx = listIdx;
   return row;
 }

@@ -13,6 +13,7 @@ import { Warehouse } from '../../src/load/warehouse.js';
 import { loadConfig } from '../../src/config/index.js';
 import { keywordTask, merchantTask, technologyTask } from '../normalize/fixtures.js';
 import { dumpTables } from '../load/helpers.js';
+import { allColumns, table as tableDef } from '../../src/normalize/catalog.js';
 
 const dirs: string[] = [];
 afterEach(() => { while (dirs.length) rmSync(dirs.pop()!, { recursive: true, force: true }); });
@@ -136,7 +137,8 @@ describe('ingest and reprocess', () => {
     const before = await dumpTables(wh);
     wh.close();
     expect(before.keyword_data.length).toBe(4);
-    expect(new Set(before.merchant_shopping__items.map((r: any) => r[5]))).toEqual(new Set(['shopping_sponsored_carousel', 'shopping_carousel', 'shopping_paid', 'shopping_serp', 'related_searches']));
+    const itemType = allColumns(tableDef('merchant_shopping__items')).filter((c) => c.name !== '_loaded_at').findIndex((c) => c.name === 'item_type');
+    expect(new Set(before.merchant_shopping__items.map((r: any) => r[itemType]))).toEqual(new Set(['shopping_sponsored_carousel', 'shopping_carousel', 'shopping_paid', 'shopping_serp', 'related_searches']));
     expect(before.domain_technologies__items.length).toBe(3);
     process.stdout.write = (() => true) as never;
     try {

@@ -1,8 +1,9 @@
 /**
- * Result rows' `_id` is not stored: DuckDB computes it from `_task_id`/`_parent_id` and `_list_idx` (a generated
- * column, catalog.ts `derivedId`). What a reader gets must be exactly the id the normalizer builds, in every kind
- * of table (result roots, nested lists three deep, scalar lists, key-value entries, technologies, item-type tables),
- * and a file of the new layout must hold no text of those ids.
+ * Result rows' `_id` is not stored: DuckDB computes it from `_task_id`, `_parent_key` and `_list_idx` (a generated
+ * column, catalog.ts `derivedId`), and below the result roots `_parent_id` too (`_task_id` and `_parent_key`). What
+ * a reader gets must be exactly the ids the normalizer builds, in every kind of table (result roots, nested lists
+ * three deep, scalar lists, key-value entries, technologies, item-type tables), and a file of the new layout must
+ * hold no text of those ids.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -50,7 +51,7 @@ describe('derived row ids', () => {
     for (const t of tasks) {
       for (const [table, rows] of normalizeTask(t, { runId: 'r1', loadedAt: new Date(NOW) })) {
         const ids = expected.get(table) ?? [];
-        for (const r of rows) ids.push(String(r._id));
+        for (const r of rows) ids.push(`${String(r._id)} < ${String(r._parent_id ?? '')}`);
         expected.set(table, ids);
       }
     }
@@ -64,16 +65,26 @@ describe('derived row ids', () => {
     expect(expected.has('labs_ranked_keywords__items__organic')).toBe(true);
     expect(expected.size).toBeGreaterThan(40);
     for (const [table, ids] of expected) {
-      const got = (await wh.connection.runAndReadAll(`SELECT _id FROM "${table}"`)).getRows().map((r) => String(r[0]));
+      const parent = tableDef(table).parent === null || table === 'tasks' ? `''` : '_parent_id';
+      const got = (await wh.connection.runAndReadAll(`SELECT _id || ' < ' || ${parent} FROM "${table}"`)).getRows().map((r) => String(r[0]));
       expect({ table, ids: got.sort() }).toEqual({ table, ids: [...ids].sort() });
     }
 
     // Only the `tasks` table stores its `_id`; everywhere else it is an expression DuckDB evaluates on read.
-    const stored = (await wh.connection.runAndReadAll(`SELECT table_name FROM duckdb_columns() WHERE database_name = current_database()
-      AND column_name = '_id' AND column_default IS NULL ORDER BY 1`)).getRows().map((r) => String(r[0]));
-    expect(stored).toEqual(['tasks']);
-    const segments = (await wh.connection.runAndReadAll(`SELECT count(*) FROM pragma_storage_info('keyword_data__monthly_searches') WHERE column_name = '_id'`)).getRows()[0][0];
-    expect(Number(segments)).toBe(0);
+    const storedAs = async (column: string) => (await wh!.connection.runAndReadAll(`SELECT table_name FROM duckdb_columns() WHERE database_name = current_database()
+      AND column_name = '${column}' AND column_default IS NULL ORDER BY 1`)).getRows().map((r) => String(r[0]));
+    expect(await storedAs('_id')).toEqual(['tasks']);
+    // `_parent_id` is stored only where the parent is the `tasks` row (`<task_id>@<endpoint_id>`).
+    expect((await storedAs('_parent_id')).every((t) => tableDef(t).parent === 'tasks')).toBe(true);
+    for (const column of ['_id', '_parent_id']) {
+      const segments = (await wh.connection.runAndReadAll(`SELECT count(*) FROM pragma_storage_info('keyword_data__monthly_searches') WHERE column_name = '${column}'`)).getRows()[0][0];
+      expect(Number(segments), column).toBe(0);
+    }
+    // What is stored instead: the parent's place in its task.
+    const keys = (await wh.connection.runAndReadAll(`SELECT DISTINCT _parent_key FROM keyword_data__monthly_searches WHERE _task_id = 'K1' ORDER BY 1`)).getRows().map((r) => String(r[0]));
+    const parents = new Set((normalizeTask(tasks[0], { runId: 'r1', loadedAt: new Date(NOW) }).get('keyword_data__monthly_searches') ?? []).map((r) => String(r._parent_id)));
+    expect(keys.length).toBeGreaterThan(1);
+    expect(keys.map((k) => `K1:${k}`)).toEqual([...parents].sort());
   });
 
   it('publish into a table that stores them (a file made before, a table made empty) with the same values', async () => {
@@ -119,6 +130,34 @@ describe('derived row ids', () => {
     } finally {
       q.closeSync();
       check.closeSync();
+    }
+  });
+
+  it('a working file made before `_parent_key` keeps its stored `_parent_id` and loads on, the new column beside it', async () => {
+    const file = path.join(dir, 'before-parent-key.duckdb');
+    const db = await DuckDBInstance.create(file);
+    const c = await db.connect();
+    // The monthly searches table as the working file had it: `_parent_id` stored, `_id` derived from it.
+    await c.run(`CREATE TABLE keyword_data__monthly_searches (_id VARCHAR AS (_parent_id || ':' || _list_idx), _task_id VARCHAR, _run_id VARCHAR,
+      _loaded_at TIMESTAMPTZ, _parent_id VARCHAR, _list_idx INTEGER, year INTEGER, month INTEGER, search_volume BIGINT, extra JSON)`);
+    await c.run(`INSERT INTO keyword_data__monthly_searches (_task_id, _run_id, _parent_id, _list_idx, year, month) VALUES ('OLD', 'r0', 'OLD:0', 0, 2024, 1)`);
+    c.closeSync();
+    db.closeSync();
+
+    const w = await Warehouse.open(file, WAREHOUSE_STORAGE);
+    try {
+      const changes = await w.ensureSchema();
+      expect(changes).toContainEqual({ table: 'keyword_data__monthly_searches', column: '_parent_key', action: 'added_column', to: 'VARCHAR' });
+      await w.loadTasks([keywordTask('NEW', 3, 1)], { runId: 'r1', loadedAt: new Date(NOW) });
+      const rows = (await w.connection.runAndReadAll(`SELECT _task_id, _id, _parent_id, _parent_key FROM keyword_data__monthly_searches
+        WHERE _list_idx = 0 ORDER BY _task_id, _parent_id`)).getRows().map((r) => r.map((v) => (v === null ? null : String(v))));
+      const made = (normalizeTask(keywordTask('NEW', 3, 1), { runId: 'r1', loadedAt: new Date(NOW) }).get('keyword_data__monthly_searches') ?? [])
+        .filter((r) => r._list_idx === 0).map((r) => [String(r._task_id), String(r._id), String(r._parent_id), String(r._parent_key)]);
+      expect(made.length).toBeGreaterThan(0);
+      expect(rows).toEqual([...made.sort(), ['OLD', 'OLD:0:0', 'OLD:0', null]]);
+      expect(made[0]).toEqual(['NEW', `${made[0][2]}:0`, `NEW:${made[0][3]}`, made[0][3]]);
+    } finally {
+      w.close();
     }
   });
 });

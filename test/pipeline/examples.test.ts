@@ -44,10 +44,10 @@ describe('shipped pipelines', () => {
     try {
       await ensureSchema(conn);
       const run = runIdFor('nightly', '2024-05-01');
-      // `_id` follows from `_parent_id` and `_list_idx` (a generated column).
-      await conn.run(`INSERT INTO domain_technologies__items (_parent_id, _list_idx, _task_id, _run_id, domain, domain_rank) VALUES
-        ('t:0', 0, 't', '${run}', 'low.example', 10), ('t:0', 1, 't', '${run}', 'top.example', 900), ('t:0', 2, 't', '${run}', 'mid.example', 500),
-        ('t:0', 3, 't', 'nightly-2024-04-30', 'yesterday.example', 999)`);
+      // `_parent_id` and `_id` follow from `_task_id`, `_parent_key` and `_list_idx` (generated columns).
+      await conn.run(`INSERT INTO domain_technologies__items (_parent_key, _list_idx, _task_id, _run_id, domain, domain_rank) VALUES
+        ('0', 0, 't', '${run}', 'low.example', 10), ('0', 1, 't', '${run}', 'top.example', 900), ('0', 2, 't', '${run}', 'mid.example', 500),
+        ('0', 3, 't', 'nightly-2024-04-30', 'yesterday.example', 999)`);
       const query = async (sql: string) => (await conn.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[];
       const tasks = await expandStep(nightly, step.index, { runId: run, query });
       expect(tasks.map((t) => t.params.target)).toEqual(['top.example', 'mid.example']);

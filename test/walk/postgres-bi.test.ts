@@ -112,12 +112,12 @@ test('at a generated year of nightly SERPs, the views run without row-by-row joi
   copyFileSync(path.join(dir, 'warehouse.duckdb'), file);
   const inst = await DuckDBInstance.create(file);
   const c = await inst.connect();
-  // Each night's task ids get a suffix, and the stored ids that begin with them; a result row's `_id` is derived
-  // from them (a generated column, not inserted).
+  // Each night's task ids get a suffix, and the stored ids that begin with them; a result row's `_id`, and below
+  // the roots its `_parent_id`, are derived from them (generated columns, not inserted).
   const shift = (cols: string) => cols.split(',').map((x) => `x._task_id || '~' || d || substr(${x.trim()}, length(x._task_id) + 1) AS ${x.trim()}`).join(', ');
   await c.run(`INSERT INTO tasks SELECT x.* REPLACE (${shift('_id, _task_id')}) FROM tasks x, range(1, 365) r(d)`);
   await c.run(`INSERT INTO serp_results BY NAME SELECT x.* EXCLUDE (_id) REPLACE (${shift('_task_id')}, datetime - to_days(CAST(d AS INTEGER)) AS datetime) FROM serp_results x, range(1, 365) r(d)`);
-  await c.run(`INSERT INTO serp_results__items BY NAME SELECT x.* EXCLUDE (_id) REPLACE (${shift('_task_id, _parent_id')}) FROM serp_results__items x, range(1, 365) r(d)`);
+  await c.run(`INSERT INTO serp_results__items BY NAME SELECT x.* EXCLUDE (_id, _parent_id) REPLACE (${shift('_task_id')}) FROM serp_results__items x, range(1, 365) r(d)`);
   const items = Number((await c.runAndReadAll('SELECT count(*) FROM serp_results__items')).getRows()[0][0]);
   c.closeSync();
   inst.closeSync();
