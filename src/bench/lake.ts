@@ -4,8 +4,9 @@
  * started here; timed: the lake upload of the same night, its Parquet files and raw archive). Also: the warehouse's
  * bytes per row against the Parquet export's and the raw archive's, and the lake publish of one more night as the
  * history in the bucket grows (copies of the night filed under earlier days), against the DuckDB file's publish
- * (a copy of the whole working file) as its history grows the same way. `make bench` runs it as its `lake`
- * section; `node dist/bench/lake.js [--quick]` alone.
+ * (a copy of the whole working file) as its history grows the same way. The same bytes for a night of SERP pages,
+ * the issue's own example (an analyst's day of 1,000 sandbox SERPs). `make bench` runs it as its `lake` section;
+ * `node dist/bench/lake.js [--quick]` alone.
  */
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
@@ -22,6 +23,7 @@ import { curatedViews } from '../publish/views.js';
 import { TABLES, allColumns } from '../normalize/catalog.js';
 import { q } from '../load/ddl.js';
 import { ENGINES, generateArchive } from './load.js';
+import { nightDay, nightRunId, writeSerpNight } from './serp-nights.js';
 import { startS3 } from './s3-server.js';
 import { formatTable, round, type Figures } from './figures.js';
 
@@ -30,6 +32,28 @@ function bytesUnder(dir: string): number {
   let n = 0;
   for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) if (e.isFile()) n += statSync(path.join(e.parentPath, e.name)).size;
   return n;
+}
+
+/**
+ * Loads `files` into a fresh warehouse as reprocess does, ends with the merging checkpoint a run ends with, and
+ * exports the night to Parquet (timed). Returns the rows, the export's time and the free blocks the merge left in
+ * the file (the next night's writes take them first).
+ */
+async function freshNight(file: string, parquet: string, files: string[], o: { loadedAt: Date; snapshotDate: string; runId: string }): Promise<{ rows: number; exportMs: number; freeBytes: number }> {
+  const wh = await Warehouse.open(file, WAREHOUSE_STORAGE);
+  try {
+    await wh.ensureSchema();
+    const r = await loadArchiveFiles(wh, files, { engines: ENGINES, loadedAt: o.loadedAt });
+    const rows = Object.values(r.rows).reduce((a, b) => a + b, 0);
+    await wh.mergingCheckpoint(128e6, '256MB'); // reprocess's last checkpoint (Writer.close), under the default memory_limit
+    const t0 = performance.now();
+    await wh.exportParquet(parquet, o.snapshotDate, o.runId);
+    const exportMs = performance.now() - t0;
+    const [free, block] = (await wh.connection.runAndReadAll(`SELECT free_blocks, block_size FROM pragma_database_size() WHERE database_name = current_database()`)).getRows()[0];
+    return { rows, exportMs, freeBytes: Number(free) * Number(block) };
+  } finally {
+    wh.close();
+  }
 }
 
 const day = (n: number) => new Date(Date.UTC(2026, 0, 1) + n * 86_400_000).toISOString().slice(0, 10);
@@ -49,25 +73,15 @@ export async function benchLake(opts: { quick: boolean; dir: string; log?: (l: s
   const file = path.join(dir, 'warehouse.duckdb');
   const parquet = path.join(dir, 'parquet');
   const night = day(history);
-  const wh = await Warehouse.open(file, WAREHOUSE_STORAGE);
-  let rows = 0;
-  let exportMs = 0;
-  let freeBytes = 0;
-  try {
-    await wh.ensureSchema();
-    const r = await loadArchiveFiles(wh, files, { engines: ENGINES, loadedAt: new Date(`${night}T02:00:00Z`) });
-    rows = Object.values(r.rows).reduce((a, b) => a + b, 0);
-    await wh.mergingCheckpoint(128e6, '256MB'); // reprocess's last checkpoint (Writer.close), under the default memory_limit
-    const t0 = performance.now();
-    await wh.exportParquet(parquet, night, 'bench');
-    exportMs = performance.now() - t0;
-    // Blocks the last checkpoint's merge freed inside the file: the next night's writes take them first.
-    const [free, block] = (await wh.connection.runAndReadAll(`SELECT free_blocks, block_size FROM pragma_database_size() WHERE database_name = current_database()`)).getRows()[0];
-    freeBytes = Number(free) * Number(block);
-  } finally {
-    wh.close();
-  }
+  const { rows, exportMs, freeBytes } = await freshNight(file, parquet, files, { loadedAt: new Date(`${night}T02:00:00Z`), snapshotDate: night, runId: 'bench' });
   const sizes = { warehouse: statSync(file).size, parquet: bytesUnder(parquet), raw: bytesUnder(raw) };
+  // The issue's example: a day of SERP pages (1,000 tasks: desktop and mobile of 500 keywords, 20 results each).
+  const serpKeywords = opts.quick ? 50 : 500;
+  const serpFile = path.join(dir, 'serp.duckdb');
+  const serpParquet = path.join(dir, 'serp-parquet');
+  const serpFiles = await writeSerpNight(path.join(dir, 'serp-raw'), 0, serpKeywords);
+  const serp = await freshNight(serpFile, serpParquet, serpFiles, { loadedAt: new Date(`${nightDay(0)}T03:00:00Z`), snapshotDate: nightDay(0), runId: nightRunId(0) });
+  const serpSizes = { warehouse: statSync(serpFile).size, parquet: bytesUnder(serpParquet), raw: bytesUnder(path.join(dir, 'serp-raw')) };
   const server = await startS3(['seo-lake']);
   const client = lakeClient(server.env);
   const publish = async (location: LakeLocation, stateFile: string) => {
@@ -139,6 +153,7 @@ export async function benchLake(opts: { quick: boolean; dir: string; log?: (l: s
       lake_upload_vs_parquet_export: { value: round(first.ms / exportMs), unit: 'ratio', goal: 'informational', how: `lake publish ${Math.round(first.ms)} ms / the same night's local Parquet export ${Math.round(exportMs)} ms (DuckDB COPY, zstd); ${how}` },
       warehouse_bytes_per_row: { value: round(sizes.warehouse / rows), unit: 'B/row', goal: 'informational', how: `warehouse.duckdb after the load and the merging checkpoint a run ends with (${sizes.warehouse} B, ledger included, of which ${freeBytes} B free blocks the next night's writes reuse) / ${rows} rows; ${how}` },
       parquet_bytes_per_row: { value: round(sizes.parquet / rows), unit: 'B/row', goal: 'informational', how: `the night's Parquet export (${sizes.parquet} B, zstd) / ${rows} rows; the raw archive is ${round(sizes.raw / rows)} B/row (${sizes.raw} B gzip NDJSON)` },
+      warehouse_vs_parquet_bytes_serp: { value: round(serpSizes.warehouse / serpSizes.parquet), unit: 'ratio', goal: 'informational', how: `warehouse.duckdb / its Parquet export for a night of ${serpKeywords * 2} SERP tasks (${serpKeywords} keywords on desktop and mobile, one organic page of 20 results each, every item type; ${serp.rows} rows) loaded into a fresh warehouse as reprocess does: ${serpSizes.warehouse} B (${round(serpSizes.warehouse / serp.rows)} B/row, ${serp.freeBytes} B of it free blocks the run's merge left, which the next night's writes take first; without them ${round((serpSizes.warehouse - serp.freeBytes) / serpSizes.parquet)}x) / ${serpSizes.parquet} B (${round(serpSizes.parquet / serp.rows)} B/row, zstd); the raw archive ${serpSizes.raw} B. The generated pages' templated text suits zstd far better than DuckDB's dictionary-and-FSST strings; the goal's measure of what grows is warehouse_vs_parquet_bytes_year (the same pages, a year of nights)` },
       warehouse_vs_parquet_bytes: { value: round(sizes.warehouse / sizes.parquet), unit: 'ratio', goal: '<= 3', how: `warehouse.duckdb bytes / Parquet export bytes for the same night (${sizes.warehouse} / ${sizes.parquet}); without the free blocks ${round((sizes.warehouse - freeBytes) / sizes.parquet)}` },
       duckdb_publish_growth: { value: round(duckMany / duckOne), unit: 'ratio', goal: 'informational', how: `the DuckDB file's publish (a copy of the working file, views, checkpoint, rename) with ${duckNights} nights in the warehouse (${Math.round(duckMany)} ms, ${duckBytes} B) / with 1 (${Math.round(duckOne)} ms, ${sizes.warehouse} B): the whole file is copied each time (no reflink on ext4), so the copy grows with the file; the rest (views, checkpoint) does not` },
       lake_publish_growth: { value: round(late.ms / early.ms), unit: 'ratio', goal: 'informational', how: `time to publish one more night to a lake holding ${history} earlier nights (${Math.round(late.ms)} ms, ${late.r.partitions} partitions changed) / to one holding one (${Math.round(early.ms)} ms): only the changed partitions are read and sent, the rest is a stat per file` },
