@@ -295,6 +295,9 @@ interface TaskScope {
   engines: readonly string[];
   emit: RowSink;
   stats: NormalizeStats;
+  /** The last `_parent_key` cut, and the parent id it was cut from. */
+  parentKey: string | null;
+  keyOf: string | null;
 }
 
 /** Where the extractor hands each row as it is made: a loader appends it at once, so rows die young. */
@@ -337,7 +340,12 @@ function lineage(scope: TaskScope, id: string, parentId: string | null, listIdx:
   if (t.parent !== null && t.name !== 'tasks') {
     row._parent_id = parentId;
     // A result row's id is `<task_id>:<path>`: the warehouse stores the path and computes `_parent_id` (catalog.ts).
-    if (t.parent !== 'tasks') row._parent_key = parentId!.slice(scope.taskId.length + 1);
+    if (t.parent !== 'tasks') {
+      // Sibling rows come one after another: their parent's key is cut once.
+      if (parentId !== scope.keyOf) scope.parentKey = parentId!.slice(scope.taskId.length + 1);
+      scope.keyOf = parentId;
+      row._parent_key = scope.parentKey;
+    }
   }
   if (t.name !== 'tasks') row._list_idx = listIdx;
   return row;
@@ -536,7 +544,7 @@ export function normalizeTaskInto(collected: CollectedTask, ctx: NormalizeContex
   const data = isPlainObject(task.data) ? task.data : {};
   const engines = [...(ctx.engines ?? []), ...(typeof data.se === 'string' ? [data.se] : [])];
   const scope: TaskScope = {
-    taskId: task.id, ctx: collected.runId ? { ...ctx, runId: collected.runId } : ctx, engines, emit, stats, kind,
+    taskId: task.id, ctx: collected.runId ? { ...ctx, runId: collected.runId } : ctx, engines, emit, stats, kind, parentKey: null, keyOf: null,
     special: {
       $endpoint_id: endpointId,
       $version: collected.version,
