@@ -8,7 +8,7 @@ import { parseSeconds, parseTimestamp, timestampHasZone } from '../api/envelope.
 import { findEndpoint, type ResultKind } from '../api/catalog.js';
 import { isTaskError } from '../api/status.js';
 import {
-  TABLES, TABLE_BY_NAME, activateTables, inUseOnFirstRow, childrenOf, rootTableFor, columnApplies, EXTRA_COLUMN, type ColumnDef, type TableDef, type DuckType, type RowSource,
+  TABLES, TABLE_BY_NAME, activateTables, keyedParent, inUseOnFirstRow, childrenOf, rootTableFor, columnApplies, EXTRA_COLUMN, type ColumnDef, type TableDef, type DuckType, type RowSource,
 } from './catalog.js';
 import { neutralItemType } from './item-type.js';
 import { jsonText } from './json-text.js';
@@ -337,15 +337,13 @@ function unknownFields(obj: Record<string, unknown>, trie: Trie, table: string, 
 
 function lineage(scope: TaskScope, id: string, parentId: string | null, listIdx: number | null, t: TableDef): Row {
   const row: Row = { _id: id, _task_id: scope.taskId, _run_id: scope.ctx.runId, _loaded_at: scope.ctx.loadedAt };
-  if (t.parent !== null && t.name !== 'tasks') {
-    row._parent_id = parentId;
-    // A result row's id is `<task_id>:<path>`: the warehouse stores the path and computes `_parent_id` (catalog.ts).
-    if (t.parent !== 'tasks') {
-      // Sibling rows come one after another: their parent's key is cut once.
-      if (parentId !== scope.keyOf) scope.parentKey = parentId!.slice(scope.taskId.length + 1);
-      scope.keyOf = parentId;
-      row._parent_key = scope.parentKey;
-    }
+  if (t.parent !== null && t.name !== 'tasks') row._parent_id = parentId;
+  if (keyedParent(t)) {
+    // A result row's id is `<task_id>:<path>`: the warehouse stores the path and computes `_parent_id` from it.
+    // Sibling rows come one after another: their parent's key is cut once.
+    if (parentId !== scope.keyOf) scope.parentKey = parentId!.slice(scope.taskId.length + 1);
+    scope.keyOf = parentId;
+    row._parent_key = scope.parentKey;
   }
   if (t.name !== 'tasks') row._list_idx = listIdx;
   return row;
