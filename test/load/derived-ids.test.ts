@@ -75,7 +75,9 @@ describe('derived row ids', () => {
       AND column_name = '${column}' AND column_default IS NULL ORDER BY 1`)).getRows().map((r) => String(r[0]));
     expect(await storedAs('_id')).toEqual(['tasks']);
     // `_parent_id` is stored only where the parent is the `tasks` row (`<task_id>@<endpoint_id>`).
-    expect((await storedAs('_parent_id')).every((t) => tableDef(t).parent === 'tasks')).toBe(true);
+    const parentStored = await storedAs('_parent_id');
+    expect(parentStored.length).toBeGreaterThan(0);
+    expect(parentStored.filter((t) => tableDef(t).parent !== 'tasks')).toEqual([]);
     for (const column of ['_id', '_parent_id']) {
       const segments = (await wh.connection.runAndReadAll(`SELECT count(*) FROM pragma_storage_info('keyword_data__monthly_searches') WHERE column_name = '${column}'`)).getRows()[0][0];
       expect(Number(segments), column).toBe(0);
