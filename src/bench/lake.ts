@@ -76,7 +76,7 @@ export async function benchLake(opts: { quick: boolean; dir: string; log?: (l: s
   const { rows, exportMs, freeBytes } = await freshNight(file, parquet, files, { loadedAt: new Date(`${night}T02:00:00Z`), snapshotDate: night, runId: 'bench' });
   const sizes = { warehouse: statSync(file).size, parquet: bytesUnder(parquet), raw: bytesUnder(raw) };
   // The issue's example: a day of SERP pages (1,000 tasks: desktop and mobile of 500 keywords, 20 results each).
-  const serpKeywords = opts.quick ? 50 : 500;
+  const serpKeywords = opts.quick ? 10 : 500;
   const serpFile = path.join(dir, 'serp.duckdb');
   const serpParquet = path.join(dir, 'serp-parquet');
   const serpFiles = await writeSerpNight(path.join(dir, 'serp-raw'), 0, serpKeywords);
