@@ -79,9 +79,10 @@ export async function benchLake(opts: { quick: boolean; dir: string; log?: (l: s
   const serpKeywords = opts.quick ? 10 : 500;
   const serpFile = path.join(dir, 'serp.duckdb');
   const serpParquet = path.join(dir, 'serp-parquet');
-  const serpFiles = await writeSerpNight(path.join(dir, 'serp-raw'), 0, serpKeywords);
+  const serpRaw = path.join(dir, 'serp-raw');
+  const serpFiles = await writeSerpNight(serpRaw, 0, serpKeywords);
   const serp = await freshNight(serpFile, serpParquet, serpFiles, { loadedAt: new Date(`${nightDay(0)}T03:00:00Z`), snapshotDate: nightDay(0), runId: nightRunId(0) });
-  const serpSizes = { warehouse: statSync(serpFile).size, parquet: bytesUnder(serpParquet), raw: bytesUnder(path.join(dir, 'serp-raw')) };
+  const serpSizes = { warehouse: statSync(serpFile).size, parquet: bytesUnder(serpParquet), raw: bytesUnder(serpRaw) };
   const server = await startS3(['seo-lake']);
   const client = lakeClient(server.env);
   const publish = async (location: LakeLocation, stateFile: string) => {

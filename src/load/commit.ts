@@ -165,7 +165,6 @@ function append(into: LedgerMove, m: LedgerMove): void {
   else if (into.kind === 'failed' && m.kind === 'failed') into.failures.push(...m.failures);
 }
 
-
 /** A ledger move, in the open transaction of `conn`. */
 async function applyMove(conn: DuckDBConnection, runId: string, m: LedgerMove): Promise<void> {
   switch (m.kind) {

@@ -295,9 +295,6 @@ interface TaskScope {
   engines: readonly string[];
   emit: RowSink;
   stats: NormalizeStats;
-  /** The last `_parent_key` cut, and the parent id it was cut from. */
-  parentKey: string | null;
-  keyOf: string | null;
 }
 
 /** Where the extractor hands each row as it is made: a loader appends it at once, so rows die young. */
@@ -335,24 +332,19 @@ function unknownFields(obj: Record<string, unknown>, trie: Trie, table: string, 
   return extra;
 }
 
-function lineage(scope: TaskScope, id: string, parentId: string | null, listIdx: number | null, t: TableDef): Row {
+/** `parentKey`: `_parent_key`, cut once per parent and child table (childRows); null where the table has none. */
+function lineage(scope: TaskScope, id: string, parentId: string | null, parentKey: string | null, listIdx: number | null, t: TableDef): Row {
   const row: Row = { _id: id, _task_id: scope.taskId, _run_id: scope.ctx.runId, _loaded_at: scope.ctx.loadedAt };
   if (t.parent !== null && t.name !== 'tasks') row._parent_id = parentId;
-  if (keyedParent(t)) {
-    // A result row's id is `<task_id>:<path>`: the warehouse stores the path and computes `_parent_id` from it.
-    // Sibling rows come one after another: their parent's key is cut once.
-    if (parentId !== scope.keyOf) scope.parentKey = parentId!.slice(scope.taskId.length + 1);
-    scope.keyOf = parentId;
-    row._parent_key = scope.parentKey;
-  }
+  if (parentKey !== null) row._parent_key = parentKey;
   if (t.name !== 'tasks') row._list_idx = listIdx;
   return row;
 }
 
 /** One row from one source object, then its children. */
-function objectRow(scope: TaskScope, plan: TablePlan, src: unknown, id: string, parentId: string | null, listIdx: number | null): void {
+function objectRow(scope: TaskScope, plan: TablePlan, src: unknown, id: string, parentId: string | null, parentKey: string | null, listIdx: number | null): void {
   const t = plan.table;
-  const row = lineage(scope, id, parentId, listIdx, t);
+  const row = lineage(scope, id, parentId, parentKey, listIdx, t);
   let extra: Record<string, unknown> | undefined;
   const obj = isPlainObject(src) ? src : undefined;
   if (!obj && src !== undefined && src !== null) {
@@ -445,24 +437,26 @@ function specialValue(scope: TaskScope, name: string, src: unknown): unknown {
 function childRows(scope: TaskScope, ch: ChildPlan, value: unknown, parentId: string): boolean {
   const src = ch.table.source!;
   const plan = ch.plan;
+  // A result row's id is `<task_id>:<path>`: the warehouse stores the path and computes `_parent_id` from it.
+  const key = keyedParent(ch.table) ? parentId.slice(scope.taskId.length + 1) : null;
   switch (src.kind) {
     case 'objects':
       if (!Array.isArray(value)) return false;
-      for (let j = 0; j < value.length; j++) objectRow(scope, plan, value[j], `${parentId}:${j}`, parentId, j);
+      for (let j = 0; j < value.length; j++) objectRow(scope, plan, value[j], `${parentId}:${j}`, parentId, key, j);
       return true;
     case 'item':
       if (!isPlainObject(value)) return false;
-      objectRow(scope, plan, value, parentId, parentId, 0);
+      objectRow(scope, plan, value, parentId, parentId, key, 0);
       return true;
     case 'scalars':
       if (!Array.isArray(value)) return false;
-      for (let j = 0; j < value.length; j++) scalarRow(scope, plan, value[j], `${parentId}:${j}`, parentId, j);
+      for (let j = 0; j < value.length; j++) scalarRow(scope, plan, value[j], `${parentId}:${j}`, parentId, key, j);
       return true;
     case 'entries': {
       if (!isPlainObject(value)) return false;
       let j = 0;
       for (const [k, v] of Object.entries(value)) {
-        const row = lineage(scope, `${parentId}:${j}`, parentId, j, plan.table);
+        const row = lineage(scope, `${parentId}:${j}`, parentId, key, j, plan.table);
         row[plan.table.columns[0].name] = k;
         row[plan.table.columns[1].name] = anyAsText(v);
         push(scope, plan.table.name, row);
@@ -475,7 +469,7 @@ function childRows(scope: TaskScope, ch: ChildPlan, value: unknown, parentId: st
       let j = 0;
       const [gCol, cCol, tCol] = plan.table.columns.map((c) => c.name);
       const add = (group: string, category: string | null, tech: unknown) => {
-        const row = lineage(scope, `${parentId}:${j}`, parentId, j, plan.table);
+        const row = lineage(scope, `${parentId}:${j}`, parentId, key, j, plan.table);
         row[gCol] = group;
         row[cCol] = category;
         row[tCol] = anyAsText(tech);
@@ -497,9 +491,9 @@ function childRows(scope: TaskScope, ch: ChildPlan, value: unknown, parentId: st
   }
 }
 
-function scalarRow(scope: TaskScope, plan: TablePlan, value: unknown, id: string, parentId: string | null, listIdx: number): void {
+function scalarRow(scope: TaskScope, plan: TablePlan, value: unknown, id: string, parentId: string | null, parentKey: string | null, listIdx: number): void {
   const t = plan.table;
-  const row = lineage(scope, id, parentId, listIdx, t);
+  const row = lineage(scope, id, parentId, parentKey, listIdx, t);
   const col = t.columns[0];
   if (col.type === 'VARCHAR') {
     row[col.name] = anyAsText(value);
@@ -542,7 +536,7 @@ export function normalizeTaskInto(collected: CollectedTask, ctx: NormalizeContex
   const data = isPlainObject(task.data) ? task.data : {};
   const engines = [...(ctx.engines ?? []), ...(typeof data.se === 'string' ? [data.se] : [])];
   const scope: TaskScope = {
-    taskId: task.id, ctx: collected.runId ? { ...ctx, runId: collected.runId } : ctx, engines, emit, stats, kind, parentKey: null, keyOf: null,
+    taskId: task.id, ctx: collected.runId ? { ...ctx, runId: collected.runId } : ctx, engines, emit, stats, kind,
     special: {
       $endpoint_id: endpointId,
       $version: collected.version,
@@ -551,7 +545,7 @@ export function normalizeTaskInto(collected: CollectedTask, ctx: NormalizeContex
     },
   };
   stats.tasks++;
-  objectRow(scope, planOf('tasks'), task, `${task.id}@${endpointId}`, null, null);
+  objectRow(scope, planOf('tasks'), task, `${task.id}@${endpointId}`, null, null, null);
   const failed = typeof task.status_code !== 'number' || isTaskError(task.status_code) || !Array.isArray(task.result);
   if (failed) {
     stats.failedTasks++;
@@ -564,17 +558,17 @@ export function normalizeTaskInto(collected: CollectedTask, ctx: NormalizeContex
     let k = 0;
     for (const el of result) {
       const list = Array.isArray(el) ? el : [el];
-      for (const v of list) { scalarRow(scope, plan, v, `${task.id}:${k}`, null, k); k++; }
+      for (const v of list) { scalarRow(scope, plan, v, `${task.id}:${k}`, null, null, k); k++; }
     }
   } else if (plan.table.name === 'unknown_results') {
     for (let i = 0; i < result.length; i++) {
-      const row = lineage(scope, `${task.id}:${i}`, null, i, plan.table);
+      const row = lineage(scope, `${task.id}:${i}`, null, null, i, plan.table);
       row.path = scope.special.$path;
       row.result = jsonText(result[i] ?? null);
       push(scope, plan.table.name, row);
     }
   } else {
-    for (let i = 0; i < result.length; i++) objectRow(scope, plan, result[i], `${task.id}:${i}`, null, i);
+    for (let i = 0; i < result.length; i++) objectRow(scope, plan, result[i], `${task.id}:${i}`, null, null, i);
   }
 }
 
