@@ -1,26 +1,29 @@
 /**
  * Loading raw archive files (reprocess, ingest, the benchmark) through the nightly's own path: the load channel
- * (channel.ts) cuts the transactions and bounds what is held, and each commits with Warehouse.loadTasks, as the
- * writer does for every transaction of a night. Lines are streamed, so memory stays flat however large the
+ * (channel.ts) cuts the transactions and bounds what is held, and each commits with Warehouse.loadPrepared, the
+ * task-level replace of every transaction of a night. Lines are streamed, so memory stays flat however large the
  * archive is; the next lines are read while DuckDB commits the transaction before, and transactions commit in
  * order, so a later line of a task replaces what an earlier one loaded. No ledger moves: an archive's tasks were
- * recorded by the runs that fetched them.
+ * recorded by the runs that fetched them. Lines are parsed, normalized and encoded on a worker thread (prepare.ts)
+ * while the main thread appends the lines before them.
  */
+import { statSync } from 'node:fs';
 import type { Engines } from '../config/index.js';
 import { readLines, type ReadReport } from '../archive/reader.js';
-import { isArchiveRecord, isEnvelope, tasksOfEnvelope, tasksOfRecord } from '../archive/records.js';
-import type { CollectedTask } from '../normalize/extract.js';
 import { LoadChannel } from './channel.js';
-import { resultsOf } from './outcome.js';
+import { inThread, onWorker, type Preparer } from './prepare-pool.js';
+import type { PreparedLoad } from './prepare.js';
 import { Warehouse, emptySummary, mergeSummary, type LoadSummary } from './warehouse.js';
 
 export interface ArchiveLoadOptions {
   loadedAt?: Date;
   engines?: Engines | null;
-  /** Tasks per transaction at most (default 2000); the channel also ends one at its bytes of archive lines. */
+  /** Archive lines per transaction at most (default 2000); the channel also ends one at its bytes of lines. */
   batchTasks?: number;
   /** Run id for lines that carry none (bare envelopes). */
   runId?: string;
+  /** Whether lines are prepared on a worker thread; by default when the files hold more than WORKER_MIN_BYTES. */
+  worker?: boolean;
 }
 
 export interface ArchiveLoadResult extends LoadSummary {
@@ -28,62 +31,101 @@ export interface ArchiveLoadResult extends LoadSummary {
   lines: number;
   /** Lines that were not JSON or held no envelope. */
   badLines: number;
-  /** Where the time went: loading (normalize + append + commit), and reading waiting for room in the channel. */
+  /** Where the time went: loading (append + commit), and reading waiting for room in the channel. */
   timings: { totalMs: number; loadMs: number; waitMs: number };
 }
+
+/** Lines are sent to be prepared in groups of this many bytes at most (a line larger goes alone). */
+const JOB_BYTES = 2 ** 20;
+/** Below this many bytes of files a worker thread costs more to start than it saves. */
+export const WORKER_MIN_BYTES = 4 * 2 ** 20;
 
 /** Loads archive (or NDJSON response) files into the warehouse, in order. */
 export async function loadArchiveFiles(wh: Warehouse, files: readonly string[], opts: ArchiveLoadOptions = {}): Promise<ArchiveLoadResult> {
   const started = performance.now();
-  const engines = opts.engines ?? null;
-  const loadOpts = { runId: opts.runId ?? 'archive', loadedAt: opts.loadedAt ?? new Date(), engines: engines ? Object.values(engines) : [] };
+  const batchLines = opts.batchTasks ?? 2000;
+  const prepOpts = { engines: opts.engines ?? null, runId: opts.runId, loadedAt: opts.loadedAt ?? new Date(), layouts: await wh.layouts() };
   const result: ArchiveLoadResult = { ...emptySummary(), files: [], lines: 0, badLines: 0, timings: { totalMs: 0, loadMs: 0, waitMs: 0 } };
   const channel = new LoadChannel({
-    maxCount: opts.batchTasks ?? 2000,
+    maxCount: batchLines,
     commit: async (batch) => {
+      const loads: PreparedLoad[] = [];
+      for (const o of batch) if (o.kind === 'archived') loads.push(await o.load);
       const t1 = performance.now();
-      mergeSummary(result, await wh.loadTasks(batch.flatMap((o) => [...resultsOf(o)]), loadOpts));
+      for (const run of disjointRuns(loads)) {
+        for (const p of run) result.badLines += p.badLines;
+        mergeSummary(result, await wh.loadPrepared(run));
+      }
       result.timings.loadMs += performance.now() - t1;
     },
   });
+  const preparer: Preparer = opts.worker ?? totalBytes(files) > WORKER_MIN_BYTES ? onWorker() : inThread;
   let failure: unknown;
+  let job: Buffer[] = [];
+  let jobBytes = 0;
+  // A group of lines goes to be prepared at once, and into the channel, which holds it until its transaction.
+  const send = async () => {
+    if (!job.length) return;
+    const text = new Uint8Array(jobBytes + job.length);
+    let at = 0;
+    for (const line of job) {
+      text.set(line, at);
+      at += line.length;
+      text[at++] = 10;
+    }
+    const lines = job.length;
+    const bytes = text.length; // the worker takes the buffer over
+    job = [];
+    jobBytes = 0;
+    const load = preparer.prepare(text, prepOpts);
+    load.catch(() => undefined); // its transaction's commit reports the failure
+    const t0 = performance.now();
+    const { done } = await channel.admit({ kind: 'archived', lines, bytes, load });
+    result.timings.waitMs += performance.now() - t0;
+    done.catch((err: unknown) => { failure ??= err; });
+  };
   try {
     for (const file of files) {
       const report: ReadReport = { file, lines: 0, droppedBytes: 0 };
       for await (const line of readLines(file, report)) {
         result.lines++;
-        const tasks = tasksOfLine(line, engines, opts.runId);
-        if (!tasks) {
-          result.badLines++;
-          continue;
-        }
-        for (const t of tasks) {
-          const t0 = performance.now();
-          const { done } = await channel.admit({ kind: 'collected', results: [t] });
-          result.timings.waitMs += performance.now() - t0;
-          done.catch((err: unknown) => { failure ??= err; });
-        }
+        if (job.length && (jobBytes + line.length > JOB_BYTES || job.length >= batchLines)) await send();
+        job.push(line);
+        jobBytes += line.length;
         if (failure) throw failure;
       }
+      await send();
       result.files.push(report);
     }
   } finally {
     await channel.idle();
+    await preparer.close();
   }
   if (failure) throw failure;
   result.timings.totalMs = performance.now() - started;
   return result;
 }
 
-function tasksOfLine(line: Buffer, engines: Engines | null, runId: string | undefined): CollectedTask[] | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(line.toString('utf8'));
-  } catch {
-    return null;
+/** The loads cut where one names a task an earlier one of its run does (a later line replaces an earlier one's rows). */
+function disjointRuns(loads: readonly PreparedLoad[]): PreparedLoad[][] {
+  const runs: PreparedLoad[][] = [];
+  let seen = new Set<string>();
+  let run: PreparedLoad[] = [];
+  for (const p of loads) {
+    if (run.length && p.taskKeys.some((k) => seen.has(k))) {
+      runs.push(run);
+      run = [];
+      seen = new Set();
+    }
+    run.push(p);
+    for (const k of p.taskKeys) seen.add(k);
   }
-  const tasks = isArchiveRecord(parsed) ? tasksOfRecord(parsed, engines) : isEnvelope(parsed) ? tasksOfEnvelope(parsed, { runId }, engines) : null;
-  // The line's size, shared out among its tasks, as a fetched answer's (TaskOutcome.bytes).
-  if (tasks) for (const t of tasks) t.bytes = Math.ceil(line.length / tasks.length);
-  return tasks;
+  if (run.length) runs.push(run);
+  return runs;
+}
+
+function totalBytes(files: readonly string[]): number {
+  let n = 0;
+  for (const f of files) n += statSync(f).size;
+  return n;
 }

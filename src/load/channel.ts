@@ -4,7 +4,7 @@
  * POSTs, resume's recovered answers, reprocess and ingest) hands it typed outcomes (outcome.ts); it commits them
  * in order, one transaction at a time, each transaction's rows and ledger moves together (`commit`).
  *
- * - A transaction is cut at `maxCount` outcomes or `maxBytes` of answers (a larger single answer goes alone), or
+ * - A transaction is cut at `maxCount` outcomes (an archive line counts as one, whatever it holds) or `maxBytes` of answers (a larger single answer goes alone), or
  *   once no outcome arrived for `quietMs` (the end of a burst is loaded at once, a burst still arriving in full
  *   transactions: each has a fixed cost). An outcome handed with `now` (a ledger move its producer waits on before
  *   it may go on, such as `posting` before a call is sent) cuts at once, with everything before it.
@@ -13,7 +13,7 @@
  *   room. One outcome is always let in when nothing is held or reserved, so collection never stops on an answer
  *   larger than the budget.
  */
-import { bytesOfOutcome, type Outcome } from './outcome.js';
+import { bytesOfOutcome, countOfOutcome, type Outcome } from './outcome.js';
 
 /** Answer bytes a load transaction takes at most; a larger single answer goes alone. */
 export const LOAD_BYTES = 8 * 2 ** 20;
@@ -60,6 +60,7 @@ export interface Hold {
 interface Entry {
   o: Outcome;
   bytes: number;
+  count: number;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
@@ -74,6 +75,7 @@ interface Waiter {
 export class LoadChannel {
   private readonly queue: Entry[] = [];
   private queuedBytes = 0;
+  private queuedCount = 0;
   /** Bytes and outcomes of the transaction being committed: still held until it ends. */
   private committingBytes = 0;
   private committingCount = 0;
@@ -187,7 +189,7 @@ export class LoadChannel {
 
   /** Whether an answer of `bytes` (undefined: not known yet) may be held now. */
   private room(bytes: number | undefined): boolean {
-    const count = this.queue.length + this.committingCount + this.reservations;
+    const count = this.queuedCount + this.committingCount + this.reservations;
     if (count === 0) return true;
     if (count >= this.holdCount) return false;
     if (this.reservations === 0 && this.heldBytes === 0) return true;
@@ -213,8 +215,10 @@ export class LoadChannel {
     let reject!: (err: unknown) => void;
     const done = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
     done.catch(() => undefined); // the producer that awaits it sees the failure; one that does not is not crashed by it
-    this.queue.push({ o, bytes, resolve, reject });
+    const count = countOfOutcome(o);
+    this.queue.push({ o, bytes, count, resolve, reject });
     this.queuedBytes += bytes;
+    this.queuedCount += count;
     this.stats.maxHeldBytes = Math.max(this.stats.maxHeldBytes, this.heldBytes);
     this.lastInAt = performance.now();
     if (now || this.waiters.length) this.cutThrough = this.queue.length;
@@ -225,7 +229,7 @@ export class LoadChannel {
   /** Whether the front of the queue makes a transaction now. */
   private due(): boolean {
     if (!this.queue.length) return false;
-    if (this.cutThrough > 0 || this.queue.length >= this.maxCount || this.queuedBytes >= this.maxBytes) return true;
+    if (this.cutThrough > 0 || this.queuedCount >= this.maxCount || this.queuedBytes >= this.maxBytes) return true;
     return performance.now() - Math.max(this.lastInAt, this.lastCommitEndAt) >= this.quietMs;
   }
 
@@ -256,7 +260,7 @@ export class LoadChannel {
     while (this.due()) {
       const batch = this.takeBatch();
       this.committingBytes = batch.reduce((n, e) => n + e.bytes, 0);
-      this.committingCount = batch.length;
+      this.committingCount = batch.reduce((n, e) => n + e.count, 0);
       try {
         await this.o.commit(batch.map((e) => e.o));
         this.stats.transactions++;
@@ -277,13 +281,16 @@ export class LoadChannel {
   private takeBatch(): Entry[] {
     let n = 0;
     let bytes = 0;
-    while (n < this.queue.length && n < this.maxCount) {
-      const b = this.queue[n].bytes;
-      if (n > 0 && bytes + b > this.maxBytes) break;
-      bytes += b;
+    let count = 0;
+    while (n < this.queue.length) {
+      const e = this.queue[n];
+      if (n > 0 && (bytes + e.bytes > this.maxBytes || count + e.count > this.maxCount)) break;
+      bytes += e.bytes;
+      count += e.count;
       n++;
     }
     this.queuedBytes -= bytes;
+    this.queuedCount -= count;
     this.cutThrough = Math.max(0, this.cutThrough - n);
     return this.queue.splice(0, n);
   }

@@ -75,6 +75,8 @@ export function movesOf(o: Outcome): LedgerMove[] {
       else moves.push({ kind: 'loaded', refs: o.keys, pages: o.pages });
       return moves;
     }
+    case 'archived':
+      return [];
     case 'collected': {
       const ok = o.results.filter(isLoadable);
       const bad = o.results.filter((r) => !isLoadable(r));
@@ -98,6 +100,7 @@ function namesOf(o: Outcome): string[] {
     case 'posted': return o.posted.flatMap((p) => [p.key, p.serviceId]);
     case 'answered': return [...o.keys, ...(o.posted ? [o.posted.serviceId] : [])];
     case 'collected': return o.results.flatMap((r) => (r.key ? [r.key, r.task.id] : [r.task.id]));
+    case 'archived': return [];
   }
 }
 

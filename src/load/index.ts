@@ -1,4 +1,5 @@
-export { Warehouse, planLoad, emptySummary, addStats, mergeSummary, type LoadOptions, type LoadSummary, type LoadPlan } from './warehouse.js';
+export { Warehouse, emptySummary, addStats, mergeSummary, type LoadOptions, type LoadSummary } from './warehouse.js';
+export { planLoad, type LoadPlan } from './plan.js';
 export { ensureSchema, createTableSql, type SchemaChange } from './ddl.js';
 export { appendRows } from './append.js';
 export { loadArchiveFiles, type ArchiveLoadOptions, type ArchiveLoadResult } from './archive-load.js';

@@ -11,9 +11,11 @@
  *   posted       the service's ids (and costs) of tasks: one whose POST got no clear answer turned up at the service,
  *                or the tasks a tasks_fixed list answered for
  *   released     such tasks the service never created: back to `planned`, to be posted again
+ *   archived     archive lines being prepared for loading on a worker thread (reprocess, ingest): rows only
  */
 import type { CollectedTask } from '../normalize/extract.js';
 import type { Failure, PostedTask } from '../ledger/index.js';
+import type { PreparedLoad } from './prepare.js';
 
 export type Outcome =
   | { kind: 'collected'; results: CollectedTask[] }
@@ -22,7 +24,8 @@ export type Outcome =
   | { kind: 'calling'; keys: string[] }
   | { kind: 'call_failed'; failures: (Failure & { retry?: boolean })[] }
   | { kind: 'posted'; posted: PostedTask[] }
-  | { kind: 'released'; keys: string[]; reason: string };
+  | { kind: 'released'; keys: string[]; reason: string }
+  | { kind: 'archived'; lines: number; bytes: number; load: Promise<PreparedLoad> };
 
 /** Hands an outcome to the load channel; resolves once it is committed (rows and ledger state together). */
 export type Sink = (outcome: Outcome) => Promise<void>;
@@ -34,7 +37,13 @@ export function resultsOf(o: Outcome): readonly CollectedTask[] {
 
 /** Answer bytes an outcome holds in memory until it is committed (TaskOutcome.bytes, summed). */
 export function bytesOfOutcome(o: Outcome): number {
+  if (o.kind === 'archived') return o.bytes;
   let n = 0;
   for (const r of resultsOf(o)) n += r.bytes ?? 0;
   return n;
+}
+
+/** Tasks an outcome counts for in a transaction's count: an archive line's are known once it is parsed, so a line. */
+export function countOfOutcome(o: Outcome): number {
+  return o.kind === 'archived' ? o.lines : 1;
 }

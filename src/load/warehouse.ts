@@ -10,8 +10,12 @@ import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { connectTo, openDatabase, WAREHOUSE_CATALOG, type StorageOptions } from './database.js';
-import { TABLES, AVAILABLE_TABLES, activateTables, allColumns, table as tableDef, type TableDef } from '../normalize/catalog.js';
-import { normalizeTaskInto, tablesOfTask, NormalizeStats, type CollectedTask, type Row } from '../normalize/extract.js';
+import { TABLES, activateTables, allColumns, table as tableDef, type TableDef } from '../normalize/catalog.js';
+import { normalizeTaskInto, NormalizeStats, type CollectedTask, type Row } from '../normalize/extract.js';
+import { planLoad, tablesOfTasks, type LoadPlan } from './plan.js';
+import { statsOf, type Layout, type PreparedLoad, type PreparedTable } from './prepare.js';
+import { kindOfType } from './chunk-fill.js';
+import { kindOfTypeName } from './column-encode.js';
 import { createTableSql, ensureSchema, lit, q, tablesWithRows, type SchemaChange } from './ddl.js';
 import { appendRows, RowAppender } from './append.js';
 import { inTransaction } from './transaction.js';
@@ -66,43 +70,6 @@ export function mergeSummary(into: LoadSummary, from: LoadSummary): void {
   for (const [k, v] of Object.entries(from.rows)) into.rows[k] = (into.rows[k] ?? 0) + v;
   for (const [k, v] of Object.entries(from.unknownFieldPaths)) into.unknownFieldPaths[k] = (into.unknownFieldPaths[k] ?? 0) + v;
   for (const [k, v] of Object.entries(from.unknownItemTypeNames)) into.unknownItemTypeNames[k] = (into.unknownItemTypeNames[k] ?? 0) + v;
-}
-
-/** What one load replaces: the tasks it normalizes and the keys of the rows they replace. */
-export interface LoadPlan {
-  /** The tasks to normalize, in order; a task that comes twice for the same tables keeps its later copy. */
-  tasks: CollectedTask[];
-  /** Tables whose rows of these task ids are replaced, with the task ids (deduplicated). */
-  replace: Map<string, Set<string>>;
-  /** `tasks` row ids (`<task_id>@<endpoint_id>`) replaced. */
-  taskRowIds: Set<string>;
-}
-
-/**
- * What a load of `tasks` replaces, found without normalizing them. When the same task comes twice for the same
- * tables (a re-collection in one batch), the later one wins, as it would across batches.
- */
-export function planLoad(tasks: readonly CollectedTask[]): LoadPlan {
-  const last = new Map<string, number>();
-  tasks.forEach((t, i) => {
-    const tables = tablesOfTask(t.endpointId);
-    if (tables.length) last.set(`${t.task?.id}\u0000${tables[tables.length - 1]}\u0000${t.endpointId}`, i);
-  });
-  const plan: LoadPlan = { tasks: [], replace: new Map(), taskRowIds: new Set() };
-  tasks.forEach((t, i) => {
-    const tables = tablesOfTask(t.endpointId);
-    if (tables.length && last.get(`${t.task?.id}\u0000${tables[tables.length - 1]}\u0000${t.endpointId}`) !== i) return;
-    plan.tasks.push(t);
-    if (!tables.length) return;
-    plan.taskRowIds.add(`${t.task.id}@${t.endpointId}`);
-    for (const name of tables) {
-      if (name === 'tasks' || name.startsWith('tasks__')) continue;
-      let set = plan.replace.get(name);
-      if (!set) plan.replace.set(name, (set = new Set()));
-      set.add(t.task.id);
-    }
-  });
-  return plan;
 }
 
 /** What a lean export leaves cached after each table: room for another connection's small statements meanwhile. */
@@ -264,30 +231,16 @@ export class Warehouse {
    * queue is what keeps anything else from waiting on this transaction.
    */
   async loadTasks(tasks: readonly CollectedTask[], opts: LoadOptions): Promise<LoadSummary> {
-    const conn = this.connection;
     const plan = planLoad(tasks);
     // A task of a generated family puts its tables in use (tablesOfTask): create them before the load writes. An
     // item type's tables come into use with their first row, below.
     const tables = tablesOfTasks(plan.tasks);
-    if (TABLES.length !== this.tablesInSchema) await this.ensureSchema();
-    // The replaced tasks' rows are deleted from the tables in use; one not in use (not in the warehouse) has none.
-    const inUse = new Set(TABLES.map((t) => t.name));
-    for (const name of [...plan.replace.keys()]) if (!inUse.has(name)) plan.replace.delete(name);
     const stats = new NormalizeStats();
     const ctx = { runId: opts.runId, loadedAt: opts.loadedAt ?? new Date(), engines: opts.engines };
-    await conn.run('DROP TABLE IF EXISTS temp._stage_keys');
-    await conn.run('CREATE TEMP TABLE _stage_keys (tbl VARCHAR, k VARCHAR)');
-    const keyRows: Row[] = [];
-    for (const id of plan.taskRowIds) keyRows.push({ tbl: 'tasks', k: id });
-    for (const [name, ids] of plan.replace) for (const id of ids) keyRows.push({ tbl: name, k: id });
-    await appendRows(conn, '_stage_keys', ['tbl', 'k'], keyRows);
-    const appenders = new Map<string, RowAppender>();
-    await conn.run('BEGIN TRANSACTION');
-    try {
-      await this.deleteReplaced(plan, conn);
+    return this.replaceTasks(plan, async (open, summary, inUse) => {
       // Every table a load may write, opened before the first row: opening one is a round trip to DuckDB.
       const writes = new Set(tables);
-      for (const name of tables) if (inUse.has(name)) appenders.set(name, await RowAppender.open(conn, name, await this.columnsOf(name, conn)));
+      const appenders = await open(tables.filter((name) => inUse.has(name)));
       // Rows of a table not in use yet wait for the end of their task, which then creates it (in this transaction).
       const waiting = new Map<string, Row[]>();
       const emit = (table: string, row: Row) => {
@@ -301,33 +254,123 @@ export class Warehouse {
       for (const t of plan.tasks) {
         normalizeTaskInto(t, ctx, stats, emit);
         if (!waiting.size) continue;
-        this.tablesInSchema = -1; // until COMMIT: a rollback takes the new tables back
-        for (const def of activateTables(waiting.keys())) await conn.run(createTableSql(def, { derivedIds: true }));
-        for (const [name, rows] of waiting) {
-          const a = await RowAppender.open(conn, name, await this.columnsOf(name, conn));
+        for (const [name, a] of await open([...waiting.keys()])) {
           appenders.set(name, a);
-          for (const row of rows) a.add(row);
+          for (const row of waiting.get(name) ?? []) a.add(row);
         }
         waiting.clear();
       }
-      const summary = emptySummary();
       addStats(summary, stats);
+    }, opts.inTransaction);
+  }
+
+  /**
+   * Loads archive lines prepared on a worker thread (prepare.ts) in one transaction, with the task-level replace of
+   * loadTasks: the replaced tasks' rows deleted, then each table's encoded chunks appended. The loads are in order
+   * and name no task twice (archive-load.ts splits its transactions there).
+   */
+  async loadPrepared(loads: readonly PreparedLoad[]): Promise<LoadSummary> {
+    const plan: LoadPlan = { tasks: [], replace: new Map(), taskRowIds: new Set() };
+    const endpoints = new Set<string>();
+    for (const p of loads) {
+      for (const id of p.taskRowIds) plan.taskRowIds.add(id);
+      for (const [name, ids] of p.replace) {
+        let set = plan.replace.get(name);
+        if (!set) plan.replace.set(name, (set = new Set()));
+        for (const id of ids) set.add(id);
+      }
+      for (const e of p.endpoints) endpoints.add(e);
+    }
+    tablesOfTasks([...endpoints].map((endpointId) => ({ endpointId }))); // puts their families' tables in use
+    return this.replaceTasks(plan, async (open, summary) => {
+      for (const p of loads) {
+        addStats(summary, statsOf(p));
+        const appenders = await open(p.tables.map((t) => t.name));
+        for (const t of p.tables) {
+          const a = appenders.get(t.name)!;
+          checkLayout(t, a);
+          for (const c of t.chunks) a.addEncoded(c.columns, p.arena, c.rows);
+        }
+      }
+    });
+  }
+
+  /**
+   * One load transaction with a task-level replace: the replaced tasks' rows deleted, then `write` appends through
+   * `open` (the appenders of the named tables, tables not in use created in this transaction), then `inTransaction`
+   * (the ledger's moves) and COMMIT; on any failure, ROLLBACK and nothing of it stays.
+   */
+  private async replaceTasks(plan: LoadPlan, write: (open: (names: readonly string[]) => Promise<Map<string, RowAppender>>, summary: LoadSummary, inUse: ReadonlySet<string>) => Promise<void>, inTransaction?: (conn: DuckDBConnection) => Promise<void>): Promise<LoadSummary> {
+    const conn = this.connection;
+    if (TABLES.length !== this.tablesInSchema) await this.ensureSchema();
+    // The replaced tasks' rows are deleted from the tables in use; one not in use (not in the warehouse) has none.
+    const inUse = new Set(TABLES.map((t) => t.name));
+    for (const name of [...plan.replace.keys()]) if (!inUse.has(name)) plan.replace.delete(name);
+    await this.stageKeys(plan);
+    const appenders = new Map<string, RowAppender>();
+    let created = 0; // tables this transaction created: a rollback takes them back
+    const open = async (names: readonly string[]) => {
+      const fresh = names.filter((n) => !inUse.has(n));
+      if (fresh.length) {
+        for (const def of activateTables(fresh)) {
+          await conn.run(createTableSql(def, { derivedIds: true }));
+          created++;
+        }
+        for (const n of fresh) inUse.add(n);
+      }
+      const out = new Map<string, RowAppender>();
+      for (const name of names) {
+        let a = appenders.get(name);
+        if (!a) appenders.set(name, (a = await RowAppender.open(conn, name, await this.columnsOf(name, conn))));
+        out.set(name, a);
+      }
+      return out;
+    };
+    await conn.run('BEGIN TRANSACTION');
+    try {
+      await this.deleteReplaced(plan, conn);
+      const summary = emptySummary();
+      await write(open, summary, inUse);
       for (const [name, a] of appenders) {
         appenders.delete(name);
         a.close();
         if (a.rows) summary.rows[name] = a.rows;
       }
-      if (opts.inTransaction) await opts.inTransaction(conn);
+      if (inTransaction) await inTransaction(conn);
       await conn.run('COMMIT');
-      if (this.tablesInSchema === -1) this.tablesInSchema = TABLES.length;
+      // Counted, not read from TABLES: a table put in use meanwhile outside this load is still to be created.
+      this.tablesInSchema += created;
       return summary;
     } catch (err) {
       for (const a of appenders.values()) a.abandon();
       await conn.run('ROLLBACK').catch(() => undefined);
       // Tables this load put in use stay in use: the rollback took them back, so they are created again, empty.
-      if (this.tablesInSchema === -1) await this.ensureSchema().catch(() => undefined);
+      if (created) await this.ensureSchema().catch(() => undefined);
       throw err;
     }
+  }
+
+  /** Every table's stored columns and their types as the file has them, for a worker to encode rows in (prepare.ts). */
+  async layouts(): Promise<Record<string, Layout>> {
+    const r = await this.connection.runAndReadAll(`SELECT table_name, column_name, data_type FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main' AND column_default IS NULL ORDER BY table_name, column_index`);
+    const out: Record<string, Layout> = {};
+    for (const [t, c, ty] of r.getRows() as [string, string, string][]) {
+      const layout = (out[t] ??= { columns: [], types: [] });
+      layout.columns.push(c);
+      layout.types.push(ty);
+    }
+    return out;
+  }
+
+  /** The replaced tasks' keys in a temporary table, for deleteReplaced to join (before the load's transaction). */
+  private async stageKeys(plan: LoadPlan): Promise<void> {
+    const conn = this.connection;
+    await conn.run('DROP TABLE IF EXISTS temp._stage_keys');
+    await conn.run('CREATE TEMP TABLE _stage_keys (tbl VARCHAR, k VARCHAR)');
+    const keyRows: Row[] = [];
+    for (const id of plan.taskRowIds) keyRows.push({ tbl: 'tasks', k: id });
+    for (const [name, ids] of plan.replace) for (const id of ids) keyRows.push({ tbl: name, k: id });
+    await appendRows(conn, '_stage_keys', ['tbl', 'k'], keyRows);
   }
 
   /** Runs `work` in one transaction on the writing connection (ledger moves with no rows to load). */
@@ -461,13 +504,15 @@ export const PARQUET_ROW_GROUP = 122_880;
  */
 export const PARQUET_ROW_GROUP_BYTES = 4 * 2 ** 20;
 
-/** Every table the tasks may write, in catalog order (those of item types not met yet included). */
-function tablesOfTasks(tasks: readonly CollectedTask[]): string[] {
-  const names = new Set<string>();
-  for (const t of tasks) for (const n of tablesOfTask(t.endpointId)) names.add(n);
-  return AVAILABLE_TABLES.map((t) => t.name).filter((n) => names.has(n));
-}
-
 export function tableDefs(): readonly TableDef[] {
   return TABLES;
+}
+
+/** A prepared table's columns must be the file's, in its order and of its types: a worker encoded them so. */
+function checkLayout(t: PreparedTable, a: RowAppender): void {
+  const types = a.columnTypes;
+  const bad = types.length !== t.columns.length ? -1 : types.findIndex((ty, i) => kindOfType(ty) !== kindOfTypeName(t.types[i]));
+  if (types.length !== t.columns.length || bad >= 0) {
+    throw new Error(`load ${q(t.name)}: the rows were prepared for ${t.columns.length} columns (${bad >= 0 ? `${t.columns[bad]} as ${t.types[bad]}` : 'another layout'}), the table has ${types.length}`);
+  }
 }

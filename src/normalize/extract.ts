@@ -72,14 +72,27 @@ export function resultKindOf(endpointId: string): ResultKind | undefined {
  * result kind's root table. Empty for task_post answers, which are not collected tasks.
  */
 export function tablesOfTask(endpointId: string): readonly string[] {
+  const names = familyTablesOf(endpointId);
+  if (!ACTIVATED.has(endpointId)) {
+    // A generated family's tables come into use when a task of theirs is met (see activateTables); an item type's
+    // tables when its first row is (Warehouse.loadTasks).
+    activateTables(names.filter((n) => !inUseOnFirstRow(TABLE_BY_NAME.get(n)!)));
+    ACTIVATED.add(endpointId);
+  }
+  return names;
+}
+const ACTIVATED = new Set<string>();
+
+/**
+ * tablesOfTask without putting any table in use: for deciding what a load replaces ahead of it (planLoad, which may
+ * run while another load's transaction is open; a table comes into use only in the writer's turn).
+ */
+export function familyTablesOf(endpointId: string): readonly string[] {
   let names = TABLES_OF_ENDPOINT.get(endpointId);
   if (!names) {
     const kind = resultKindOf(endpointId);
     const root = kind ? rootTableFor(kind)?.name ?? 'unknown_results' : 'unknown_results';
     names = kind === 'task_created' ? [] : [...familyNames('tasks'), ...familyNames(root)];
-    // A generated family's tables come into use when a task of theirs is met (see activateTables); an item type's
-    // tables when its first row is (Warehouse.loadTasks).
-    activateTables(names.filter((n) => !inUseOnFirstRow(TABLE_BY_NAME.get(n)!)));
     TABLES_OF_ENDPOINT.set(endpointId, names);
   }
   return names;

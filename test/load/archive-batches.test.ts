@@ -5,9 +5,9 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { loadArchiveFiles } from '../../src/load/archive-load.js';
 import { emptySummary, type Warehouse } from '../../src/load/warehouse.js';
 import { CHANNEL_LIMITS } from '../../src/load/channel.js';
-import type { CollectedTask } from '../../src/normalize/extract.js';
+import type { PreparedLoad } from '../../src/load/prepare.js';
 
-// Reprocess and ingest load an archive through the load channel, in transactions bounded by its lines' bytes as well as by a count: a
+// Reprocess and ingest load an archive through the load channel, in transactions bounded by its lines' bytes as well as by a count of lines: a
 // night of 20,000-keyword answers is not loaded as one transaction of 2,000 of them.
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'archive-batches-'));
@@ -18,9 +18,12 @@ const envelope = (id: string, pad: number) => JSON.stringify({
   tasks: [{ id, status_code: 20000, status_message: 'Ok.', time: '0 sec.', cost: 0, result_count: 0, path: ['v3', 'keywords_data', 'google', 'keywords_for_site', 'task_get', id], data: { pad: 'x'.repeat(pad) }, result: [] }],
 });
 
-/** A warehouse that records the tasks of each load instead of loading them. */
+/** A warehouse that records the tasks of each transaction instead of loading them. */
 function recorder(loads: string[][]): Warehouse {
-  return { loadTasks: async (tasks: readonly CollectedTask[]) => { loads.push(tasks.map((t) => t.task.id)); return emptySummary(); } } as unknown as Warehouse;
+  return {
+    layouts: async () => ({}),
+    loadPrepared: async (prepared: readonly PreparedLoad[]) => { loads.push(prepared.flatMap((p) => p.taskRowIds.map((id) => id.split('@')[0]))); return emptySummary(); },
+  } as unknown as Warehouse;
 }
 
 describe('loading an archive in batches', () => {

@@ -1,0 +1,50 @@
+/**
+ * What a load replaces, decided from the tasks alone before any is normalized. planLoad is pure (it runs ahead of
+ * the writer's turn, and on a worker thread, prepare.ts); tablesOfTasks puts tables in use, in the writer's turn.
+ */
+import { AVAILABLE_TABLES } from '../normalize/catalog.js';
+import { familyTablesOf, tablesOfTask, type CollectedTask } from '../normalize/extract.js';
+
+/** What one load replaces: the tasks it normalizes and the keys of the rows they replace. */
+export interface LoadPlan {
+  /** The tasks to normalize, in order; a task that comes twice for the same tables keeps its later copy. */
+  tasks: CollectedTask[];
+  /** Tables whose rows of these task ids are replaced, with the task ids (deduplicated). */
+  replace: Map<string, Set<string>>;
+  /** `tasks` row ids (`<task_id>@<endpoint_id>`) replaced. */
+  taskRowIds: Set<string>;
+}
+
+/**
+ * What a load of `tasks` replaces, found without normalizing them. When the same task comes twice for the same
+ * tables (a re-collection in one batch), the later one wins, as it would across batches.
+ */
+export function planLoad(tasks: readonly CollectedTask[]): LoadPlan {
+  const last = new Map<string, number>();
+  tasks.forEach((t, i) => {
+    const tables = familyTablesOf(t.endpointId);
+    if (tables.length) last.set(`${t.task?.id}\u0000${tables[tables.length - 1]}\u0000${t.endpointId}`, i);
+  });
+  const plan: LoadPlan = { tasks: [], replace: new Map(), taskRowIds: new Set() };
+  tasks.forEach((t, i) => {
+    const tables = familyTablesOf(t.endpointId);
+    if (tables.length && last.get(`${t.task?.id}\u0000${tables[tables.length - 1]}\u0000${t.endpointId}`) !== i) return;
+    plan.tasks.push(t);
+    if (!tables.length) return;
+    plan.taskRowIds.add(`${t.task.id}@${t.endpointId}`);
+    for (const name of tables) {
+      if (name === 'tasks' || name.startsWith('tasks__')) continue;
+      let set = plan.replace.get(name);
+      if (!set) plan.replace.set(name, (set = new Set()));
+      set.add(t.task.id);
+    }
+  });
+  return plan;
+}
+
+/** Every table the tasks may write, in catalog order (those of item types not met yet included). */
+export function tablesOfTasks(tasks: readonly { endpointId: string }[]): string[] {
+  const names = new Set<string>();
+  for (const t of tasks) for (const n of tablesOfTask(t.endpointId)) names.add(n);
+  return AVAILABLE_TABLES.map((t) => t.name).filter((n) => names.has(n));
+}
