@@ -11,11 +11,14 @@
  */
 import duckdb from '@duckdb/node-bindings';
 import { DuckDBDataChunk, DuckDBInstance, DuckDBTypeId, JSToDuckDBValueConverter, VARCHAR, type DuckDBType } from '@duckdb/node-api';
-import { Arena, INLINE_BYTES, encodeColumn, maskBytes, type ColumnKind, type EncodedColumn } from './column-encode.js';
+import { Arena, CHUNK_ROWS, INLINE_BYTES, encodeColumn, maskBytes, type ColumnKind, type EncodedColumn } from './column-encode.js';
 
 type Vector = ReturnType<typeof duckdb.data_chunk_get_vector>;
 
 const TWO_32 = 2 ** 32;
+
+/** A validity mask with every row null, for a column of nulls. */
+const NO_ROWS = new ArrayBuffer(maskBytes(CHUNK_ROWS));
 
 /** The arena fillColumn encodes into, reused for every column (one is filled at a time, synchronously). */
 const scratch = new Arena();
@@ -84,6 +87,11 @@ export function writeColumn(chunk: DuckDBDataChunk, column: number, enc: Encoded
     return;
   }
   const vector = duckdb.data_chunk_get_vector(chunk.chunk, column);
+  if (enc.k === 'null') {
+    duckdb.vector_ensure_validity_writable(vector);
+    duckdb.copy_data_to_vector_validity(vector, 0, NO_ROWS, 0, maskBytes(count));
+    return;
+  }
   if (enc.k === 'varchar' && enc.heap >= 0) pointIntoHeap(vector, enc, arena, count);
   duckdb.copy_data_to_vector(vector, 0, arena.buffer as ArrayBuffer, arena.byteOffset + enc.data, enc.bytes);
   if (enc.mask >= 0) {

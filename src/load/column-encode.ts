@@ -11,6 +11,7 @@ export type ColumnKind = 'varchar' | 'int64' | 'int32' | 'f64' | 'bool' | 'micro
 
 /** One column of one chunk, encoded: offsets into the arena (-1 for none), or the values themselves ('values'). */
 export type EncodedColumn =
+  | { k: 'null' }
   | { k: 'fixed'; data: number; bytes: number; mask: number }
   | { k: 'varchar'; data: number; bytes: number; mask: number; heap: number; heapBytes: number }
   | { k: 'values'; values: unknown[] };
@@ -64,6 +65,10 @@ export class Arena {
 
 /** Encodes `count` values of a column; a value of another type than its kind makes it a 'values' column. */
 export function encodeColumn(arena: Arena, kind: ColumnKind, values: readonly unknown[], count: number): EncodedColumn {
+  // Most columns of a wide table are null in most chunks (an item type's fields): they take no bytes at all.
+  let i = 0;
+  while (i < count && (values[i] === null || values[i] === undefined)) i++;
+  if (i === count) return { k: 'null' };
   const mark = arena.used;
   const enc = kind === 'varchar' ? encodeVarchar(arena, values, count) : kind === 'other' ? null : encodeFixed(arena, kind, values, count);
   if (enc) return enc;
