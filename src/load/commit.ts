@@ -15,7 +15,7 @@ export interface CommitOptions {
   runId: string;
   /** Engine path names stripped from item types. */
   engines: readonly string[];
-  /** Inside a transaction that loads results, after the ledger's moves (the crash tests' `load` pause point). */
+  /** Inside a transaction that loads results, after its rows and ledger moves (the crash tests' `load` pause point). */
   inTransaction?: () => Promise<void>;
   /** After the commit: what it loaded. */
   onCommitted?: (batch: readonly Outcome[], summary: LoadSummary) => void;
@@ -29,8 +29,10 @@ export function commitThrough(o: CommitOptions): (batch: readonly Outcome[]) => 
     const summary = await o.writer.load(results, {
       runId: o.runId,
       engines: o.engines,
-      inTransaction: async (conn) => {
+      moves: async (conn) => {
         for (const m of mergeMoves(batch)) await applyMove(conn, o.runId, m);
+      },
+      inTransaction: async () => {
         if (results.length) await o.inTransaction?.();
       },
     });

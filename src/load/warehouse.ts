@@ -27,6 +27,11 @@ export interface LoadOptions {
   loadedAt?: Date;
   /** Engine names stripped from item types (config.paths values). */
   engines?: readonly string[];
+  /**
+   * The ledger's moves, run first in the load transaction: a few short statements before the rows' long synchronous
+   * append, so that answers arriving during the append are handled while DuckDB commits, not between two moves.
+   */
+  moves?: (conn: DuckDBConnection) => Promise<void>;
   /** Runs inside the load transaction, after the rows are in; a throw rolls the whole load back. */
   inTransaction?: (conn: DuckDBConnection) => Promise<void>;
 }
@@ -261,7 +266,7 @@ export class Warehouse {
         waiting.clear();
       }
       addStats(summary, stats);
-    }, opts.inTransaction);
+    }, opts);
   }
 
   /**
@@ -298,9 +303,9 @@ export class Warehouse {
   /**
    * One load transaction with a task-level replace: the replaced tasks' rows deleted, then `write` appends through
    * `open` (the appenders of the named tables, tables not in use created in this transaction), then `inTransaction`
-   * (the ledger's moves) and COMMIT; on any failure, ROLLBACK and nothing of it stays.
+   * and COMMIT, the ledger's `moves` first; on any failure, ROLLBACK and nothing of it stays.
    */
-  private async replaceTasks(plan: LoadPlan, write: (open: (names: readonly string[]) => Promise<Map<string, RowAppender>>, summary: LoadSummary, inUse: ReadonlySet<string>) => Promise<void>, inTransaction?: (conn: DuckDBConnection) => Promise<void>): Promise<LoadSummary> {
+  private async replaceTasks(plan: LoadPlan, write: (open: (names: readonly string[]) => Promise<Map<string, RowAppender>>, summary: LoadSummary, inUse: ReadonlySet<string>) => Promise<void>, opts: Pick<LoadOptions, 'moves' | 'inTransaction'> = {}): Promise<LoadSummary> {
     const conn = this.connection;
     if (TABLES.length !== this.tablesInSchema) await this.ensureSchema();
     // The replaced tasks' rows are deleted from the tables in use; one not in use (not in the warehouse) has none.
@@ -329,6 +334,7 @@ export class Warehouse {
     await conn.run('BEGIN TRANSACTION');
     try {
       await this.deleteReplaced(plan, conn);
+      if (opts.moves) await opts.moves(conn);
       const summary = emptySummary();
       await write(open, summary, inUse);
       for (const [name, a] of appenders) {
@@ -336,7 +342,7 @@ export class Warehouse {
         a.close();
         if (a.rows) summary.rows[name] = a.rows;
       }
-      if (inTransaction) await inTransaction(conn);
+      if (opts.inTransaction) await opts.inTransaction(conn);
       await conn.run('COMMIT');
       // Counted, not read from TABLES: a table put in use meanwhile outside this load is still to be created.
       this.tablesInSchema += created;

@@ -77,10 +77,13 @@ export class Writer {
     } while (seen !== this.tail);
   }
 
-  /** Normalizes and loads `tasks`, with `inTransaction` (the ledger's moves) in the same transaction; then rests. */
-  load(tasks: readonly CollectedTask[], opts: { runId: string; engines: readonly string[]; inTransaction: (conn: DuckDBConnection) => Promise<void> }): Promise<LoadSummary> {
+  /**
+   * Normalizes and loads `tasks`, with `moves` (the ledger's) and `inTransaction` in the same transaction; then
+   * rests.
+   */
+  load(tasks: readonly CollectedTask[], opts: { runId: string; engines: readonly string[]; moves?: (conn: DuckDBConnection) => Promise<void>; inTransaction?: (conn: DuckDBConnection) => Promise<void> }): Promise<LoadSummary> {
     // Ledger moves alone (a call about to be sent, an adoption): one small transaction, nothing to rest after.
-    if (!tasks.length) return this.queue(async () => { await this.warehouse.transact(opts.inTransaction); return emptySummary(); });
+    if (!tasks.length) return this.queue(async () => { if (opts.moves) await this.warehouse.transact(opts.moves); return emptySummary(); });
     return this.queue(async () => {
       const summary = await this.warehouse.loadTasks(tasks, opts);
       await this.restNow('load');
