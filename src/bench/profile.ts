@@ -66,7 +66,7 @@ const RULES: Rule[] = [
   { category: 'idle', name: /^\(idle\)$/ },
   { category: 'json_parse', name: /^parse$/, url: /^$/ },
   { category: 'duckdb', url: /@duckdb\// },
-  { category: 'appender', url: /\/(src|dist)\/load\/(append|chunk-fill)\.[jt]s$/ },
+  { category: 'appender', url: /\/(src|dist)\/load\/(append|chunk-fill|column-encode)\.[jt]s$/ },
   { category: 'normalizer', url: /\/(src|dist)\/normalize\// },
   { category: 'gzip', url: /^node:zlib$|\/zlib\.js$/ },
   { category: 'archive', url: /\/(src|dist)\/archive\// },
@@ -126,8 +126,9 @@ const callsJsonParse = (text: string | undefined) => text !== undefined && /JSON
 
 /**
  * Attributes every sample's self time to a category (see the module comment). `window: 'loading'` counts only the
- * stretch from the first to the last sample in the normalizer: the steady state of a run, without its start
- * (planning, posting, the first wait for results) and its end (publishing).
+ * stretch from the first to the last sample in the normalizer or the appender (an archive load normalizes on a
+ * worker thread and appends here): the steady state of a run, without its start (planning, posting, the first wait
+ * for results) and its end (publishing).
  */
 export function attributeProfile(p: CpuProfile, lineText: LineText = fileLines(), window: 'whole' | 'loading' = 'whole'): Breakdown {
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
@@ -163,7 +164,7 @@ export function attributeProfile(p: CpuProfile, lineText: LineText = fileLines()
   if (window === 'loading') {
     const inNormalizer = (i: number) => {
       const node = byId.get(p.samples[i]);
-      return node !== undefined && partsOf(node).some((x) => x.category === 'normalizer');
+      return node !== undefined && partsOf(node).some((x) => x.category === 'normalizer' || x.category === 'appender');
     };
     while (first <= last && !inNormalizer(first)) first++;
     while (last >= first && !inNormalizer(last)) last--;
@@ -237,7 +238,7 @@ export function profileReport(p: CpuProfile, processCpuMs: number, lineText: Lin
 export function describeLimit(r: ProfileReport | undefined): string {
   if (!r) return 'not profiled';
   const busy = r.whole.totalMs - r.whole.ms.idle;
-  return `while results were loaded (${(r.loading.totalMs / 1000).toFixed(1)} s of the profiled ${(r.whole.totalMs / 1000).toFixed(1)} s) ${describeBreakdown(r.loading)}; over the whole run the main thread was busy ${pct(busy, r.whole.totalMs)}, and the process used ${(r.processCpuMs / 1000).toFixed(1)} s of CPU, ${(otherThreadsMs(r.whole, r.processCpuMs) / 1000).toFixed(1)} s of it on other threads (DuckDB's, the thread pool's)`;
+  return `while results were loaded (${(r.loading.totalMs / 1000).toFixed(1)} s of the profiled ${(r.whole.totalMs / 1000).toFixed(1)} s) ${describeBreakdown(r.loading)}; over the whole run the main thread was busy ${pct(busy, r.whole.totalMs)}, and the process used ${(r.processCpuMs / 1000).toFixed(1)} s of CPU, ${(otherThreadsMs(r.whole, r.processCpuMs) / 1000).toFixed(1)} s of it on other threads (DuckDB's, the thread pool's, an archive load's worker)`;
 }
 
 /** A Markdown table, one row per profiled run: each category's share of the run's profile. */

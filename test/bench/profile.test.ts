@@ -81,7 +81,7 @@ describe('attributeProfile', () => {
     expect(describeBreakdown(b)).toBe('main thread busy 67% of 0.1 s: JSON.parse 20% (attempt 20%), DuckDB 13% (appendDataChunk 13%), HTTP 13% (attempt 7%), normalizer 10% (objectRow 10%), appender 3%, archive 3%, GC 3%, idle 33%');
   });
 
-  test("the loading window runs from the first to the last sample in the normalizer; a nameless native frame is named after its caller", () => {
+  test("the loading window runs from the first to the last sample in the normalizer (or the appender); a nameless native frame is named after its caller", () => {
     // idle 50 ms, then normalize 10, an anonymous native call under flushSync 20, normalize 5, then idle 30 and post 1.
     const nodes2: ProfileNode[] = [...nodes.map((n) => (n.id === 9 ? frame(9, '', '') : n))];
     const p2: CpuProfile = { nodes: nodes2, startTime: 0, endTime: 116_000, samples: [21, 6, 9, 6, 21, 12], timeDeltas: [50, 10, 20, 5, 30, 1].map((ms) => ms * 1000) };
@@ -93,7 +93,7 @@ describe('attributeProfile', () => {
     expect(whole.totalMs).toBe(116);
     expect(whole.ms).toMatchObject({ normalizer: 15, duckdb: 20, idle: 80, other: 1 });
     const r = profileReport(p2, 86, lineText);
-    expect(describeLimit(r)).toBe('while results were loaded (0.0 s of the profiled 0.1 s) main thread busy 100% of 0.0 s: DuckDB 57% (flushSync>native 57%), normalizer 43% (objectRow 43%), idle 0%; over the whole run the main thread was busy 31%, and the process used 0.1 s of CPU, 0.1 s of it on other threads (DuckDB\'s, the thread pool\'s)');
+    expect(describeLimit(r)).toBe('while results were loaded (0.0 s of the profiled 0.1 s) main thread busy 100% of 0.0 s: DuckDB 57% (flushSync>native 57%), normalizer 43% (objectRow 43%), idle 0%; over the whole run the main thread was busy 31%, and the process used 0.1 s of CPU, 0.1 s of it on other threads (DuckDB\'s, the thread pool\'s, an archive load\'s worker)');
   });
 
   test('the table has a column per category and a row per run', () => {
