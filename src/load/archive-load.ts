@@ -8,11 +8,13 @@
  * while the main thread appends the lines before them.
  */
 import { statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import type { Engines } from '../config/index.js';
 import { readLines, type ReadReport } from '../archive/reader.js';
 import { LoadChannel } from './channel.js';
 import { inThread, onWorker, type Preparer } from './prepare-pool.js';
 import type { PreparedLoad } from './prepare.js';
+import { duckdbThreads } from './threads.js';
 import { Warehouse, emptySummary, mergeSummary, type LoadSummary } from './warehouse.js';
 
 export interface ArchiveLoadOptions {
@@ -22,7 +24,7 @@ export interface ArchiveLoadOptions {
   batchTasks?: number;
   /** Run id for lines that carry none (bare envelopes). */
   runId?: string;
-  /** Whether lines are prepared on a worker thread; by default when the files hold more than WORKER_MIN_BYTES. */
+  /** Whether lines are prepared on a worker thread; by default when it pays (workerPays). */
   worker?: boolean;
 }
 
@@ -59,7 +61,7 @@ export async function loadArchiveFiles(wh: Warehouse, files: readonly string[], 
       result.timings.loadMs += performance.now() - t1;
     },
   });
-  const preparer: Preparer = opts.worker ?? totalBytes(files) > WORKER_MIN_BYTES ? onWorker() : inThread;
+  const preparer: Preparer = opts.worker ?? workerPays(files) ? onWorker() : inThread;
   let failure: unknown;
   let job: Buffer[] = [];
   let jobBytes = 0;
@@ -124,8 +126,13 @@ function disjointRuns(loads: readonly PreparedLoad[]): PreparedLoad[][] {
   return runs;
 }
 
-function totalBytes(files: readonly string[]): number {
+/**
+ * Whether a worker thread is worth starting: the files are large enough, there is a second core, and the
+ * configuration did not ask for one thread (`warehouse.threads: 1` leaves the other cores to others).
+ */
+export function workerPays(files: readonly string[]): boolean {
+  if (availableParallelism() < 2 || duckdbThreads() === 1) return false;
   let n = 0;
   for (const f of files) n += statSync(f).size;
-  return n;
+  return n > WORKER_MIN_BYTES;
 }

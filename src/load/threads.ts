@@ -12,6 +12,11 @@ export function useDuckdbThreads(n: number): void {
   threads = n;
 }
 
+/** What `warehouse.threads` asked for (0: DuckDB's default); 1 also keeps an archive load on one thread. */
+export function duckdbThreads(): number {
+  return threads;
+}
+
 /** DuckDBInstance.create with the process's thread count, unless `settings` names its own. */
 export function createDuckdb(path: string, settings: Record<string, string> = {}): Promise<DuckDBInstance> {
   return DuckDBInstance.create(path, threads > 0 && settings.threads === undefined ? { ...settings, threads: String(threads) } : settings);

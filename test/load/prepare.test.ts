@@ -111,3 +111,26 @@ describe('what a load replaces, planned ahead of the writer', () => {
     expect(TABLES.length).toBe(before);
   });
 });
+
+describe('when an archive load starts a worker thread', () => {
+  test('for files over 4 MiB, unless warehouse.threads asked for one thread', async () => {
+    const { workerPays, WORKER_MIN_BYTES } = await import('../../src/load/archive-load.js');
+    const { useDuckdbThreads, duckdbThreads } = await import('../../src/load/threads.js');
+    const big = path.join(dir, 'big.bin');
+    writeFileSync(big, Buffer.alloc(WORKER_MIN_BYTES + 1));
+    const small = path.join(dir, 'small.bin');
+    writeFileSync(small, Buffer.alloc(1024));
+    const before = duckdbThreads();
+    try {
+      useDuckdbThreads(0);
+      expect(workerPays([big])).toBe(os.availableParallelism() >= 2);
+      expect(workerPays([small])).toBe(false);
+      useDuckdbThreads(1);
+      expect(workerPays([big])).toBe(false);
+      useDuckdbThreads(2);
+      expect(workerPays([big])).toBe(os.availableParallelism() >= 2);
+    } finally {
+      useDuckdbThreads(before);
+    }
+  });
+});
