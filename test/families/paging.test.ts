@@ -14,19 +14,21 @@ import type { ApiClient, TaskOutcome } from '../../src/api/client.js';
 import { pageEndpoint, pageTokenOf } from '../../src/api/paging.js';
 import { validateTask } from '../../src/api/validate.js';
 import { loadConfig } from '../../src/config/index.js';
-import { clockOnDay, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { manualClock, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { sandboxClient } from '../helpers/api-client.js';
 import { ROOT, queryFile } from '../helpers/project.js';
 import { runCli } from '../reliability/helpers.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-generated-paging-'));
-// Generated live lists follow the day (11 to 24 rows): a fixed day makes them long enough for every case below.
+// Generated live lists follow the day (11 to 24 rows): a fixed day makes them long enough for every case below. The
+// clock stands still within it: a generated row's timestamps follow the sandbox's time, and two calls asking for
+// the same row a second apart got two different rows.
 const DAY = '2026-11-21';
 let box: Sandbox;
 let client: ApiClient;
 beforeAll(async () => {
   const config = loadConfig({ root: ROOT, env: {} });
-  box = await startSandbox({ config, port: 0, clock: clockOnDay(DAY) });
+  box = await startSandbox({ config, port: 0, clock: manualClock(Date.parse(`${DAY}T12:00:00Z`)) });
   client = sandboxClient(box, config);
 });
 afterAll(async () => {
