@@ -31,16 +31,13 @@ export interface PreparedTable {
   columns: string[];
   types: string[];
   chunks: { rows: number; columns: EncodedColumn[] }[];
-  rows: number;
 }
 
 export interface PreparedLoad {
   /** Every encoded column's bytes; the offsets in `tables` point into it. */
   arena: Uint8Array;
-  lines: number;
+  /** Lines that were not JSON or held no envelope. */
   badLines: number;
-  /** Bytes of the lines (what bounds a load transaction, as an answer's size does). */
-  bytes: number;
   /** The endpoints of the tasks (their tables are put in use before the load). */
   endpoints: string[];
   /** One per task loaded (planLoad's key): two loads naming the same task may not share a transaction. */
@@ -55,14 +52,12 @@ export interface PreparedLoad {
 /** Splits `text` at newlines and prepares its lines in order (see the module's comment). */
 export function prepareLines(text: Uint8Array, o: PrepareOptions): PreparedLoad {
   const tasks: CollectedTask[] = [];
-  let lines = 0;
   let badLines = 0;
   const buf = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
   for (let start = 0; start < buf.length;) {
     let end = buf.indexOf(10, start);
     if (end < 0) end = buf.length;
     if (end > start) {
-      lines++;
       const got = tasksOfLine(buf.subarray(start, end), o.engines, o.runId);
       if (got) tasks.push(...got);
       else badLines++;
@@ -77,10 +72,9 @@ export function prepareLines(text: Uint8Array, o: PrepareOptions): PreparedLoad 
     if (e) return e;
     const layout = o.layouts[name] ?? catalogLayout(name);
     const kinds: ColumnKind[] = layout.types.map(kindOfTypeName);
-    const t: PreparedTable = { name, columns: layout.columns, types: layout.types, chunks: [], rows: 0 };
+    const t: PreparedTable = { name, columns: layout.columns, types: layout.types, chunks: [] };
     const b = new ChunkBuilder(layout.columns, (values, count) => {
       t.chunks.push({ rows: count, columns: values.map((v, c) => encodeColumn(arena, kinds[c], v, count)) });
-      t.rows += count;
     });
     builders.set(name, (e = { b, t }));
     return e;
@@ -91,9 +85,7 @@ export function prepareLines(text: Uint8Array, o: PrepareOptions): PreparedLoad 
   for (const { b } of builders.values()) b.flush();
   return {
     arena: arena.bytes.subarray(0, arena.used),
-    lines,
     badLines,
-    bytes: text.byteLength,
     endpoints: [...new Set(tasks.map((t) => t.endpointId))],
     taskKeys: plan.tasks.map((t) => `${t.task?.id}\u0000${t.endpointId}`),
     taskRowIds: [...plan.taskRowIds],
@@ -129,8 +121,5 @@ export function tasksOfLine(line: Buffer, engines: Engines | null, runId: string
   } catch {
     return null;
   }
-  const tasks = isArchiveRecord(parsed) ? tasksOfRecord(parsed, engines) : isEnvelope(parsed) ? tasksOfEnvelope(parsed, { runId }, engines) : null;
-  // The line's size, shared out among its tasks, as a fetched answer's (TaskOutcome.bytes).
-  if (tasks) for (const t of tasks) t.bytes = Math.ceil(line.length / tasks.length);
-  return tasks;
+  return isArchiveRecord(parsed) ? tasksOfRecord(parsed, engines) : isEnvelope(parsed) ? tasksOfEnvelope(parsed, { runId }, engines) : null;
 }

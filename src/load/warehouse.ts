@@ -357,8 +357,8 @@ export class Warehouse {
   }
 
   /** Every table's stored columns and their types as the file has them, for a worker to encode rows in (prepare.ts). */
-  async layouts(): Promise<Record<string, Layout>> {
-    const r = await this.connection.runAndReadAll(`SELECT table_name, column_name, data_type FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main' AND column_default IS NULL ORDER BY table_name, column_index`);
+  async layouts(conn: DuckDBConnection = this.connection): Promise<Record<string, Layout>> {
+    const r = await conn.runAndReadAll(`SELECT table_name, column_name, data_type FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main' AND column_default IS NULL ORDER BY table_name, column_index`);
     const out: Record<string, Layout> = {};
     for (const [t, c, ty] of r.getRows() as [string, string, string][]) {
       const layout = (out[t] ??= { columns: [], types: [] });
@@ -391,14 +391,7 @@ export class Warehouse {
   private async columnsOf(name: string, conn: DuckDBConnection): Promise<string[]> {
     if (!this.columnOrder.has(name)) {
       // Every table's at once: a load opens dozens of tables, and each read scanned the whole catalog anyway.
-      const r = await conn.runAndReadAll(`SELECT table_name, column_name FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main' AND column_default IS NULL ORDER BY table_name, column_index`);
-      const read = new Map<string, string[]>();
-      for (const [t, c] of r.getRows() as [string, string][]) {
-        let cols = read.get(t);
-        if (!cols) read.set(t, (cols = []));
-        cols.push(c);
-      }
-      for (const [t, cols] of read) this.columnOrder.set(t, cols);
+      for (const [t, layout] of Object.entries(await this.layouts(conn))) this.columnOrder.set(t, layout.columns);
       if (!this.columnOrder.has(name)) this.columnOrder.set(name, []);
     }
     return this.columnOrder.get(name)!;
