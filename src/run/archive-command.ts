@@ -19,8 +19,19 @@ import { noPause } from '../pause.js';
 import { EXIT } from '../exit.js';
 import { useDuckdbThreads } from '../load/threads.js';
 
-/** A time stamp and the process id: names this command's archive files and its publish. */
-const stamp = () => `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '')}-${process.pid}`;
+/**
+ * A time stamp and the process id, which name a command's run, archive files and publish. A second command of the
+ * same process within the same second is given `-2`, `-3`, ...: with the same id its rows would join the first's run
+ * (the views that compare a target's last two runs then saw one). Pure.
+ */
+export function commandStamp(now: Date, pid: number, previous?: CommandStamp): CommandStamp {
+  const base = `${now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '')}-${pid}`;
+  const n = previous?.base === base ? previous.n + 1 : 1;
+  return { base, n, stamp: n > 1 ? `${base}-${n}` : base };
+}
+export interface CommandStamp { base: string; n: number; stamp: string }
+let lastStamp: CommandStamp | undefined;
+const stamp = () => (lastStamp = commandStamp(new Date(), process.pid, lastStamp)).stamp;
 
 const pathsOf = (root: string, config: Config): WarehousePaths => warehousePaths(path.resolve(root, config.warehouse.dir));
 

@@ -7,6 +7,7 @@ import { RUN_DATE_RULE, dayOfRunId, isCalendarDay, runIdFor } from '../../src/pi
 import { bindSql } from '../../src/pipeline/sources.js';
 import { runJob } from '../../src/run/job.js';
 import { UserError } from '../../src/exit.js';
+import { commandStamp } from '../../src/run/archive-command.js';
 import { ROOT } from '../helpers/project.js';
 
 describe('the run date', () => {
@@ -25,6 +26,16 @@ describe('the run date', () => {
     expect(dayOfRunId('nightly-2026-02-30')).toBeUndefined();
     expect(bindSql('SELECT {run_date}, {run_id}', { runId: 'nightly-2026-01-05' })).toBe("SELECT '2026-01-05', 'nightly-2026-01-05'");
     expect(bindSql('SELECT {run_date}', { runId: 'nightly-2026-01-05', runDate: '2026-01-04' })).toBe("SELECT '2026-01-04'");
+  });
+
+  test('two reprocess or ingest commands of one process in the same second get run ids of their own, each with its day', () => {
+    const at = new Date('2026-01-07T10:15:00.100Z');
+    const first = commandStamp(at, 42);
+    const second = commandStamp(new Date('2026-01-07T10:15:00.900Z'), 42, first);
+    const third = commandStamp(at, 42, second);
+    const later = commandStamp(new Date('2026-01-07T10:15:01.000Z'), 42, third);
+    expect([first, second, third, later].map((s) => s.stamp)).toEqual(['20260107T101500-42', '20260107T101500-42-2', '20260107T101500-42-3', '20260107T101501-42']);
+    expect([second, third].map((s) => dayOfRunId(`ingest-${s.stamp}`))).toEqual(['2026-01-07', '2026-01-07']);
   });
 
   test('a bad --run-date is refused before anything is opened, naming the option and the rule', async () => {
