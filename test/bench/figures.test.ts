@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { figureProblems, formatTable, meetsGoal } from '../../src/bench/figures.js';
-import { writePipeline } from '../../src/bench/jobs.js';
+import { pollingFloor, writePipeline } from '../../src/bench/jobs.js';
 import { loadConfig } from '../../src/config/index.js';
 import { loadPipeline, planPipeline } from '../../src/pipeline/index.js';
 import { ROOT } from '../helpers/project.js';
@@ -48,6 +48,22 @@ describe('figures', () => {
     expect(t[3]).toMatch(/^rows_per_s\s+123,456\s+rows\/s\s+informational$/);
     // Values are right-aligned: both end in the same column.
     expect(t[2].indexOf('0.97') + 4).toBe(t[3].indexOf('123,456') + 7);
+  });
+});
+
+describe('the committed results', () => {
+  // Issue 30: each figure that misses its goal names what limits it, in bench/results.json as `make bench` wrote it.
+  test('every figure of bench/results.json that misses its goal starts its how with its limit', () => {
+    const results = JSON.parse(readFileSync(path.join(ROOT, 'bench', 'results.json'), 'utf8')) as Record<string, { value: number; goal: string; how: string }>;
+    const missed = Object.entries(results).filter(([, f]) => meetsGoal(f.value, f.goal) === false);
+    expect(missed.length).toBeGreaterThan(0);
+    expect(missed.filter(([, f]) => !f.how.startsWith('limit: ')).map(([n]) => n)).toEqual([]);
+  });
+
+  test('a polled run cannot make fewer calls a task than a POST per 100, a ready list per 1,000 and the account check', () => {
+    expect(pollingFloor(2000)).toBeCloseTo(1.0115, 10);
+    expect(pollingFloor(100)).toBeCloseTo(1.03, 10);
+    expect(pollingFloor(1001)).toBeCloseTo((1001 + 11 + 2 + 1) / 1001, 10);
   });
 });
 
