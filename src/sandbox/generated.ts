@@ -25,14 +25,14 @@ import { DAY_MS } from './clock.js';
 import { makeToken, paramsHash, readToken } from './tokens.js';
 import { FilterError } from './filters.js';
 
-const DAY = 86_400_000;
 const MAX_DEPTH = 8;
 const WORDS = LOREM;
 
 interface Gen {
   rng: Rng;
   params: Record<string, unknown>;
-  now: number;
+  /** The start of the UTC day asked on: generated data is that day's, so the same day gives the same answer. */
+  day: number;
   /** Elements of the top-level item list (the page asked for, within a small bound). */
   items: number;
   /** A paged answer: the page of a fixed list of `total` items, from `start`, and the token of the next page. */
@@ -68,7 +68,7 @@ function stringFor(name: string, g: Gen, rng: Rng): string {
   }
   if (/(^|_)(domain|host|main_domain|target|referring_domain)$/.test(n) || n.endsWith('_domain')) return domainOf(g, rng);
   if (/(date|time|_seen|datetime|updated|timestamp|_at)$/.test(n) || /^(date|time|first_seen|last_seen|lost_date)/.test(n)) {
-    return ts(g.now - rng.int(1, 400) * DAY + rng.int(0, 86_399) * 1000);
+    return ts(g.day - rng.int(1, 400) * DAY_MS + rng.int(0, 86_399) * 1000);
   }
   if (n === 'id' || n.endsWith('_id') || n === 'cid' || n === 'uid') return `${rng.int(10 ** 8, 10 ** 9 - 1)}${rng.int(10 ** 8, 10 ** 9 - 1)}`;
   if (/(title|name|brand|seller|author|publisher|source)$/.test(n)) return `${rng.pick(BRANDS)} ${rng.pick(NOUNS)}`.replace(/\b[a-z]/g, (c) => c.toUpperCase());
@@ -84,7 +84,7 @@ function stringFor(name: string, g: Gen, rng: Rng): string {
 function numberFor(name: string, g: Gen, rng: Rng): number {
   const n = name.toLowerCase();
   if (n === 'location_code') return typeof g.params.location_code === 'number' ? g.params.location_code : 2840;
-  if (n === 'year') return new Date(g.now).getUTCFullYear() - rng.int(0, 1);
+  if (n === 'year') return new Date(g.day).getUTCFullYear() - rng.int(0, 1);
   if (n === 'month') return rng.int(1, 12);
   if (n === 'day') return rng.int(1, 28);
   if (/(rank_group|rank_absolute|position|^rank$|_rank$|^pos)/.test(n)) return rng.int(1, 30); // the first three pages, where tracked sites are
@@ -199,7 +199,7 @@ function resultOf(def: EndpointDef, params: Record<string, unknown>, seed: numbe
   const t = def.model?.result ?? 'any';
   const model = t.replace(/\[\]$/, '');
   const limit = typeof params.limit === 'number' ? params.limit : 10;
-  const g: Gen = { rng: new Rng(seed), params, now, items: Math.max(0, Math.min(limit, maxItems)), ...(page ? { page } : {}) };
+  const g: Gen = { rng: new Rng(seed), params, day: Math.floor(now / DAY_MS) * DAY_MS, items: Math.max(0, Math.min(limit, maxItems)), ...(page ? { page } : {}) };
   if (!MODELS[model]) return t === 'any' ? [] : [valueOf(model, 'result', g, g.rng, 0, false)];
   // A few operations answer one object as the task's `result` (Lighthouse's JSON report), not a list.
   if (!t.endsWith('[]')) return modelValue(model, g, g.rng, 0, true) as unknown as unknown[];

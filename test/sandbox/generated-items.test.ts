@@ -37,6 +37,23 @@ describe('sandbox.generated_items', () => {
     expect((await items({ generated_items: 50 }, 300)).map((a) => a.count)).toEqual([50, 50]);
   });
 
+  it('answers the same live request the same all day, dates included, and differently the next day', async () => {
+    const s = await start({ generated_items: 20 });
+    started.push(s);
+    const api = client(s.sandbox);
+    const ask = async () => {
+      const r = await api.post('/v3/dataforseo_labs/google/ranked_keywords/live', [{ target: 'a.example.com', location_code: 2840, language_code: 'en', limit: 20 }]);
+      expect(r.json.tasks[0].status_code).toBe(20000);
+      return JSON.stringify(r.json.tasks[0].result);
+    };
+    const morning = await ask();
+    expect(morning).toMatch(/"last_updated_time":"\d{4}-\d{2}-\d{2} /);
+    s.clock.advance(3 * 3600_000 + 1234);
+    expect(await ask()).toBe(morning);
+    s.clock.advance(24 * 3600_000);
+    expect(await ask()).not.toBe(morning);
+  });
+
   it('serves a generated live answer again under result_variants', async () => {
     const [first, second] = await items({ generated_items: 100, result_variants: 1 }, 100);
     expect(first.cache).toEqual({ hits: 0, misses: 1 });
