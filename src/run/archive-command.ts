@@ -19,6 +19,8 @@ import { noPause } from '../pause.js';
 import { EXIT } from '../exit.js';
 import { useDuckdbThreads } from '../load/threads.js';
 
+export interface CommandStamp { base: string; n: number; stamp: string }
+
 /**
  * A time stamp and the process id, which name a command's run, archive files and publish. A second command of the
  * same process within the same second is given `-2`, `-3`, ...: with the same id its rows would join the first's run
@@ -29,7 +31,6 @@ export function commandStamp(now: Date, pid: number, previous?: CommandStamp): C
   const n = previous?.base === base ? previous.n + 1 : 1;
   return { base, n, stamp: n > 1 ? `${base}-${n}` : base };
 }
-export interface CommandStamp { base: string; n: number; stamp: string }
 let lastStamp: CommandStamp | undefined;
 const stamp = () => (lastStamp = commandStamp(new Date(), process.pid, lastStamp)).stamp;
 
