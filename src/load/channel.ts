@@ -4,9 +4,9 @@
  * POSTs, resume's recovered answers, reprocess and ingest) hands it typed outcomes (outcome.ts); it commits them
  * in order, one transaction at a time, each transaction's rows and ledger moves together (`commit`).
  *
- * - A transaction is cut at `maxCount` outcomes (an archive line counts as one, whatever it holds) or `maxBytes` of answers (a larger single answer goes alone), or
- *   once no outcome arrived for `quietMs` (the end of a burst is loaded at once, a burst still arriving in full
- *   transactions: each has a fixed cost). An outcome handed with `now` (a ledger move its producer waits on before
+ * - A transaction is cut at `maxCount` outcomes (an archive line counts as one, whatever it holds) or `maxBytes`
+ *   of answers (a larger single answer goes alone), or once no outcome arrived for `quietMs` (the end of a burst
+ *   is loaded at once, a burst still arriving in full transactions: each has a fixed cost). An outcome handed with `now` (a ledger move its producer waits on before
  *   it may go on, such as `posting` before a call is sent) cuts at once, with everything before it.
  * - Back-pressure: answers held (queued, or in the transaction being committed) and reserved (being fetched) stay
  *   within `holdBytes` and `holdCount` outcomes; a producer waits in `admit` or `reserve` until a commit makes

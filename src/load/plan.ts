@@ -32,14 +32,16 @@ export function planLoad(tasks: readonly CollectedTask[]): LoadPlan {
     plan.tasks.push(t);
     if (!tables.length) return;
     plan.taskRowIds.add(`${t.task.id}@${t.endpointId}`);
-    for (const name of tables) {
-      if (name === 'tasks' || name.startsWith('tasks__')) continue;
-      let set = plan.replace.get(name);
-      if (!set) plan.replace.set(name, (set = new Set()));
-      set.add(t.task.id);
-    }
+    for (const name of tables) if (name !== 'tasks' && !name.startsWith('tasks__')) addReplaced(plan, name, [t.task.id]);
   });
   return plan;
+}
+
+/** Adds task ids whose rows of `table` a load replaces. */
+export function addReplaced(plan: LoadPlan, table: string, taskIds: Iterable<string>): void {
+  let set = plan.replace.get(table);
+  if (!set) plan.replace.set(table, (set = new Set()));
+  for (const id of taskIds) set.add(id);
 }
 
 /** Every table the tasks may write, in catalog order (those of item types not met yet included). */

@@ -40,7 +40,7 @@ export interface PreparedLoad {
   badLines: number;
   /** The endpoints of the tasks (their tables are put in use before the load). */
   endpoints: string[];
-  /** One per task loaded (planLoad's key): two loads naming the same task may not share a transaction. */
+  /** One per task loaded (its id and endpoint): two loads naming the same task may not share a transaction. */
   taskKeys: string[];
   /** What the load replaces (LoadPlan). */
   taskRowIds: string[];

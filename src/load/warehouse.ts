@@ -12,7 +12,7 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { connectTo, openDatabase, WAREHOUSE_CATALOG, type StorageOptions } from './database.js';
 import { TABLES, activateTables, allColumns, table as tableDef, type TableDef } from '../normalize/catalog.js';
 import { normalizeTaskInto, NormalizeStats, type CollectedTask, type Row } from '../normalize/extract.js';
-import { planLoad, tablesOfTasks, type LoadPlan } from './plan.js';
+import { addReplaced, planLoad, tablesOfTasks, type LoadPlan } from './plan.js';
 import { statsOf, type Layout, type PreparedLoad, type PreparedTable } from './prepare.js';
 import { kindOfType } from './chunk-fill.js';
 import { kindOfTypeName } from './column-encode.js';
@@ -279,11 +279,7 @@ export class Warehouse {
     const endpoints = new Set<string>();
     for (const p of loads) {
       for (const id of p.taskRowIds) plan.taskRowIds.add(id);
-      for (const [name, ids] of p.replace) {
-        let set = plan.replace.get(name);
-        if (!set) plan.replace.set(name, (set = new Set()));
-        for (const id of ids) set.add(id);
-      }
+      for (const [name, ids] of p.replace) addReplaced(plan, name, ids);
       for (const e of p.endpoints) endpoints.add(e);
     }
     tablesOfTasks([...endpoints].map((endpointId) => ({ endpointId }))); // puts their families' tables in use
@@ -510,8 +506,9 @@ export function tableDefs(): readonly TableDef[] {
 /** A prepared table's columns must be the file's, in its order and of its types: a worker encoded them so. */
 function checkLayout(t: PreparedTable, a: RowAppender): void {
   const types = a.columnTypes;
-  const bad = types.length !== t.columns.length ? -1 : types.findIndex((ty, i) => kindOfType(ty) !== kindOfTypeName(t.types[i]));
-  if (types.length !== t.columns.length || bad >= 0) {
+  const sameCount = types.length === t.columns.length;
+  const bad = sameCount ? types.findIndex((ty, i) => kindOfType(ty) !== kindOfTypeName(t.types[i])) : -1;
+  if (!sameCount || bad >= 0) {
     throw new Error(`load ${q(t.name)}: the rows were prepared for ${t.columns.length} columns (${bad >= 0 ? `${t.columns[bad]} as ${t.types[bad]}` : 'another layout'}), the table has ${types.length}`);
   }
 }
