@@ -105,6 +105,25 @@ function variantsOf(dir, name) {
 }
 
 const SCALARS = new Set(['string', 'number', 'boolean', 'any', 'Date']);
+
+// ---- column types (facts the client's types leave out) ----------------------------------------------------------
+
+/** The specification's integer fields by model (scripts/integer-facts.mjs): the TypeScript client types them `number`. */
+const INTEGERS = JSON.parse(readFileSync(path.join(ROOT, 'scripts', 'facts', 'integer-fields.json'), 'utf8')).models;
+/** A string the note says is a time (`yyyy-mm-dd hh-mm-ss +00:00`, ISO 8601) or a date (`yyyy-mm-dd`). */
+const TIME_NOTE = /hh[-:]mm[-:]ss|year-month-date:minutes|\(in the UTC format\)/;
+const DATE_NOTE = /yyyy-mm-dd|year-month-date/;
+
+/**
+ * A result field's type as its column takes it: `integer` for a number the specification types integer (also as
+ * a list's or a map's element), `time` for a string its note gives a date or time format of; otherwise as written.
+ */
+function columnType(model, f) {
+  const integer = INTEGERS[model]?.includes(f.name);
+  if (integer) return f.type.replace(/\bnumber\b/, 'integer');
+  if (f.type === 'string' && (TIME_NOTE.test(f.note) || DATE_NOTE.test(f.note))) return 'time';
+  return f.type;
+}
 /** Model names a type refers to. */
 function refs(type) {
   const t = type.replace(/^map<(.+)>$/, '$1').replace(/\[\]$/, '').replace(/\[\]$/, '');
@@ -285,7 +304,7 @@ export function generate(dir = clientDir()) {
     if (variants) for (const v of Object.values(variants)) if (!declaredIn.has(v)) declaredIn.set(v, declaredIn.get(name) ?? name);
     models[name] = {
       ...(m.base ? { extends: m.base } : {}),
-      fields: Object.fromEntries(m.fields.map((f) => [f.name, f.type])),
+      fields: Object.fromEntries(m.fields.map((f) => [f.name, columnType(name, f)])),
       ...(variants ? { ...(poly.by !== 'type' ? { discriminator: poly.by } : {}), variants } : {}),
     };
     if (m.base) addModel(m.base);

@@ -125,7 +125,7 @@ function polymorphicFields(name: string): { field: string; type: string; only?: 
       const scalar = SCALAR[type] !== undefined;
       const sameScalar = scalar ? [...extra.values()].find((e) => e.field === field && SCALAR[e.type] !== undefined) : undefined;
       if (sameScalar) {
-        if (sameScalar.type !== type) sameScalar.type = 'string';
+        if (sameScalar.type !== type) sameScalar.type = widerScalar(sameScalar.type, type);
         sameScalar.only.push(itemType);
         continue;
       }
@@ -137,7 +137,17 @@ function polymorphicFields(name: string): { field: string; type: string; only?: 
   return [...out, ...[...extra.values()].map((e) => ({ field: e.field, type: e.type, only: e.only }))];
 }
 
-const SCALAR: Record<string, DuckType> = { string: 'VARCHAR', number: 'DOUBLE', boolean: 'BOOLEAN', Date: 'VARCHAR' };
+/**
+ * A model type's column type: `integer` and `time` are the generator's refinements of the client's `number` and
+ * `string` (scripts/generate-declarations.mjs, columnType): the specification's integers, the notes' time formats.
+ */
+const SCALAR: Record<string, DuckType> = { string: 'VARCHAR', number: 'DOUBLE', integer: 'BIGINT', time: 'TIMESTAMPTZ', boolean: 'BOOLEAN', Date: 'TIMESTAMPTZ' };
+
+/** One column for a field two item types declare with different scalar types: a number for numbers, else text. */
+function widerScalar(a: string, b: string): string {
+  const numbers = new Set(['integer', 'number']);
+  return numbers.has(a) && numbers.has(b) ? 'number' : 'string';
+}
 const MAX_DEPTH = 4;
 
 interface Builder { tables: TableDef[]; names: Set<string> }
@@ -205,9 +215,10 @@ function columnsOf(b: Builder, table: string, model: string, colPrefix: string, 
       const child = childName(b, table, field, name);
       b.names.add(child);
       children.push({
-        name: child, parent: table, extra: false, source: { kind: 'entries', path }, ...(restrict ? { onlyForItemTypes: restrict } : {}),
+        name: child, parent: table, extra: SCALAR[map[1]] !== undefined && SCALAR[map[1]] !== 'VARCHAR', source: { kind: 'entries', path }, ...(restrict ? { onlyForItemTypes: restrict } : {}),
         description: `${desc} One row per key.`,
-        columns: [{ name: 'key', type: 'VARCHAR', path: '$key', description: 'Key.' }, { name: 'value', type: 'VARCHAR', path: '$', description: `Value (${map[1]}; JSON text when not a scalar).` }],
+        // A map to scalars keeps their type (link counts per TLD are BIGINT); to anything else, JSON text.
+        columns: [{ name: 'key', type: 'VARCHAR', path: '$key', description: 'Key.' }, { name: 'value', type: SCALAR[map[1]] ?? 'VARCHAR', path: '$', description: `Value (${map[1]}${SCALAR[map[1]] ? '' : '; JSON text'}).` }],
       });
       continue;
     }

@@ -100,6 +100,9 @@ function scalarFor(type: string, name: string, g: Gen, rng: Rng): unknown {
   switch (type) {
     case 'string': return stringFor(name, g, rng);
     case 'number': return numberFor(name, g, rng);
+    // The generator's refinements (src/families/generated.ts, SCALAR): a whole number, a time as the service writes it.
+    case 'integer': return Math.round(numberFor(name, g, rng));
+    case 'time': return ts(g.day - rng.int(1, 400) * DAY_MS + rng.int(0, 86_399) * 1000);
     case 'boolean': return rng.chance(0.5);
     default: return null;
   }

@@ -84,7 +84,7 @@ describe('ingest of the generated families in the live shapes', () => {
       // Typed values in the columns the models declare (numbers as numbers, nested fields as parent__child).
       const [kw] = await rows(`SELECT keyword_data__keyword AS k, keyword_data__keyword_info__search_volume AS v, item_type AS t FROM labs_ranked_keywords__items LIMIT 1`);
       expect(typeof kw.k).toBe('string');
-      expect(typeof kw.v).toBe('number');
+      expect(typeof kw.v).toBe('bigint'); // search_volume: an integer in the models, BIGINT
       expect(typeof kw.t).toBe('string');
       // Polymorphic items: the common fields and `item_type` in one table, each type's own fields in a table of
       // its own with the common row's `_id`: exactly one row there per common row of that type, none elsewhere.

@@ -20,6 +20,8 @@ const TIME = /(date|time|timestamp|datetime|_seen|_at|date_from|date_to|_visited
 
 function scalar(type: string, field: string, parent: string): unknown {
   if (type === 'boolean') return true;
+  if (type === 'integer') return 7;
+  if (type === 'time') return '2024-01-02 03:04:05 +00:00';
   if (type === 'number') return /(^|_)(latitude|longitude|value|ratio|share|competition|cpc|bid|score)$|^price$/.test(field) ? 4.5 : 7;
   const n = field.toLowerCase();
   if ((TIME.test(n) || TIME.test(parent)) && !/(count|type|_ms)$/.test(n)) return '2024-01-02 03:04:05 +00:00';
