@@ -73,7 +73,20 @@ export function encodeColumn(arena: Arena, kind: ColumnKind, values: readonly un
   const enc = kind === 'varchar' ? encodeVarchar(arena, values, count) : kind === 'other' ? null : encodeFixed(arena, kind, values, count);
   if (enc) return enc;
   arena.used = mark;
+  // A text column the catalog now types (a warehouse of an earlier catalog whose values did not all convert):
+  // its typed values are written as text, times as the service writes them.
+  if (kind === 'varchar') {
+    const texts = encodeVarchar(arena, values.slice(0, count).map(asText), count);
+    if (texts) return texts;
+    arena.used = mark;
+  }
   return { k: 'values', values: values.slice(0, count) as unknown[] };
+}
+
+/** A typed value as the text an earlier catalog stored: `2024-03-18 09:41:07 +00:00` for a time. */
+function asText(v: unknown): unknown {
+  if (v instanceof Date) return `${v.toISOString().slice(0, 19).replace('T', ' ')} +00:00`;
+  return typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean' ? String(v) : v;
 }
 
 /** Bytes of a validity mask of `count` rows (whole 64-bit words). */

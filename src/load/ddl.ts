@@ -41,7 +41,18 @@ const WIDER: Record<string, readonly DuckType[]> = {
   BOOLEAN: ['VARCHAR'],
 };
 
-export interface SchemaChange { table: string; column: string; action: 'created_table' | 'added_column' | 'widened' | 'kept_type'; from?: string; to?: string }
+/**
+ * Text columns a later catalog types (times, the models' integers and numbers): the expression that converts a
+ * stored text as the loader would read it from an answer. DuckDB wants no space before a zone offset.
+ */
+const FROM_TEXT: Partial<Record<DuckType, (col: string) => string>> = {
+  TIMESTAMPTZ: (col) => `TRY_CAST(regexp_replace(trim(${col}), '\\s+([+-]\\d\\d:?\\d\\d)$', '\\1') AS TIMESTAMPTZ)`,
+  BIGINT: (col) => `TRY_CAST(trim(${col}) AS BIGINT)`,
+  DOUBLE: (col) => `TRY_CAST(trim(${col}) AS DOUBLE)`,
+  BOOLEAN: (col) => `TRY_CAST(trim(${col}) AS BOOLEAN)`,
+};
+
+export interface SchemaChange { table: string; column: string; action: 'created_table' | 'added_column' | 'widened' | 'retyped' | 'kept_type'; from?: string; to?: string }
 
 /** Brings the warehouse's tables in line with the catalog, additively. Returns what changed. */
 export async function ensureSchema(conn: DuckDBConnection): Promise<SchemaChange[]> {
@@ -69,9 +80,15 @@ export async function ensureSchema(conn: DuckDBConnection): Promise<SchemaChange
         statements.push(`ALTER TABLE ${q(t.name)} ADD COLUMN ${q(col.name)} ${col.type}`);
         changes.push({ table: t.name, column: col.name, action: 'added_column', to: col.type });
       } else if (normalType(cur) !== col.type) {
+        const fromText = normalType(cur) === 'VARCHAR' ? FROM_TEXT[col.type] : undefined;
         if (WIDER[normalType(cur)]?.includes(col.type)) {
           statements.push(`ALTER TABLE ${q(t.name)} ALTER COLUMN ${q(col.name)} SET DATA TYPE ${col.type}`);
           changes.push({ table: t.name, column: col.name, action: 'widened', from: cur, to: col.type });
+        } else if (fromText && await allConvert(conn, t.name, col.name, fromText(q(col.name)))) {
+          // A text column of an earlier catalog whose every value converts takes the type in place; one that would
+          // lose a value stays text (the loader writes text into it; `reprocess` rebuilds it typed from the archive).
+          statements.push(`ALTER TABLE ${q(t.name)} ALTER COLUMN ${q(col.name)} SET DATA TYPE ${col.type} USING ${fromText(q(col.name))}`);
+          changes.push({ table: t.name, column: col.name, action: 'retyped', from: cur, to: col.type });
         } else {
           changes.push({ table: t.name, column: col.name, action: 'kept_type', from: cur, to: col.type });
         }
@@ -82,6 +99,12 @@ export async function ensureSchema(conn: DuckDBConnection): Promise<SchemaChange
   // DuckDB's log, and a crash between them left half a schema.
   if (statements.length) await inTransaction(conn, async (c) => { await c.run(statements.join(';\n')); });
   return changes;
+}
+
+/** Whether every non-null value of a column converts by `expr`. */
+async function allConvert(conn: DuckDBConnection, table: string, column: string, expr: string): Promise<boolean> {
+  const r = await conn.runAndReadAll(`SELECT count(*) FROM ${q(table)} WHERE ${q(column)} IS NOT NULL AND ${expr} IS NULL`);
+  return Number(r.getRows()[0][0]) === 0;
 }
 
 function normalType(t: string): string {

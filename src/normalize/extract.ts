@@ -232,6 +232,15 @@ function get(obj: unknown, segments: readonly string[]): unknown {
   return v;
 }
 
+const DAY = /^\s*(\d{4})-(\d{2})-(\d{2})\s*$/;
+/** A date the models declare (`yyyy-mm-dd`): its midnight UTC, as DuckDB casts it to TIMESTAMPTZ. */
+function parseDay(value: unknown): Date | null {
+  const m = typeof value === 'string' ? DAY.exec(value) : null;
+  if (!m) return null;
+  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return d.getUTCMonth() === Number(m[2]) - 1 ? d : null;
+}
+
 const NUMERIC = /^\s*-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/;
 
 /**
@@ -269,7 +278,7 @@ export function coerce(value: unknown, type: DuckType, convert?: ColumnDef['conv
     }
     case 'BOOLEAN':
       return typeof value === 'boolean' ? value : NO_VALUE;
-    case 'TIMESTAMPTZ': { const d = parseTimestamp(value); return d ?? NO_VALUE; }
+    case 'TIMESTAMPTZ': { const d = parseTimestamp(value) ?? parseDay(value); return d ?? NO_VALUE; }
     case 'JSON':
       return jsonText(value);
   }

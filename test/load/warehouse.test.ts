@@ -123,6 +123,35 @@ describe('schema evolution', () => {
   });
 });
 
+describe('schema evolution: text columns a later catalog types', () => {
+  it('retypes a text column in place when every value converts, times as the service writes them', async () => {
+    const w = await warehouse();
+    await w.connection.run('ALTER TABLE keyword_data ALTER COLUMN search_volume SET DATA TYPE VARCHAR');
+    await w.connection.run('ALTER TABLE serp_results ALTER COLUMN datetime SET DATA TYPE VARCHAR');
+    await w.connection.run(`INSERT INTO keyword_data (_task_id, search_volume) VALUES ('old', ' 720')`);
+    await w.connection.run(`INSERT INTO serp_results (_task_id, datetime) VALUES ('old', '2024-03-18 09:41:07 +00:00')`);
+    const changes = await w.ensureSchema();
+    expect(changes).toContainEqual({ table: 'keyword_data', column: 'search_volume', action: 'retyped', from: 'VARCHAR', to: 'BIGINT' });
+    expect(changes).toContainEqual({ table: 'serp_results', column: 'datetime', action: 'retyped', from: 'VARCHAR', to: 'TIMESTAMPTZ' });
+    const r = await w.connection.runAndReadAll(`SELECT k.search_volume, epoch(s.datetime) FROM keyword_data k, serp_results s WHERE k._task_id = 'old' AND s._task_id = 'old'`);
+    expect(r.getRows()[0].map(Number)).toEqual([720, Date.UTC(2024, 2, 18, 9, 41, 7) / 1000]);
+    await w.loadTasks([keywordTask('K1', 2, 1)], { runId: 'r1' });
+    expect(await w.ensureSchema()).toEqual([]);
+  });
+
+  it('keeps a text column that holds a value the type cannot take, and loads typed values into it as text', async () => {
+    const w = await warehouse();
+    await w.connection.run('ALTER TABLE keyword_data ALTER COLUMN search_volume SET DATA TYPE VARCHAR');
+    await w.connection.run(`INSERT INTO keyword_data (_task_id, search_volume) VALUES ('old', 'n/a')`);
+    expect(await w.ensureSchema()).toContainEqual({ table: 'keyword_data', column: 'search_volume', action: 'kept_type', from: 'VARCHAR', to: 'BIGINT' });
+    await w.loadTasks([keywordTask('K1', 2, 1)], { runId: 'r1' });
+    const r = await w.connection.runAndReadAll(`SELECT search_volume FROM keyword_data ORDER BY _task_id, search_volume`);
+    const values = r.getRows().map(([v]) => v);
+    expect(values[values.length - 1]).toBe('n/a');
+    expect(values.slice(0, -1).every((v) => typeof v === 'string' && /^\d+$/.test(v))).toBe(true);
+  });
+});
+
 describe('Parquet export', () => {
   it('writes hive-partitioned zstd files per table for the run, renamed into place', async () => {
     const w = await warehouse();

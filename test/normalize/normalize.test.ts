@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeTask, NormalizeStats, tablesOfTask, type Row } from '../../src/normalize/extract.js';
+import { coerce, normalizeTask, NormalizeStats, tablesOfTask, type Row } from '../../src/normalize/extract.js';
 import { TABLE_BY_NAME, allColumns } from '../../src/normalize/catalog.js';
 import { task, keywordTask, merchantTask, technologyTask, onpageTask, eventsTask, eventsHtmlTask, listTasks } from './fixtures.js';
 
@@ -210,5 +210,21 @@ describe('lists, events and the rest', () => {
   it('keeps results of an endpoint outside the catalog whole in unknown_results', () => {
     const out = normalizeTask(task('U1', 'unknown:v3/backlinks/summary/live', [{ a: 1 }]), ctx);
     expect(rowsOf(out, 'unknown_results')[0]).toMatchObject({ _id: 'U1:0', result: '{"a":1}' });
+  });
+});
+
+describe('coerce: the time formats the models declare', () => {
+  const asTime = (v: unknown) => { const d = coerce(v, 'TIMESTAMPTZ'); return d instanceof Date ? d.toISOString() : typeof d; };
+  it('reads the service\'s time, ISO 8601 with fractions, and a date as its midnight UTC', () => {
+    expect(asTime('2024-03-18 09:41:07 +00:00')).toBe('2024-03-18T09:41:07.000Z');
+    expect(asTime('2024-03-18 11:41:07 +02:00')).toBe('2024-03-18T09:41:07.000Z');
+    expect(asTime('2020-09-12T00:07:43.0733218Z')).toBe('2020-09-12T00:07:43.073Z');
+    expect(asTime('2019-01-15')).toBe('2019-01-15T00:00:00.000Z');
+  });
+  it('keeps what is no time out of the column (the row keeps it in extra)', () => {
+    expect(asTime('2019-02-30')).toBe('symbol');
+    expect(asTime('last week')).toBe('symbol');
+    expect(coerce(12.5, 'BIGINT')).not.toBe(12.5);
+    expect(coerce('40', 'BIGINT')).toBe(40);
   });
 });
