@@ -5,6 +5,7 @@
 import { AVAILABLE_TABLES, TABLE_BY_NAME, allColumns, childrenOf, type TableDef } from './catalog.js';
 import { ENDPOINTS } from '../api/catalog.js';
 import { FAMILIES } from '../families/index.js';
+import { pgName } from './pg-name.js';
 
 /** Tables of generated result kinds: documented per family in docs/tables/<family>.md, compactly. */
 const ON_DEMAND_ANY = new Set(FAMILIES.flatMap((f) => (f.onDemandTables ?? []).map((t) => t.name)));
@@ -14,6 +15,8 @@ const ON_DEMAND = new Set([...ON_DEMAND_ANY].filter((n) => ON_DEMAND_ANY.has(roo
 const TABLES = AVAILABLE_TABLES.filter((t) => !ON_DEMAND.has(t.name));
 
 const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+/** A name and, where PostgreSQL keeps it shorter (63 bytes at most), the name it has there. */
+const withPg = (name: string) => (pgName(name) === name ? `\`${name}\`` : `\`${name}\` (PostgreSQL: \`${pgName(name)}\`)`);
 
 function sourceOf(t: TableDef): string {
   if (t.name === 'tasks') return 'every collected task (task object, envelope `version`)';
@@ -70,6 +73,7 @@ export function renderTablesDoc(): string {
   ];
   for (const t of TABLES) {
     lines.push(`## ${t.name}`, '', esc(t.description), '');
+    if (pgName(t.name) !== t.name) lines.push(`- In PostgreSQL: \`${pgName(t.name)}\` (names longer than 63 bytes are shortened)`);
     lines.push(`- Primary key: \`_id\`${t.parent ? `; parent: \`${t.parent}\` (\`_parent_id\` -> \`${t.parent}._id\`)` : ''}`);
     lines.push(`- Rows from: ${sourceOf(t)}`);
     const kids = childrenOf(t.name);
@@ -77,7 +81,7 @@ export function renderTablesDoc(): string {
     if (t.knownItemTypes) lines.push(`- Known item types: ${t.knownItemTypes.map((k) => `\`${k}\``).join(', ')}`);
     if (t.ignored?.length) lines.push(`- Not stored: ${t.ignored.map((i) => `\`${i.path}\` (${i.why})`).join('; ')}`);
     lines.push('', '| column | type | from | description |', '|---|---|---|---|');
-    for (const col of allColumns(t)) lines.push(`| \`${col.name}\` | ${col.type} | ${esc(pathOf(t, col.name))} | ${esc(col.description)} |`);
+    for (const col of allColumns(t)) lines.push(`| ${withPg(col.name)} | ${col.type} | ${esc(pathOf(t, col.name))} | ${esc(col.description)} |`);
     lines.push('');
   }
   return lines.join('\n');
@@ -97,15 +101,16 @@ export function renderFamilyTablesDoc(family: string): string {
     '',
     `${esc(f.description)} Tables are created once a pipeline fetches their endpoints (an item type's with its first row). Columns are named after their path`,
     'in the result (`parent__child` for nested fields); every table also has the lineage columns and `extra` (docs/tables.md).',
+    'A name longer than PostgreSQL\'s 63 bytes is shown with the shorter name it has there (docs/postgres.md).',
     '',
   ];
   for (const root of tables.filter((t) => t.parent === null)) {
     const eps = ENDPOINTS.filter((e) => e.result === root.resultKind).map((e) => `\`${e.id}\``);
     lines.push(`## ${root.name}`, '', `${esc(root.description)} Endpoints: ${eps.join(', ')}.`, '');
     const walk = (t: TableDef, depth: number) => {
-      const cols = t.columns.map((c) => `\`${c.name}\` ${c.type}`).join(', ');
+      const cols = t.columns.map((c) => `${withPg(c.name)} ${c.type}`).join(', ');
       const from = t.source ? ` (${t.source.kind} of \`${t.source.path}\`${t.onlyForItemTypes ? `; item types ${t.onlyForItemTypes.join(', ')}` : ''})` : '';
-      lines.push(`${'  '.repeat(depth)}- \`${t.name}\`${from}: ${cols}`);
+      lines.push(`${'  '.repeat(depth)}- ${withPg(t.name)}${from}: ${cols}`);
       for (const ch of childrenOf(t.name)) walk(ch, depth + 1);
     };
     walk(root, 0);

@@ -12,7 +12,7 @@ const require = createRequire(import.meta.url);
 // The ESM build: its classes are written `export class`, which the item-type lookup below reads.
 const MODELS = path.join(path.dirname(require.resolve('dataforseo-client')), '..', 'esm', 'models');
 
-interface Model { fields: Map<string, string>; variants: Map<string, string>; by: string; wire: Map<string, string> }
+interface Model { fields: Map<string, string>; variants: Map<string, string>; by: string; wire: Map<string, string>; notes: Map<string, string> }
 const cache = new Map<string, Model>();
 
 let declaredIn: Map<string, string> | null = null;
@@ -51,6 +51,7 @@ export function model(name: string): Model {
   const head = new RegExp(`export interface I${name}(?: extends I(\\w+))? \\{`).exec(text);
   if (!head) throw new Error(`${name}: no interface I${name}`);
   const fields = new Map<string, string>(head[1] ? model(head[1]).fields : []);
+  const notes = new Map<string, string>(head[1] ? model(head[1]).notes : []);
   let depth = 1;
   let i = head.index + head[0].length;
   let body = '';
@@ -63,8 +64,11 @@ export function model(name: string): Model {
   const js = readFileSync(file.replace(/\.d\.ts$/, '.js'), 'utf8');
   const cls = js.slice(Math.max(0, js.indexOf(`export class ${name} `)));
   const wire = new Map([...cls.slice(0, Math.max(0, cls.indexOf('\nexport class ', 1)) || undefined).matchAll(/this\.(\w+) = data\["([^"]+)"\]/g)].map((m) => [m[1], m[2]]));
-  for (const m of body.matchAll(/^\s*(\w+)\?: (.+?) \| undefined;/gm)) fields.set(wire.get(m[1]) ?? m[1], m[2].trim());
-  const out = { fields, ...variantsOf(file, name), wire: new Map([...(head[1] ? model(head[1]).wire : []), ...wire]) };
+  for (const m of body.matchAll(/(?:\/\*\*(.*)\*\/\s*\n)?^\s*(\w+)\?: (.+?) \| undefined;/gm)) {
+    fields.set(wire.get(m[2]) ?? m[2], m[3].trim());
+    notes.set(wire.get(m[2]) ?? m[2], m[1] ?? '');
+  }
+  const out = { fields, notes, ...variantsOf(file, name), wire: new Map([...(head[1] ? model(head[1]).wire : []), ...wire]) };
   cache.set(name, out);
   return out;
 }

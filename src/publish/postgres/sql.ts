@@ -8,6 +8,7 @@ import { TABLES, allColumns, type TableDef } from '../../normalize/catalog.js';
 import { VIEWS, catalogComments, viewStatements, type ViewDef } from '../views.js';
 
 import { q, lit } from '../../load/quote.js';
+import { pgName } from '../../normalize/pg-name.js';
 
 // The one quoting of identifiers and literals: PostgreSQL's and DuckDB's are the same.
 export { q, lit };
@@ -33,17 +34,8 @@ export function pgType(duckType: string): string {
   return t;
 }
 
-/**
- * A name PostgreSQL keeps whole: itself when it fits in 63 bytes, else its first 54 characters, `_` and 8 characters
- * of a hash of the whole, stable for the same name. Deep generated tables and columns pass that limit; cut plainly,
- * two of them would meet under one name. The data dictionary's comment on each says its full name.
- */
-export function pgIdent(name: string): string {
-  if (Buffer.byteLength(name) <= 63) return name;
-  let h = 0x811c9dc5;
-  for (const ch of name) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
-  return `${name.slice(0, 54)}_${h.toString(36).padStart(8, '0').slice(-8)}`;
-}
+/** A name as PostgreSQL keeps it (the catalog's rule, shared with the data dictionary). */
+export const pgIdent = pgName;
 
 export interface PgColumn {
   /** Its name in PostgreSQL (pgIdent of the warehouse's). */
