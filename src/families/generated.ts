@@ -149,6 +149,7 @@ function widerScalar(a: string, b: string): string {
   return numbers.has(a) && numbers.has(b) ? 'number' : 'string';
 }
 const MAX_DEPTH = 4;
+const MAX_OBJECT_DEPTH = 8;
 
 interface Builder { tables: TableDef[]; names: Set<string> }
 
@@ -209,7 +210,10 @@ function columnsOf(b: Builder, table: string, model: string, colPrefix: string, 
     }
     const scalar = SCALAR[type];
     if (scalar) { columns.push({ name, type: scalar, path, description: desc }); continue; }
-    if (type === 'any' || type.endsWith('[][]') || depth >= MAX_DEPTH) { columns.push({ name, type: 'JSON', path, convert: 'json', description: `${desc} As JSON.` }); continue; }
+    // Past the depth of child tables, a nested object still flattens into named columns (as SERP's do), up to a
+    // bound that also stops a model that contains itself; a list or a polymorphic object there stays JSON.
+    const tooDeep = depth >= MAX_DEPTH && !(MODELS[type] && !MODELS[type].variants && depth < MAX_OBJECT_DEPTH);
+    if (type === 'any' || type.endsWith('[][]') || tooDeep) { columns.push({ name, type: 'JSON', path, convert: 'json', description: `${desc} As JSON.` }); continue; }
     const map = /^map<(.+)>$/.exec(type);
     if (map) {
       const child = childName(b, table, field, name);
