@@ -1,4 +1,4 @@
-/** Wire types of the API's response envelope and task object (api-reference: Response envelope, Task object). */
+/** Wire types of the API's response envelope and task object (as the API reference defines them). */
 export interface ApiTask<R = unknown> {
   id: string;
   status_code: number;

@@ -1,4 +1,4 @@
-/** The live service's public status codes and messages (shared/spec/status-codes.md), and how a client treats each. */
+/** The live service's public status codes and messages (the API reference's partial list: the service's own is longer), and how a client treats each. */
 export const STATUS = {
   20000: 'Ok.',
   20100: 'Task Created.',

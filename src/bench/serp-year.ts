@@ -21,7 +21,7 @@ import { serpNightTaskId, writeSerpNight } from './serp-nights.js';
 import { LEDGER_DDL } from '../ledger/schema.js';
 
 const DAY = 86_400_000;
-/** Keywords of the bench's year: 10 keep `make bench`'s section to a minute or two here (docs/performance.md has 50). */
+/** Keywords of the bench's year: 10 keep `make bench`'s section to a minute or two here (docs/journal/performance-2026-11-22-to-2026-11-27.md has 50). */
 export const SERP_YEAR_KEYWORDS = 10;
 const LAST = Date.UTC(2026, 0, 15, 3);
 

@@ -27,7 +27,7 @@ const segment = z.string().regex(/^[a-z0-9_]+$/, 'a path segment of lower-case l
 
 const SIZE = /^(\d+(?:\.\d+)?)\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i;
 const size = z.string().regex(SIZE, 'a size such as 256MB or 2GiB');
-/** Below this a checkpoint or a large load runs out of memory and the run fails (docs/performance.md). */
+/** Below this a checkpoint or a large load runs out of memory and the run fails (docs/journal/performance-2026-11-22-to-2026-11-27.md). */
 const MIN_MEMORY_BYTES = 128e6;
 const UNIT_BYTES: Record<string, number> = { kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40 };
 

@@ -110,7 +110,7 @@ const ORDER: readonly LedgerMove['kind'][] = ['posting', 'post_failed', 'posted'
 
 /**
  * A batch's ledger moves, merged: a move per task was three statements per task_get, most of a small task's
- * cost (docs/performance.md, "The writer's statements, three a task no more"). Outcomes on disjoint tasks
+ * cost (docs/journal/performance-2026-11-22-to-2026-11-27.md, "The writer's statements, three a task no more"). Outcomes on disjoint tasks
  * commute, so a run of them is applied kind by kind, each kind as one move; an outcome naming a task already in
  * the run starts a new run, which keeps every task's moves in the order its outcomes came.
  */

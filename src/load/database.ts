@@ -39,7 +39,7 @@ export interface OpenDatabaseOptions extends StorageOptions {
  * checkpoint leaves each table it touched a block of its own, and a year of small nights left mostly empty 256 KiB
  * blocks; DuckDB 1.4's format: 1.3's dictionary-and-FSST strings (a night's file 21.8 -> 17.8 MB with derived ids),
  * and a merging checkpoint that keeps the metadata of the row groups it leaves alone, where in an older format a
- * merge in a table rewrote all its row groups' metadata, a cost that grew with the history (docs/performance.md).
+ * merge in a table rewrote all its row groups' metadata, a cost that grew with the history (docs/journal/performance-2026-11-22-to-2026-11-27.md).
  */
 export const WAREHOUSE_STORAGE: Readonly<StorageOptions> = { rowGroupSize: 32_768, mergeRowGroups: false, blockSize: 65_536, storageVersion: 'v1.4.0' };
 

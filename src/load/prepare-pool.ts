@@ -22,7 +22,7 @@ export const inThread: Preparer = {
 /** Prepares on one worker thread, requests answered in order. */
 export function onWorker(): Preparer {
   // Under the test runner the sources are TypeScript: the worker loads them through tsx, as the runner does.
-  // A young generation of 64 MB: with the default the worker used about 13% more CPU (docs/performance.md).
+  // A young generation of 64 MB: with the default the worker used about 13% more CPU (docs/journal/performance-2026-11-22-to-2026-11-27.md).
   const limits = { resourceLimits: { maxYoungGenerationSizeMb: 64 } };
   const worker = import.meta.url.endsWith('.ts')
     ? new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(new URL('./prepare-worker.ts', import.meta.url).href)}); })`, { eval: true, ...limits })

@@ -196,7 +196,7 @@ export class Warehouse {
    * leaves each table it touched a row group and a block of its own: a year of small nights made 661 MB of working
    * file against 116 MB published, and within a night the groups' metadata grew the process by about 2 KB a column
    * a checkpoint (Labs' 1,329 columns: 2.7 MB a load). Without a bound, merges cost a large night ~100 MB at its
-   * end (docs/performance.md, "Row ids derived", "Memory of a night's checkpoints").
+   * end (docs/journal/performance-2026-11-22-to-2026-11-27.md, "Row ids derived", "three memory causes fixed").
    */
   async mergingCheckpoint(memoryBytes: number, memoryLimit: string): Promise<boolean> {
     const before = Number((await this.connection.runAndReadAll(`SELECT current_setting('max_vacuum_tasks')`)).getRows()[0][0]);
@@ -428,7 +428,7 @@ export class Warehouse {
     if (!/^[A-Za-z0-9._-]+$/.test(runId)) throw new Error(`exportParquet: runId: only letters, digits, '.', '_' and '-' go in a file name, got '${runId}'`);
     const out: { table: string; file: string; rows: number }[] = [];
     // No promised order and row groups bounded in bytes: a sort, or insertion order across threads, held whole
-    // tables in memory (figures: docs/performance.md).
+    // tables in memory (figures: docs/journal/performance-2026-11-22-to-2026-11-27.md).
     const previous = (await this.connection.runAndReadAll(`SELECT current_setting('preserve_insertion_order')`)).getRows()[0][0];
     await this.connection.run('SET preserve_insertion_order = false');
     try {

@@ -245,7 +245,7 @@ const NUMERIC = /^\s*-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/;
 
 /**
  * A source value as a column value, or NO_VALUE when it cannot be typed (the caller keeps it in `extra`).
- * The rules match what DuckDB's JSON reader does with a typed column, so the SQL fast path agrees.
+ * The rules match what DuckDB's JSON reader does with a typed column.
  */
 export function coerce(value: unknown, type: DuckType, convert?: ColumnDef['convert'], engines?: readonly string[]): unknown {
   if (value === undefined || value === null) return null;

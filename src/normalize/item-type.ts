@@ -28,7 +28,7 @@ export function neutralItemType(type: string, engines: readonly string[]): strin
 
 /**
  * The catalog type a type names by its suffix (`<anything>_shopping_serp` or `shopping_serp` itself), whatever the
- * engines; null when it names none. The SQL fast path reproduces this rule in SQL (see sql-path.ts).
+ * engines; null when it names none.
  */
 export function knownItemType(type: string): string | null {
   for (const k of KNOWN_ITEM_TYPES) {

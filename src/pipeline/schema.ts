@@ -1,7 +1,7 @@
 /**
  * The pipeline file's schema, checked on the YAML nodes themselves so that every problem points at the line and
  * column where it is written. It collects every issue instead of stopping at the first; endpoint parameter rules
- * are not repeated here (they come from the catalog through validateTask, see validate-tasks.ts).
+ * are not repeated here (they come from the catalog through validateTask, see expand.ts).
  */
 import path from 'node:path';
 import { isAlias, isMap, isScalar, isSeq, type Document, type Node, type Pair, type YAMLMap } from 'yaml';

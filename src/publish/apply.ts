@@ -55,7 +55,7 @@ export async function applyRun(opts: ApplyOptions): Promise<ApplyResult> {
   try {
     // DuckDB merges under-full row groups at the checkpoint here, whatever the working file does: a night's rows
     // land in a row group of their own in every table they touch, each on a block of its own, and unmerged they
-    // made the file grow by a block per table a night (docs/performance.md, "publish_year"). The merge rewrites
+    // made the file grow by a block per table a night (docs/journal/performance-2026-11-22-to-2026-11-27.md, "publish_year"). The merge rewrites
     // only the under-full groups at the end of each table, in the publisher's own step after the night's load.
     opened = await openDatabase(opts.publishedPath, { rowGroupSize: opts.rowGroupSize, mergeRowGroups: true });
   } catch (err) {

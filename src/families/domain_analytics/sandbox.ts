@@ -1,5 +1,5 @@
 /**
- * E14: domains by HTML terms, over a virtual result set (data/domains.ts). Default order is the index order;
+ * E14: domains by HTML terms, over a virtual result set (data.ts). Default order is the index order;
  * filters and other orders work on cheap projections when they only touch light fields, and the resulting index
  * list is cached per query so paging with offset_token does not redo it.
  */

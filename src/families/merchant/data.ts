@@ -88,32 +88,40 @@ function priceIn(r: Rng, p: MerchantParams): number {
   return r.float(min, max, 2);
 }
 
+/** The item types of a merchant page on an engine. */
+function merchantTypes(engine: string) {
+  return {
+    carousel: `${engine}_shopping_sponsored_carousel`, element: `${engine}_shopping_sponsored_carousel_element`,
+    organic: `${engine}_shopping_carousel`, organicElement: `${engine}_shopping_carousel_element`,
+    paid: `${engine}_shopping_paid`, serp: `${engine}_shopping_serp`, related: 'related_searches',
+  };
+}
+
+/** What every item of one merchant page is generated with. */
+interface MerchantPage {
+  p: MerchantParams;
+  T: ReturnType<typeof merchantTypes>;
+  keyword: string;
+  seDomain: string;
+  currency: string;
+  now: number;
+  all: boolean;
+}
+
+/** What every item carries: its type, ranks, position and xpath. */
+interface ItemCommon { type: string; rank_group: number; rank_absolute: number; position: string; xpath: string }
+
 /** One merchant shopping SERP result element for a keyword, with `n` items. */
 export function generateMerchant(p: MerchantParams, engine: string, n: number, seed: number, opts: MerchantOptions = {}): Record<string, unknown> {
   const rng = new Rng(seed);
   const now = opts.now ?? Date.now();
   const keyword = decodeKeyword(p.keyword);
   const seDomain = seDomainFor(engine, p.se_domain);
-  const T = {
-    carousel: `${engine}_shopping_sponsored_carousel`, element: `${engine}_shopping_sponsored_carousel_element`,
-    organic: `${engine}_shopping_carousel`, organicElement: `${engine}_shopping_carousel_element`,
-    paid: `${engine}_shopping_paid`, serp: `${engine}_shopping_serp`, related: 'related_searches',
-  };
+  const T = merchantTypes(engine);
   const currency = rng.pick(CURRENCIES);
   const all = opts.allTypes ?? false;
-  const hasCarousel = all || rng.chance(0.7);
-  const hasRelated = all || rng.chance(0.6);
-  const hasOrganic = all || rng.chance(0.4);
-  const paidCount = all ? 2 : rng.int(0, 3);
-  const serpCount = Math.max(1, n - (hasCarousel ? 1 : 0) - (hasOrganic ? 1 : 0) - (hasRelated ? 1 : 0) - paidCount);
-  const layout: string[] = [];
-  if (hasCarousel) layout.push(T.carousel);
-  for (let i = 0; i < paidCount; i++) layout.push(T.paid);
-  for (let i = 0; i < serpCount; i++) {
-    layout.push(T.serp);
-    if (hasOrganic && i === Math.min(2, serpCount - 1)) layout.push(T.organic);
-  }
-  if (hasRelated) layout.push(T.related);
+  const page: MerchantPage = { p, T, keyword, seDomain, currency, now, all };
+  const layout = merchantLayout(rng, T, n, all);
 
   const rankGroups: Record<string, number> = {};
   const items = layout.map((type, idx) => {
@@ -121,107 +129,14 @@ export function generateMerchant(p: MerchantParams, engine: string, n: number, s
     rankGroups[type] = (rankGroups[type] ?? 0) + 1;
     const position = type === T.paid && r.chance(0.4) ? 'right' : 'left';
     const common = { type, rank_group: rankGroups[type], rank_absolute: idx + 1, position, xpath: `/html[1]/body[1]/div[5]/div[${idx + 1}]` };
-    const product = () => `${r.pick(BRANDS)} ${r.pick(ADJECTIVES)} ${keyword}`;
-    // A carousel element: what the sponsored and the product carousels share, then each one's own fields.
-    const element = (e: Rng, k: number, elementType: string, images: number) => ({
-      type: elementType,
-      xpath: `${common.xpath}/div[${k + 1}]`,
-      title: product(),
-      tags: e.chance(0.5) ? [e.pick(['Sale', 'Popular', 'New', 'Free returns'])] : [],
-      seller: e.pick(SELLERS),
-      price: priceIn(e, p),
-      currency,
-      product_rating: rating(e, 'left', all ? k % 3 : undefined),
-      product_images: Array.from({ length: images }, () => `https://images.example-shop.com/${e.hex(10)}.jpg`),
-    });
-    if (type === T.carousel) {
-      return {
-        ...common,
-        title: `Sponsored: ${keyword}`,
-        items: Array.from({ length: r.int(3, 6) }, (_, k) => {
-          const e = r.fork(`c${k}`);
-          return {
-            ...element(e, k, T.element, 2),
-            shop_ad_aclk: `DChcSE${e.hex(20)}`,
-            delivery_info: deliveryInfo(e, currency, now, all ? k % 2 === 0 : undefined),
-            special_offer_info: (all && k === 0) || (!all && e.chance(0.3)) ? specialOffer(e, currency) : null,
-          };
-        }),
-      };
-    }
-    if (type === T.organic) {
-      return {
-        ...common,
-        title: `Popular products: ${keyword}`,
-        items: Array.from({ length: r.int(3, 6) }, (_, k) => {
-          const e = r.fork(`o${k}`);
-          return {
-            ...element(e, k, T.organicElement, 1),
-            shopping_url: `https://${seDomain}/shopping/product/${e.int(1e9, 9e9)}`,
-            product_id: String(e.int(1e9, 9e9)) + String(e.int(1e8, 9e8)),
-            data_docid: String(e.int(1e9, 9e9)) + String(e.int(1e8, 9e8)),
-            gid: gidOf(e),
-            delivery_info: deliveryInfo(e, currency, now, all ? k % 2 === 1 : undefined),
-            special_offer_info: (all && k === 1) || (!all && e.chance(0.2)) ? specialOffer(e, currency) : null,
-          };
-        }),
-      };
-    }
-    if (type === T.paid) {
-      const seller = r.pick(SELLERS);
-      const domain = `${slug(seller)}.${r.pick(TLDS)}`;
-      return { ...common, domain, title: product(), description: `Shop ${keyword} at ${seller}. ${r.pick(MODIFIERS)}.`, url: `https://${domain}/p/${r.hex(8)}`, shop_ad_aclk: `DChcSE${r.hex(20)}` };
-    }
-    if (type === T.serp) {
-      const seller = r.pick(SELLERS);
-      const domain = `${slug(seller)}.${r.pick(TLDS)}`;
-      const price = priceIn(r, p);
-      const discounted = r.chance(0.3);
-      const serpIdx = rankGroups[type];
-      return {
-        ...common,
-        domain,
-        title: product(),
-        description: `${keyword} by ${r.pick(BRANDS)}: ${r.pick(MODIFIERS)}, ${r.pick(MODIFIERS)}.`,
-        url: `https://${domain}/p/${r.hex(8)}`,
-        shopping_url: `https://${seDomain}/shopping/product/${r.int(1e9, 9e9)}`,
-        tags: r.chance(0.4) ? [r.pick(['Sale', 'Best seller', 'Eco', 'Refurbished'])] : [],
-        price,
-        price_multiplier: r.chance(0.1) ? r.pick([3, 6, 12, 24]) : 1,
-        old_price: discounted || (all && serpIdx === 1) ? Math.round(price * 1.25 * 100) / 100 : null,
-        currency,
-        product_id: r.chance(0.15) && !(all && serpIdx === 1) ? null : String(r.int(1e9, 9e9)) + String(r.int(1e8, 9e8)),
-        data_docid: String(r.int(1e9, 9e9)) + String(r.int(1e8, 9e8)),
-        seller,
-        additional_specifications: { eid: r.hex(12), prds: `pid:${r.int(1e6, 9e6)}` },
-        reviews_count: r.chance(0.2) && !(all && serpIdx === 1) ? null : r.int(0, 40000),
-        is_best_match: r.chance(0.3) ? null : r.chance(0.2),
-        product_rating: rating(r, 'left', all ? (serpIdx - 1) % 3 : undefined),
-        shop_rating: r.chance(0.3) && !(all && serpIdx === 1) ? null : rating(r, 'right'),
-        product_images: Array.from({ length: r.int(1, 4) }, () => `https://images.example-shop.com/${r.hex(10)}.jpg`),
-        shop_ad_aclk: `DChcSE${r.hex(20)}`,
-        gid: gidOf(r),
-        delivery_info: deliveryInfo(r, currency, now, all ? serpIdx % 2 === 1 : undefined),
-        stores_count_info: storesCount(r),
-      };
-    }
+    if (type === T.carousel) return sponsoredCarousel(page, r, common);
+    if (type === T.organic) return productCarousel(page, r, common);
+    if (type === T.paid) return paidItem(page, r, common);
+    if (type === T.serp) return serpItem(page, r, common, rankGroups[type]);
     const related = r.int(0, 8);
     return { ...common, items: related === 0 && !all ? null : Array.from({ length: Math.max(related, all ? 4 : 0) }, () => `${r.pick(MODIFIERS)} ${keyword}`) };
   });
-
-  if (p.sort_by === 'price_low_to_high' || p.sort_by === 'price_high_to_low') {
-    const dir = p.sort_by === 'price_low_to_high' ? 1 : -1;
-    const serp = items.filter((i) => i.type === T.serp) as { price: number }[];
-    serp.sort((a, b) => dir * (a.price - b.price));
-    let k = 0;
-    items.forEach((it, idx) => {
-      if (it.type === T.serp) {
-        const s = serp[k++] as Record<string, unknown>;
-        Object.assign(s, { rank_group: k, rank_absolute: idx + 1, xpath: `/html[1]/body[1]/div[5]/div[${idx + 1}]` });
-        items[idx] = s as typeof it;
-      }
-    });
-  }
+  if (p.sort_by === 'price_low_to_high' || p.sort_by === 'price_high_to_low') sortByPrice(items, T.serp, p.sort_by === 'price_low_to_high' ? 1 : -1);
 
   const itemTypes = [...new Set(items.map((i) => i.type))];
   return {
@@ -237,6 +152,134 @@ export function generateMerchant(p: MerchantParams, engine: string, n: number, s
     items_count: items.length,
     items,
   };
+}
+
+/** The page's item types in order: which of the optional blocks show, and how many results fill the rest. */
+function merchantLayout(rng: Rng, T: MerchantPage['T'], n: number, all: boolean): string[] {
+  const hasCarousel = all || rng.chance(0.7);
+  const hasRelated = all || rng.chance(0.6);
+  const hasOrganic = all || rng.chance(0.4);
+  const paidCount = all ? 2 : rng.int(0, 3);
+  const serpCount = Math.max(1, n - (hasCarousel ? 1 : 0) - (hasOrganic ? 1 : 0) - (hasRelated ? 1 : 0) - paidCount);
+  const layout: string[] = [];
+  if (hasCarousel) layout.push(T.carousel);
+  for (let i = 0; i < paidCount; i++) layout.push(T.paid);
+  for (let i = 0; i < serpCount; i++) {
+    layout.push(T.serp);
+    if (hasOrganic && i === Math.min(2, serpCount - 1)) layout.push(T.organic);
+  }
+  if (hasRelated) layout.push(T.related);
+  return layout;
+}
+
+const productTitle = (r: Rng, keyword: string) => `${r.pick(BRANDS)} ${r.pick(ADJECTIVES)} ${keyword}`;
+
+/** A carousel element: what the sponsored and the product carousels share (its title drawn from the item's `r`). */
+function carouselElement(page: MerchantPage, r: Rng, e: Rng, k: number, xpath: string, elementType: string, images: number): Record<string, unknown> {
+  return {
+    type: elementType,
+    xpath: `${xpath}/div[${k + 1}]`,
+    title: productTitle(r, page.keyword),
+    tags: e.chance(0.5) ? [e.pick(['Sale', 'Popular', 'New', 'Free returns'])] : [],
+    seller: e.pick(SELLERS),
+    price: priceIn(e, page.p),
+    currency: page.currency,
+    product_rating: rating(e, 'left', page.all ? k % 3 : undefined),
+    product_images: Array.from({ length: images }, () => `https://images.example-shop.com/${e.hex(10)}.jpg`),
+  };
+}
+
+function sponsoredCarousel(page: MerchantPage, r: Rng, common: ItemCommon) {
+  const { all, currency, now } = page;
+  return {
+    ...common,
+    title: `Sponsored: ${page.keyword}`,
+    items: Array.from({ length: r.int(3, 6) }, (_, k) => {
+      const e = r.fork(`c${k}`);
+      return {
+        ...carouselElement(page, r, e, k, common.xpath, page.T.element, 2),
+        shop_ad_aclk: `DChcSE${e.hex(20)}`,
+        delivery_info: deliveryInfo(e, currency, now, all ? k % 2 === 0 : undefined),
+        special_offer_info: (all && k === 0) || (!all && e.chance(0.3)) ? specialOffer(e, currency) : null,
+      };
+    }),
+  };
+}
+
+function productCarousel(page: MerchantPage, r: Rng, common: ItemCommon) {
+  const { all, currency, now, seDomain } = page;
+  return {
+    ...common,
+    title: `Popular products: ${page.keyword}`,
+    items: Array.from({ length: r.int(3, 6) }, (_, k) => {
+      const e = r.fork(`o${k}`);
+      return {
+        ...carouselElement(page, r, e, k, common.xpath, page.T.organicElement, 1),
+        shopping_url: `https://${seDomain}/shopping/product/${e.int(1e9, 9e9)}`,
+        product_id: String(e.int(1e9, 9e9)) + String(e.int(1e8, 9e8)),
+        data_docid: String(e.int(1e9, 9e9)) + String(e.int(1e8, 9e8)),
+        gid: gidOf(e),
+        delivery_info: deliveryInfo(e, currency, now, all ? k % 2 === 1 : undefined),
+        special_offer_info: (all && k === 1) || (!all && e.chance(0.2)) ? specialOffer(e, currency) : null,
+      };
+    }),
+  };
+}
+
+function paidItem(page: MerchantPage, r: Rng, common: ItemCommon) {
+  const { keyword } = page;
+  const seller = r.pick(SELLERS);
+  const domain = `${slug(seller)}.${r.pick(TLDS)}`;
+  return { ...common, domain, title: productTitle(r, keyword), description: `Shop ${keyword} at ${seller}. ${r.pick(MODIFIERS)}.`, url: `https://${domain}/p/${r.hex(8)}`, shop_ad_aclk: `DChcSE${r.hex(20)}` };
+}
+
+/** A shopping result; the first of the page (`serpIdx` 1) has every optional field when `all`. */
+function serpItem(page: MerchantPage, r: Rng, common: ItemCommon, serpIdx: number) {
+  const { all, keyword, seDomain, currency, now, p } = page;
+  const seller = r.pick(SELLERS);
+  const domain = `${slug(seller)}.${r.pick(TLDS)}`;
+  const price = priceIn(r, p);
+  const discounted = r.chance(0.3);
+  return {
+    ...common,
+    domain,
+    title: productTitle(r, keyword),
+    description: `${keyword} by ${r.pick(BRANDS)}: ${r.pick(MODIFIERS)}, ${r.pick(MODIFIERS)}.`,
+    url: `https://${domain}/p/${r.hex(8)}`,
+    shopping_url: `https://${seDomain}/shopping/product/${r.int(1e9, 9e9)}`,
+    tags: r.chance(0.4) ? [r.pick(['Sale', 'Best seller', 'Eco', 'Refurbished'])] : [],
+    price,
+    price_multiplier: r.chance(0.1) ? r.pick([3, 6, 12, 24]) : 1,
+    old_price: discounted || (all && serpIdx === 1) ? Math.round(price * 1.25 * 100) / 100 : null,
+    currency,
+    product_id: r.chance(0.15) && !(all && serpIdx === 1) ? null : String(r.int(1e9, 9e9)) + String(r.int(1e8, 9e8)),
+    data_docid: String(r.int(1e9, 9e9)) + String(r.int(1e8, 9e8)),
+    seller,
+    additional_specifications: { eid: r.hex(12), prds: `pid:${r.int(1e6, 9e6)}` },
+    reviews_count: r.chance(0.2) && !(all && serpIdx === 1) ? null : r.int(0, 40000),
+    is_best_match: r.chance(0.3) ? null : r.chance(0.2),
+    product_rating: rating(r, 'left', all ? (serpIdx - 1) % 3 : undefined),
+    shop_rating: r.chance(0.3) && !(all && serpIdx === 1) ? null : rating(r, 'right'),
+    product_images: Array.from({ length: r.int(1, 4) }, () => `https://images.example-shop.com/${r.hex(10)}.jpg`),
+    shop_ad_aclk: `DChcSE${r.hex(20)}`,
+    gid: gidOf(r),
+    delivery_info: deliveryInfo(r, currency, now, all ? serpIdx % 2 === 1 : undefined),
+    stores_count_info: storesCount(r),
+  };
+}
+
+/** `sort_by` a price: the shopping results reordered among their own slots, ranks and xpaths following them. */
+function sortByPrice(items: ItemCommon[], serpType: string, dir: 1 | -1): void {
+  const serp = items.filter((i) => i.type === serpType) as unknown as { price: number }[];
+  serp.sort((a, b) => dir * (a.price - b.price));
+  let k = 0;
+  items.forEach((it, idx) => {
+    if (it.type === serpType) {
+      const s = serp[k++] as Record<string, unknown>;
+      Object.assign(s, { rank_group: k, rank_absolute: idx + 1, xpath: `/html[1]/body[1]/div[5]/div[${idx + 1}]` });
+      items[idx] = s as unknown as typeof it;
+    }
+  });
 }
 
 /** The html variant (task_get/html, or a postback with postback_data "html"): a page per 40 results, at most max_crawl_pages. */

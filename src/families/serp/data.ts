@@ -3,7 +3,7 @@
  * of completion (the sandbox's clock). A pool of sites ranks across many keywords (so a client's domain can be
  * followed over a keyword set), the features on a page vary by keyword and day, an AI Overview shows on part of the
  * pages and cites sources that change from day to day, and crawl control stops at the page holding a target. Every
- * value is put in its client model's exact shape (serp-shape.ts).
+ * value is put in its client model's exact shape (shape.ts).
  */
 import { Rng, hashString } from '../../sandbox/data/prng.js';
 import { NOUNS, CITIES, BRANDS, slug, titleCase } from '../../sandbox/data/words.js';

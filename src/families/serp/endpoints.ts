@@ -57,7 +57,7 @@ export const SERP_TYPES: readonly SerpTypeSpec[] = [
     page: { desktop: 10 }, depth: { default: 10, max: 700 }, devices: [...DESKTOP_MOBILE, 'tablet'], languageRequired: false, model: 'SerpBaiduOrganic' },
 ];
 
-/** The rule of every field a SERP request model has; the models say which endpoint takes which (serp-models.generated.ts). */
+/** The rule of every field a SERP request model has; the models say which endpoint takes which (models.generated.ts). */
 function ruleOf(field: string, spec: SerpTypeSpec, depth: { default: number; max: number }, postback: readonly SerpVariant[]): FieldRule {
   switch (field) {
     case 'keyword': return { type: 'string', required: true, minLength: 1, maxLength: 700 };

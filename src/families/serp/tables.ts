@@ -234,22 +234,6 @@ function itemFamily(root: string, resultKind: 'serp_advanced' | 'serp_regular', 
   const elementTypes = typesWith('items').filter((t) => !OWN_ITEMS_TABLE.includes(t));
   const elementCols = [c('item_type', 'VARCHAR', 'Element type (`discussions_and_forums_element`, `popular_products_element`, ...).', 'type', 'item_type'),
     c('title', 'VARCHAR', 'Title.'), c('url', 'VARCHAR', 'URL.'), c('domain', 'VARCHAR', 'Domain.'), c('description', 'VARCHAR', 'Description.'), c('source', 'VARCHAR', 'Source shown.')];
-  const kgParts = Object.values(SERP_ITEM_CLASSES.BaseSerpApiKnowledgeGraphElementItem ?? {});
-  const kgCols = [
-    c('item_type', 'VARCHAR', 'knowledge_graph_*_item.', 'type', 'item_type'), c('rank_group', 'BIGINT', 'Position among parts of the same type.'),
-    c('rank_absolute', 'BIGINT', 'Position among the parts.'), c('position', 'VARCHAR', 'left or right.'), c('xpath', 'VARCHAR', 'XPath.'),
-    c('title', 'VARCHAR', 'Title.'), c('text', 'VARCHAR', 'Text.'), c('data_attrid', 'VARCHAR', 'Engine attribute id of the part.'),
-    c('link_url', 'VARCHAR', 'Link of the part.', 'link.url'), c('link_title', 'VARCHAR', 'Link title.', 'link.title'), json('link', 'The part\'s link with all its fields, as JSON.'), json('links', 'Links of the part, as JSON.'),
-  ];
-  const kgListTypes = Object.entries(SERP_ITEM_CLASSES.BaseSerpApiKnowledgeGraphElementItem ?? {}).filter(([t, cls]) => t !== 'knowledge_graph_ai_overview_item' && SERP_CLASS_FIELDS[cls]?.items).map(([t]) => t);
-  const paaExpanded = ['SerpApiPeopleAlsoAskExpandedElementItem', 'SerpApiPeopleAlsoAskAiOverviewExpandedElementItem'];
-  const paaCols = [
-    c('item_type', 'VARCHAR', 'people_also_ask_expanded_element or people_also_ask_ai_overview_expanded_element (an AI Overview answer: its parts and sources are child rows).', 'type', 'item_type'),
-    c('featured_title', 'VARCHAR', 'Title of the answer.'), c('url', 'VARCHAR', 'URL of the answer.'), c('domain', 'VARCHAR', 'Domain of the answer.'),
-    c('title', 'VARCHAR', 'Title.'), c('description', 'VARCHAR', 'Answer text.'), ts('timestamp', 'Date shown.'),
-    json('images', 'Images of the answer, as JSON.'), json('table', 'Table of the answer, as JSON.'),
-  ];
-  const aiOnly = ['people_also_ask_ai_overview_expanded_element'];
   return [
     {
       name: root, parent: null, resultKind, extra: true,
@@ -273,19 +257,7 @@ function itemFamily(root: string, resultKind: 'serp_advanced' | 'serp_regular', 
     },
     ...aiElements(`${items}__ai_overview_elements`, items, 'an AI Overview (or an AI Mode answer)', ['ai_overview'], ['BaseSerpApiAiOverviewElementItem', 'BaseSerpApiBingAiOverviewElementItem', 'BaseSerpApiAiModeAiOverviewElementItem']),
     references(`${items}__ai_overview_references`, items, 'an AI Overview (the `references` of the `ai_overview` item)', typesWith('references')),
-    {
-      name: `${items}__people_also_ask`, parent: items, extra: true, source: { kind: 'objects', path: 'items' }, onlyForItemTypes: ['people_also_ask'],
-      description: 'Questions of a people-also-ask item; answers are in `__expanded`.',
-      columns: [c('item_type', 'VARCHAR', 'people_also_ask_element.', 'type', 'item_type'), c('title', 'VARCHAR', 'Question.'), c('seed_question', 'VARCHAR', 'Question the block was seeded by.'), c('xpath', 'VARCHAR', 'XPath.')],
-    },
-    {
-      name: `${items}__people_also_ask__expanded`, parent: `${items}__people_also_ask`, extra: true, source: { kind: 'objects', path: 'expanded_element' },
-      description: 'Expanded answers of a people-also-ask question: a page\'s answer, or an AI Overview answer whose parts and sources are child rows.',
-      columns: [...paaCols, ...modelColumns(paaExpanded, paaCols, ['items', 'references'])],
-    },
-    // Short names: PostgreSQL cuts identifiers at 63 characters.
-    ...aiElements(`${items}__people_also_ask__expanded__ai`, `${items}__people_also_ask__expanded`, 'an AI Overview answer in people also ask', aiOnly, ['BaseSerpApiAiOverviewElementItem'], `${items}__people_also_ask__expanded__ai__refs`),
-    references(`${items}__people_also_ask__expanded__refs`, `${items}__people_also_ask__expanded`, 'an AI Overview answer in people also ask', aiOnly),
+    ...peopleAlsoAskTables(items),
     {
       name: `${items}__top_stories`, parent: items, extra: true, source: { kind: 'objects', path: 'items' }, onlyForItemTypes: ['top_stories'],
       description: 'Stories of a top-stories item.',
@@ -311,6 +283,50 @@ function itemFamily(root: string, resultKind: 'serp_advanced' | 'serp_regular', 
         ...RATING('rating', 'Product'),
       ]),
     },
+    ...knowledgeGraphTables(items),
+    scalars(`${items}__related_searches`, items, 'items', c('keyword', 'VARCHAR', 'Related search (JSON text when the service sends an object).', '$'), 'Queries of a related-searches or people-also-search item, one row each.', ['related_searches', 'people_also_search']),
+    scalars(`${items}__additional_categories`, items, 'additional_categories', c('category', 'VARCHAR', 'Category.', '$'), 'Further categories of a maps item.', typesWith('additional_categories')),
+  ];
+}
+
+/** A people-also-ask item's questions, their expanded answers, and an AI Overview answer's parts and sources. */
+function peopleAlsoAskTables(items: string): TableDef[] {
+  const paaExpanded = ['SerpApiPeopleAlsoAskExpandedElementItem', 'SerpApiPeopleAlsoAskAiOverviewExpandedElementItem'];
+  const paaCols = [
+    c('item_type', 'VARCHAR', 'people_also_ask_expanded_element or people_also_ask_ai_overview_expanded_element (an AI Overview answer: its parts and sources are child rows).', 'type', 'item_type'),
+    c('featured_title', 'VARCHAR', 'Title of the answer.'), c('url', 'VARCHAR', 'URL of the answer.'), c('domain', 'VARCHAR', 'Domain of the answer.'),
+    c('title', 'VARCHAR', 'Title.'), c('description', 'VARCHAR', 'Answer text.'), ts('timestamp', 'Date shown.'),
+    json('images', 'Images of the answer, as JSON.'), json('table', 'Table of the answer, as JSON.'),
+  ];
+  const aiOnly = ['people_also_ask_ai_overview_expanded_element'];
+  return [
+    {
+      name: `${items}__people_also_ask`, parent: items, extra: true, source: { kind: 'objects', path: 'items' }, onlyForItemTypes: ['people_also_ask'],
+      description: 'Questions of a people-also-ask item; answers are in `__expanded`.',
+      columns: [c('item_type', 'VARCHAR', 'people_also_ask_element.', 'type', 'item_type'), c('title', 'VARCHAR', 'Question.'), c('seed_question', 'VARCHAR', 'Question the block was seeded by.'), c('xpath', 'VARCHAR', 'XPath.')],
+    },
+    {
+      name: `${items}__people_also_ask__expanded`, parent: `${items}__people_also_ask`, extra: true, source: { kind: 'objects', path: 'expanded_element' },
+      description: 'Expanded answers of a people-also-ask question: a page\'s answer, or an AI Overview answer whose parts and sources are child rows.',
+      columns: [...paaCols, ...modelColumns(paaExpanded, paaCols, ['items', 'references'])],
+    },
+    // Short names: PostgreSQL cuts identifiers at 63 characters.
+    ...aiElements(`${items}__people_also_ask__expanded__ai`, `${items}__people_also_ask__expanded`, 'an AI Overview answer in people also ask', aiOnly, ['BaseSerpApiAiOverviewElementItem'], `${items}__people_also_ask__expanded__ai__refs`),
+    references(`${items}__people_also_ask__expanded__refs`, `${items}__people_also_ask__expanded`, 'an AI Overview answer in people also ask', aiOnly),
+  ];
+}
+
+/** A knowledge graph's parts, the elements of its lists, and its AI Overview part's parts and sources. */
+function knowledgeGraphTables(items: string): TableDef[] {
+  const kgParts = Object.values(SERP_ITEM_CLASSES.BaseSerpApiKnowledgeGraphElementItem ?? {});
+  const kgCols = [
+    c('item_type', 'VARCHAR', 'knowledge_graph_*_item.', 'type', 'item_type'), c('rank_group', 'BIGINT', 'Position among parts of the same type.'),
+    c('rank_absolute', 'BIGINT', 'Position among the parts.'), c('position', 'VARCHAR', 'left or right.'), c('xpath', 'VARCHAR', 'XPath.'),
+    c('title', 'VARCHAR', 'Title.'), c('text', 'VARCHAR', 'Text.'), c('data_attrid', 'VARCHAR', 'Engine attribute id of the part.'),
+    c('link_url', 'VARCHAR', 'Link of the part.', 'link.url'), c('link_title', 'VARCHAR', 'Link title.', 'link.title'), json('link', 'The part\'s link with all its fields, as JSON.'), json('links', 'Links of the part, as JSON.'),
+  ];
+  const kgListTypes = Object.entries(SERP_ITEM_CLASSES.BaseSerpApiKnowledgeGraphElementItem ?? {}).filter(([t, cls]) => t !== 'knowledge_graph_ai_overview_item' && SERP_CLASS_FIELDS[cls]?.items).map(([t]) => t);
+  return [
     {
       name: `${items}__knowledge_graph`, parent: items, extra: true, source: { kind: 'objects', path: 'items' }, onlyForItemTypes: ['knowledge_graph'],
       description: 'Parts of a knowledge graph (description, rows, lists, carousels, images, expanded, shopping, hotels booking, AI Overview), typed from each part\'s class; lists of a part are in `__elements`.',
@@ -323,8 +339,6 @@ function itemFamily(root: string, resultKind: 'serp_advanced' | 'serp_regular', 
     },
     ...aiElements(`${items}__knowledge_graph__ai`, `${items}__knowledge_graph`, 'the AI Overview part of a knowledge graph', ['knowledge_graph_ai_overview_item'], ['BaseSerpApiAiOverviewElementItem'], `${items}__knowledge_graph__ai__refs`),
     references(`${items}__knowledge_graph__refs`, `${items}__knowledge_graph`, 'the AI Overview part of a knowledge graph', ['knowledge_graph_ai_overview_item']),
-    scalars(`${items}__related_searches`, items, 'items', c('keyword', 'VARCHAR', 'Related search (JSON text when the service sends an object).', '$'), 'Queries of a related-searches or people-also-search item, one row each.', ['related_searches', 'people_also_search']),
-    scalars(`${items}__additional_categories`, items, 'additional_categories', c('category', 'VARCHAR', 'Category.', '$'), 'Further categories of a maps item.', typesWith('additional_categories')),
   ];
 }
 

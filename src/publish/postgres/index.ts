@@ -158,28 +158,95 @@ function describe(err: unknown): string {
   return e?.code && !msg.includes(e.code) ? `${msg} (${e.code})` : msg;
 }
 
+/** `_publish_state`'s rows by object: each table's, the views' fingerprint, the holder's. */
+type PublishState = Map<string, Record<string, unknown> & { published_through: unknown; row_count: unknown; fingerprint: unknown }>;
+
+/** Copies a DuckDB query's rows into a PostgreSQL table through a staged CSV file, counting the bytes staged. */
+function csvCopier(client: pg.Client, duck: DuckSource, stageDir: string) {
+  const copier = {
+    bytes: 0,
+    async copyIn(select: string, into: string, columns: string, values?: string[]): Promise<number> {
+      const file = path.join(stageDir, `${into}.csv`);
+      const rows = await duck.toCsv(select, file, values);
+      copier.bytes += (await stat(file)).size;
+      if (rows) await pipeline(createReadStream(file), client.query(copyFrom(`COPY ${q(into)} (${columns}) FROM STDIN (FORMAT csv)`)));
+      await rm(file, { force: true });
+      return rows;
+    },
+  };
+  return copier;
+}
+type CsvCopier = ReturnType<typeof csvCopier>;
+
 async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostgresOptions & { stageDir: string }) {
   const { schema } = opts;
   const tables = [...catalogTables(), ...(await ledgerTables())];
   const existing = await pgColumns(client, schema);
-  const state = new Map((await client.query(`SELECT object, published_through, row_count, fingerprint FROM ${q(schema)}.${STATE_TABLE}`)).rows.map((r) => [String(r.object), r]));
+  const state: PublishState = new Map((await client.query(`SELECT object, published_through, row_count, fingerprint FROM ${q(schema)}.${STATE_TABLE}`)).rows.map((r) => [String(r.object), r]));
   const newest = {
     catalog: await duck.newestStamp(tables.filter((t) => t.family === 'catalog')),
     ledger: await duck.newestStamp(tables.filter((t) => t.family === 'ledger')),
   };
 
-  // Which tables go whole and which by changed units; one key set per family and starting point.
-  const plans: Plan[] = tables.map((t) => {
+  const plans = planTables(tables, existing, state);
+  const groups = groupIncremental(plans);
+  const copier = csvCopier(client, duck, opts.stageDir);
+  await stageChangedKeys(client, duck, tables, groups, copier);
+  await settleModes(client, duck, schema, plans, state);
+  await stageRows(client, duck, schema, plans, copier);
+  const addedColumns = await addNewColumns(client, schema, plans, existing);
+  const views = await viewsToRecreate(client, schema, state, plans, addedColumns);
+
+  await opts.beforeCommit?.();
+  const commitStarted = Date.now();
+  const jsonColumns = (await client.query(
+    `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = $1 AND data_type = 'json' AND table_name = ANY($2)`,
+    [schema, tables.map((t) => t.name)])).rows as { table_name: string; column_name: string }[];
+  const done = await inTransaction(client, () => publishTransaction(client, duck, opts, { tables, plans, newest, jsonColumns, ...views }));
+  const commitMs = Date.now() - commitStarted;
+  const { tableOutcomes, viewsFailed } = done;
+  return {
+    tables: tableOutcomes,
+    inserted: tableOutcomes.reduce((a, t) => a + t.inserted, 0),
+    deleted: tableOutcomes.reduce((a, t) => a + t.deleted, 0),
+    csvBytes: copier.bytes,
+    views: PG_VIEWS.length - viewsFailed.length,
+    viewsFailed,
+    addedColumns,
+    relationsAdded: done.relationsAdded,
+    relationsFailed: done.relationsFailed,
+    jsonbColumns: jsonColumns.map((c) => `${c.table_name}.${c.column_name}`),
+    commitMs,
+    refreshed: done.refreshed,
+    refreshMs: done.refreshMs,
+    refreshFailed: done.refreshFailed,
+  };
+}
+
+/** Which tables go whole and which by changed units. */
+function planTables(tables: readonly PgTable[], existing: ReadonlyMap<string, Set<string>>, state: PublishState): Plan[] {
+  return tables.map((t) => {
     const st = state.get(t.name);
     const mode: TableMode = !existing.has(t.name) ? 'new' : !st || st.published_through === null || !t.stamp ? 'full' : 'incremental';
-    return { table: t, mode, since: mode === 'incremental' ? String(st.published_through) : null };
+    return { table: t, mode, since: mode === 'incremental' ? String(st!.published_through) : null };
   });
-  const groups = new Map<string, { id: number; family: string; since: string }>();
+}
+
+interface KeyGroup { id: number; family: string; since: string }
+
+/** One key set per family and starting point: each incremental plan learns its group. */
+function groupIncremental(plans: Plan[]): Map<string, KeyGroup> {
+  const groups = new Map<string, KeyGroup>();
   for (const p of plans.filter((x) => x.mode === 'incremental')) {
     const k = `${p.table.family}\u0000${p.since}`;
     if (!groups.has(k)) groups.set(k, { id: groups.size, family: p.table.family, since: p.since! });
     p.group = groups.get(k)!.id;
   }
+  return groups;
+}
+
+/** The units (tasks, runs) loaded since each group's start, in DuckDB (`_keys_d`) and in PostgreSQL (`_keys`). */
+async function stageChangedKeys(client: pg.Client, duck: DuckSource, tables: readonly PgTable[], groups: Map<string, KeyGroup>, copier: CsvCopier): Promise<void> {
   await duck.conn.run('CREATE OR REPLACE TEMP TABLE _keys (grp INTEGER, k VARCHAR)');
   for (const g of groups.values()) {
     const members = tables.filter((t) => t.family === g.family && t.stamp && duck.has(t.source));
@@ -189,30 +256,23 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
     }
   }
   await duck.conn.run('CREATE OR REPLACE TEMP TABLE _keys_d AS SELECT DISTINCT grp, k FROM _keys');
-  let csvBytes = 0;
-  const copyIn = async (select: string, into: string, columns: string, values?: string[]) => {
-    const file = path.join(opts.stageDir, `${into}.csv`);
-    const rows = await duck.toCsv(select, file, values);
-    csvBytes += (await stat(file)).size;
-    if (rows) await pipeline(createReadStream(file), client.query(copyFrom(`COPY ${q(into)} (${columns}) FROM STDIN (FORMAT csv)`)));
-    await rm(file, { force: true });
-    return rows;
-  };
   await client.query('CREATE TEMP TABLE _keys (grp integer, k text)');
   if (groups.size) {
-    await copyIn('SELECT grp, k FROM _keys_d', '_keys', 'grp, k');
+    await copier.copyIn('SELECT grp, k FROM _keys_d', '_keys', 'grp, k');
     await client.query('CREATE INDEX ON _keys (grp, k)');
     await client.query('ANALYZE _keys');
   }
+}
 
-  // An incremental table whose count would not come out equal to DuckDB's is sent whole instead.
+/** An incremental table whose count would not come out equal to DuckDB's is sent whole instead. */
+async function settleModes(client: pg.Client, duck: DuckSource, schema: string, plans: Plan[], state: PublishState): Promise<void> {
   for (const p of plans) {
     const duckRows = await duck.count(p.table.source);
     // A table without a stamp (sent whole) is left as it is while its row count stands: its rows only ever grow by run.
     const held = state.get(p.table.name);
     if (!p.table.stamp && p.mode === 'full' && held && held.published_through !== null && Number(held.row_count) === duckRows) p.mode = 'unchanged';
     if (p.mode !== 'incremental') continue;
-    const st = state.get(p.table.name);
+    const st = state.get(p.table.name)!;
     const unit = q(p.table.unit);
     const changedDuck = duck.has(p.table.source)
       ? Number((await duck.rows(`SELECT count(*) FROM wh.${q(p.table.source)} WHERE ${unit} IN (SELECT k FROM _keys_d WHERE grp = ${p.group})`))[0][0]) : 0;
@@ -220,8 +280,10 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
     if (Number(st.row_count) - Number(n) + changedDuck !== duckRows) p.mode = 'full';
     else if (!changedDuck && !Number(n)) p.mode = 'unchanged';
   }
+}
 
-  // Staging: COPY into temporary tables, outside any transaction that readers could notice.
+/** Staging: COPY into temporary tables, outside any transaction that readers could notice. */
+async function stageRows(client: pg.Client, duck: DuckSource, schema: string, plans: Plan[], copier: CsvCopier): Promise<void> {
   let i = 0;
   for (const p of plans) {
     if (p.mode === 'unchanged') continue;
@@ -230,10 +292,12 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
     if (!duck.has(p.table.source)) { p.rows = 0; continue; }
     const cols = p.table.columns.map((c) => `CAST(${q(c.source)} AS ${c.duckType}) AS ${q(c.name)}`).join(', ');
     const where = p.mode === 'incremental' ? ` WHERE ${q(p.table.unit)} IN (SELECT k FROM _keys_d WHERE grp = ${p.group})` : '';
-    p.rows = await copyIn(`SELECT ${cols} FROM wh.${q(p.table.source)}${where}`, p.stage, p.table.columns.map((c) => q(c.name)).join(', '));
+    p.rows = await copier.copyIn(`SELECT ${cols} FROM wh.${q(p.table.source)}${where}`, p.stage, p.table.columns.map((c) => q(c.name)).join(', '));
   }
+}
 
-  // A column the catalog gained: added (nullable, so existing rows keep theirs) in a short transaction of its own.
+/** A column the catalog gained: added (nullable, so existing rows keep theirs) in a short transaction of its own. */
+async function addNewColumns(client: pg.Client, schema: string, plans: readonly Plan[], existing: ReadonlyMap<string, Set<string>>): Promise<string[]> {
   const addedColumns: string[] = [];
   for (const p of plans) {
     const have = existing.get(p.table.name);
@@ -245,7 +309,11 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
       addedColumns.push(`${p.table.name}.${c.name}`);
     }
   }
+  return addedColumns;
+}
 
+/** The views' DDL fingerprint, and whether this publish recreates them (their DDL or the tables under them changed). */
+async function viewsToRecreate(client: pg.Client, schema: string, state: PublishState, plans: readonly Plan[], addedColumns: readonly string[]): Promise<{ fingerprint: string; refreshDdl: boolean }> {
   const ddl = [...compatFunctions(schema), ...PG_VIEWS.flatMap((v) => viewDdl(schema, v)), ...tableComments()];
   const fingerprint = createHash('sha256').update(ddl.join(';\n')).digest('hex');
   // Each view and its materialized rows, of their kinds: one missing (a schema from before them) recreates them.
@@ -253,137 +321,167 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
   const viewsPresent = await client.query(`SELECT count(*)::int AS n FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
     JOIN unnest($2::text[], $3::text[]) AS v(name, kind) ON v.name = c.relname AND v.kind = c.relkind::text WHERE n.nspname = $1`,
   [schema, relations.map((r) => r.name), relations.map((r) => r.kind)]);
-  let refreshDdl = state.get('(views)')?.fingerprint !== fingerprint || viewsPresent.rows[0].n !== relations.length || plans.some((p) => p.mode === 'new') || addedColumns.length > 0;
+  const refreshDdl = state.get('(views)')?.fingerprint !== fingerprint || viewsPresent.rows[0].n !== relations.length || plans.some((p) => p.mode === 'new') || addedColumns.length > 0;
+  return { fingerprint, refreshDdl };
+}
 
-  await opts.beforeCommit?.();
-  const tableOutcomes: TableOutcome[] = [];
-  const viewsFailed: { view: string; error: string }[] = [];
-  const commitStarted = Date.now();
-  const jsonColumns = (await client.query(
-    `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = $1 AND data_type = 'json' AND table_name = ANY($2)`,
-    [schema, tables.map((t) => t.name)])).rows as { table_name: string; column_name: string }[];
-  const relationsFailed: { name: string; error: string }[] = [];
-  let relationsAdded = 0;
-  let refreshed: string[] = [];
-  let refreshMs = 0;
-  const refreshFailed: { view: string; error: string }[] = [];
+/** Runs `work` in one transaction: committed when it returns, rolled back when it throws. */
+async function inTransaction<T>(client: pg.Client, work: () => Promise<T>): Promise<T> {
   await client.query('BEGIN');
   try {
-    await client.query(`SET LOCAL search_path TO ${q(schema)}, public`);
-    // A schema from before jsonb: its json columns become jsonb once (the views on them are dropped and recreated).
-    if (jsonColumns.length) {
-      for (const v of PG_VIEWS) await client.query(`DROP VIEW IF EXISTS ${q(schema)}.${q(v.name)} CASCADE`);
-      for (const v of PG_VIEWS.filter((x) => x.pgMaterializedKey)) await client.query(`DROP MATERIALIZED VIEW IF EXISTS ${q(schema)}.${q(materializedName(v.name))} CASCADE`);
-      for (const c of jsonColumns) await client.query(`ALTER TABLE ${q(schema)}.${q(c.table_name)} ALTER COLUMN ${q(c.column_name)} TYPE jsonb USING ${q(c.column_name)}::jsonb`);
-      refreshDdl = true;
-    }
-    for (const p of plans) {
-      const name = `${q(schema)}.${q(p.table.name)}`;
-      let deleted = 0;
-      if (p.mode === 'new') await client.query(createTableSql(schema, p.table)[0]);
-      else if (p.mode === 'full') deleted = (await client.query(`DELETE FROM ${name}`)).rowCount ?? 0;
-      else if (p.mode === 'incremental') deleted = (await client.query(`DELETE FROM ${name} WHERE ${q(p.table.unit)} IN (SELECT k FROM _keys WHERE grp = $1)`, [p.group])).rowCount ?? 0;
-      let inserted = 0;
-      if (p.stage && p.rows) {
-        const cols = p.table.columns.map((c) => q(c.name)).join(', ');
-        inserted = (await client.query(`INSERT INTO ${name} (${cols}) SELECT ${cols} FROM ${q(p.stage)}`)).rowCount ?? 0;
-      }
-      if (p.mode === 'new') for (const sql of keySql(schema, p.table)) await client.query(sql);
-      tableOutcomes.push({ table: p.table.name, mode: p.mode, inserted, deleted });
-      const through = newest[p.table.family];
-      await client.query(
-        `INSERT INTO ${q(schema)}.${STATE_TABLE} (object, published_through, row_count, run_id, published_at) VALUES ($1, $2, $3, $4, now())
-         ON CONFLICT (object) DO UPDATE SET published_through = EXCLUDED.published_through, row_count = EXCLUDED.row_count, run_id = EXCLUDED.run_id, published_at = EXCLUDED.published_at`,
-        [p.table.name, through, await duck.count(p.table.source), opts.runId ?? null]);
-    }
-    // Foreign keys and the indexes joins use, from the catalog: those missing (new tables, an older schema) are added.
-    const haveIndexes = new Set((await client.query('SELECT indexname FROM pg_indexes WHERE schemaname = $1', [schema])).rows.map((r) => String(r.indexname)));
-    const haveKeys = new Set((await client.query(`SELECT c.conname FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = $1`, [schema])).rows.map((r) => String(r.conname)));
-    for (const o of tables.flatMap((t) => relationObjects(schema, t))) {
-      if ((o.kind === 'index' ? haveIndexes : haveKeys).has(o.name)) continue;
-      await client.query('SAVEPOINT relation');
-      try {
-        await client.query(o.sql);
-        await client.query('RELEASE SAVEPOINT relation');
-        relationsAdded++;
-      } catch (err) {
-        await client.query('ROLLBACK TO SAVEPOINT relation');
-        relationsFailed.push({ name: `${o.table}.${o.name}`, error: describe(err) });
-      }
-    }
-    // Planner statistics of what changed, before the views are computed from it (materialized views, below) and
-    // rather than whenever autovacuum comes: the views' joins ran for minutes on tables the planner believed empty.
-    // ANALYZE counts this transaction's rows, and blocks no reader.
-    const changed = tableOutcomes.filter((x) => x.mode !== 'unchanged').map((x) => x.table);
-    for (const t of changed) await client.query(`ANALYZE ${q(schema)}.${q(t)}`);
-    const refreshStarted = Date.now();
-    if (!refreshDdl && changed.length) {
-      // A materialized view reading a changed table is refreshed here, so readers see it agree with the tables at
-      // the commit; CONCURRENTLY: they keep reading the previous rows meanwhile instead of waiting.
-      // One PostgreSQL refuses (its key no longer unique) is named in the summary and its view recreated next time.
-      for (const v of await staleMaterializedViews(client, schema, changed)) {
-        await client.query('SAVEPOINT refresh');
-        try {
-          await client.query(`REFRESH MATERIALIZED VIEW CONCURRENTLY ${q(schema)}.${q(v)}`);
-          await client.query('RELEASE SAVEPOINT refresh');
-          refreshed.push(v);
-        } catch (err) {
-          await client.query('ROLLBACK TO SAVEPOINT refresh');
-          const hint = (err as { hint?: string })?.hint;
-          refreshFailed.push({ view: v, error: `${describe(err)}${hint ? `: ${hint}` : ''}` });
-          await client.query(`UPDATE ${q(schema)}.${STATE_TABLE} SET fingerprint = NULL WHERE object = '(views)'`);
-        }
-      }
-    }
-    if (refreshDdl) {
-      refreshed = PG_VIEWS.filter((v) => v.pgMaterializedKey).map((v) => materializedName(v.name));
-      await client.query(compatFunctions(schema).join(';\n'));
-      for (const v of PG_VIEWS) {
-        await client.query('SAVEPOINT view');
-        try {
-          await client.query(viewDdl(schema, v).join(';\n'));
-          await client.query('RELEASE SAVEPOINT view');
-        } catch (err) {
-          await client.query('ROLLBACK TO SAVEPOINT view');
-          viewsFailed.push({ view: v.name, error: describe(err) });
-        }
-      }
-      await client.query([...tableComments(), `COMMENT ON TABLE ${STATE_TABLE} IS ${lit('seo-etl bookkeeping: how far each table is published from the DuckDB warehouse (docs/postgres.md).')}`].join(';\n'));
-      await client.query(
-        `INSERT INTO ${q(schema)}.${STATE_TABLE} (object, fingerprint, run_id, published_at) VALUES ('(views)', $1, $2, now())
-         ON CONFLICT (object) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, run_id = EXCLUDED.run_id, published_at = EXCLUDED.published_at`,
-        [viewsFailed.length ? null : fingerprint, opts.runId ?? null]);
-    }
-    if (refreshDdl) refreshed = refreshed.filter((n) => !viewsFailed.some((f) => materializedName(f.view) === n));
-    refreshMs = Date.now() - refreshStarted;
-    if (opts.holder) {
-      await client.query(
-        `INSERT INTO ${q(schema)}.${STATE_TABLE} (object, fingerprint, run_id, published_at) VALUES ($1, $2, $3, now())
-         ON CONFLICT (object) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, run_id = EXCLUDED.run_id, published_at = EXCLUDED.published_at`,
-        [HOLDER_ROW, holderJson(opts.holder), opts.runId ?? null]);
-    }
+    const out = await work();
     await client.query('COMMIT');
+    return out;
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;
   }
-  const commitMs = Date.now() - commitStarted;
-  return {
-    tables: tableOutcomes,
-    inserted: tableOutcomes.reduce((a, t) => a + t.inserted, 0),
-    deleted: tableOutcomes.reduce((a, t) => a + t.deleted, 0),
-    csvBytes,
-    views: PG_VIEWS.length - viewsFailed.length,
-    viewsFailed,
-    addedColumns,
-    relationsAdded,
-    relationsFailed,
-    jsonbColumns: jsonColumns.map((c) => `${c.table_name}.${c.column_name}`),
-    commitMs,
-    refreshed,
-    refreshMs,
-    refreshFailed,
-  };
+}
+
+interface TransactionInput {
+  tables: readonly PgTable[];
+  plans: readonly Plan[];
+  newest: Record<PgTable['family'], string | null>;
+  jsonColumns: readonly { table_name: string; column_name: string }[];
+  fingerprint: string;
+  refreshDdl: boolean;
+}
+
+/** The one transaction readers notice: the tables' rows replaced, keys added, views refreshed or recreated. */
+async function publishTransaction(client: pg.Client, duck: DuckSource, opts: PublishToPostgresOptions, input: TransactionInput) {
+  const { schema } = opts;
+  let { refreshDdl } = input;
+  await client.query(`SET LOCAL search_path TO ${q(schema)}, public`);
+  // A schema from before jsonb: its json columns become jsonb once (the views on them are dropped and recreated).
+  if (input.jsonColumns.length) {
+    await convertJsonColumns(client, schema, input.jsonColumns);
+    refreshDdl = true;
+  }
+  const tableOutcomes = await replaceTables(client, duck, opts, input.plans, input.newest);
+  const relations = await addRelations(client, schema, input.tables);
+  // Planner statistics of what changed, before the views are computed from it (materialized views, below) and
+  // rather than whenever autovacuum comes: the views' joins ran for minutes on tables the planner believed empty.
+  // ANALYZE counts this transaction's rows, and blocks no reader.
+  const changed = tableOutcomes.filter((x) => x.mode !== 'unchanged').map((x) => x.table);
+  for (const t of changed) await client.query(`ANALYZE ${q(schema)}.${q(t)}`);
+  const refreshStarted = Date.now();
+  let refreshed: string[] = [];
+  let refreshFailed: { view: string; error: string }[] = [];
+  let viewsFailed: { view: string; error: string }[] = [];
+  if (!refreshDdl && changed.length) ({ refreshed, refreshFailed } = await refreshMaterializedViews(client, schema, changed));
+  if (refreshDdl) {
+    viewsFailed = await recreateViews(client, schema, input.fingerprint, opts.runId);
+    refreshed = PG_VIEWS.filter((v) => v.pgMaterializedKey).map((v) => materializedName(v.name))
+      .filter((n) => !viewsFailed.some((f) => materializedName(f.view) === n));
+  }
+  const refreshMs = Date.now() - refreshStarted;
+  if (opts.holder) {
+    await client.query(
+      `INSERT INTO ${q(schema)}.${STATE_TABLE} (object, fingerprint, run_id, published_at) VALUES ($1, $2, $3, now())
+       ON CONFLICT (object) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, run_id = EXCLUDED.run_id, published_at = EXCLUDED.published_at`,
+      [HOLDER_ROW, holderJson(opts.holder), opts.runId ?? null]);
+  }
+  return { tableOutcomes, viewsFailed, relationsAdded: relations.added, relationsFailed: relations.failed, refreshed, refreshMs, refreshFailed };
+}
+
+/** json columns to jsonb, the views on them dropped first (recreated later in the transaction). */
+async function convertJsonColumns(client: pg.Client, schema: string, jsonColumns: readonly { table_name: string; column_name: string }[]): Promise<void> {
+  for (const v of PG_VIEWS) await client.query(`DROP VIEW IF EXISTS ${q(schema)}.${q(v.name)} CASCADE`);
+  for (const v of PG_VIEWS.filter((x) => x.pgMaterializedKey)) await client.query(`DROP MATERIALIZED VIEW IF EXISTS ${q(schema)}.${q(materializedName(v.name))} CASCADE`);
+  for (const c of jsonColumns) await client.query(`ALTER TABLE ${q(schema)}.${q(c.table_name)} ALTER COLUMN ${q(c.column_name)} TYPE jsonb USING ${q(c.column_name)}::jsonb`);
+}
+
+/** Each table's rows replaced as planned from its staged copy, and how far it is now published recorded. */
+async function replaceTables(client: pg.Client, duck: DuckSource, opts: PublishToPostgresOptions, plans: readonly Plan[], newest: TransactionInput['newest']): Promise<TableOutcome[]> {
+  const { schema } = opts;
+  const tableOutcomes: TableOutcome[] = [];
+  for (const p of plans) {
+    const name = `${q(schema)}.${q(p.table.name)}`;
+    let deleted = 0;
+    if (p.mode === 'new') await client.query(createTableSql(schema, p.table)[0]);
+    else if (p.mode === 'full') deleted = (await client.query(`DELETE FROM ${name}`)).rowCount ?? 0;
+    else if (p.mode === 'incremental') deleted = (await client.query(`DELETE FROM ${name} WHERE ${q(p.table.unit)} IN (SELECT k FROM _keys WHERE grp = $1)`, [p.group])).rowCount ?? 0;
+    let inserted = 0;
+    if (p.stage && p.rows) {
+      const cols = p.table.columns.map((c) => q(c.name)).join(', ');
+      inserted = (await client.query(`INSERT INTO ${name} (${cols}) SELECT ${cols} FROM ${q(p.stage)}`)).rowCount ?? 0;
+    }
+    if (p.mode === 'new') for (const sql of keySql(schema, p.table)) await client.query(sql);
+    tableOutcomes.push({ table: p.table.name, mode: p.mode, inserted, deleted });
+    const through = newest[p.table.family];
+    await client.query(
+      `INSERT INTO ${q(schema)}.${STATE_TABLE} (object, published_through, row_count, run_id, published_at) VALUES ($1, $2, $3, $4, now())
+       ON CONFLICT (object) DO UPDATE SET published_through = EXCLUDED.published_through, row_count = EXCLUDED.row_count, run_id = EXCLUDED.run_id, published_at = EXCLUDED.published_at`,
+      [p.table.name, through, await duck.count(p.table.source), opts.runId ?? null]);
+  }
+  return tableOutcomes;
+}
+
+/** Foreign keys and the indexes joins use, from the catalog: those missing (new tables, an older schema) are added. */
+async function addRelations(client: pg.Client, schema: string, tables: readonly PgTable[]): Promise<{ added: number; failed: { name: string; error: string }[] }> {
+  const failed: { name: string; error: string }[] = [];
+  let added = 0;
+  const haveIndexes = new Set((await client.query('SELECT indexname FROM pg_indexes WHERE schemaname = $1', [schema])).rows.map((r) => String(r.indexname)));
+  const haveKeys = new Set((await client.query(`SELECT c.conname FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = $1`, [schema])).rows.map((r) => String(r.conname)));
+  for (const o of tables.flatMap((t) => relationObjects(schema, t))) {
+    if ((o.kind === 'index' ? haveIndexes : haveKeys).has(o.name)) continue;
+    await client.query('SAVEPOINT relation');
+    try {
+      await client.query(o.sql);
+      await client.query('RELEASE SAVEPOINT relation');
+      added++;
+    } catch (err) {
+      await client.query('ROLLBACK TO SAVEPOINT relation');
+      failed.push({ name: `${o.table}.${o.name}`, error: describe(err) });
+    }
+  }
+  return { added, failed };
+}
+
+/**
+ * A materialized view reading a changed table is refreshed here, so readers see it agree with the tables at the
+ * commit; CONCURRENTLY: they keep reading the previous rows meanwhile instead of waiting. One PostgreSQL refuses
+ * (its key no longer unique) is named in the summary and its view recreated next time.
+ */
+async function refreshMaterializedViews(client: pg.Client, schema: string, changed: string[]): Promise<{ refreshed: string[]; refreshFailed: { view: string; error: string }[] }> {
+  const refreshed: string[] = [];
+  const refreshFailed: { view: string; error: string }[] = [];
+  for (const v of await staleMaterializedViews(client, schema, changed)) {
+    await client.query('SAVEPOINT refresh');
+    try {
+      await client.query(`REFRESH MATERIALIZED VIEW CONCURRENTLY ${q(schema)}.${q(v)}`);
+      await client.query('RELEASE SAVEPOINT refresh');
+      refreshed.push(v);
+    } catch (err) {
+      await client.query('ROLLBACK TO SAVEPOINT refresh');
+      const hint = (err as { hint?: string })?.hint;
+      refreshFailed.push({ view: v, error: `${describe(err)}${hint ? `: ${hint}` : ''}` });
+      await client.query(`UPDATE ${q(schema)}.${STATE_TABLE} SET fingerprint = NULL WHERE object = '(views)'`);
+    }
+  }
+  return { refreshed, refreshFailed };
+}
+
+/** Every view (and its materialized rows) created anew, the data dictionary's comments, and the views' fingerprint. */
+async function recreateViews(client: pg.Client, schema: string, fingerprint: string, runId: string | undefined): Promise<{ view: string; error: string }[]> {
+  const viewsFailed: { view: string; error: string }[] = [];
+  await client.query(compatFunctions(schema).join(';\n'));
+  for (const v of PG_VIEWS) {
+    await client.query('SAVEPOINT view');
+    try {
+      await client.query(viewDdl(schema, v).join(';\n'));
+      await client.query('RELEASE SAVEPOINT view');
+    } catch (err) {
+      await client.query('ROLLBACK TO SAVEPOINT view');
+      viewsFailed.push({ view: v.name, error: describe(err) });
+    }
+  }
+  await client.query([...tableComments(), `COMMENT ON TABLE ${STATE_TABLE} IS ${lit('seo-etl bookkeeping: how far each table is published from the DuckDB warehouse (docs/postgres.md).')}`].join(';\n'));
+  await client.query(
+    `INSERT INTO ${q(schema)}.${STATE_TABLE} (object, fingerprint, run_id, published_at) VALUES ('(views)', $1, $2, now())
+     ON CONFLICT (object) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, run_id = EXCLUDED.run_id, published_at = EXCLUDED.published_at`,
+    [viewsFailed.length ? null : fingerprint, runId ?? null]);
+  return viewsFailed;
 }
 
 /** The schema's materialized views that read any of `tables`, as PostgreSQL's own dependencies record it. */
