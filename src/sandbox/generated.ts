@@ -135,7 +135,7 @@ function numberFor(name: string, g: Gen, rng: Rng, s: Scope): number {
   if (/(cpc|price|cost|bid|value|money|etv|revenue)/.test(n)) return drifted(rng.float(0.05, 25, 2), rng.int(0, 2 ** 31), dayIndex, 2);
   if (/(latitude)/.test(n)) return rng.float(-60, 60, 6);
   if (/(longitude)/.test(n)) return rng.float(-170, 170, 6);
-  if (/(volume|count|_total|^total|backlinks|domains|pages|links|clicks|impressions|searches|views|votes|reviews|tokens|^size$|_size$|_ips$|_subnets$)/.test(n)) return drifted(rng.int(0, 50_000), rng.int(0, 2 ** 31), dayIndex);
+  if (/(volume|count|_total|^total|backlinks|domains|pages|links|clicks|impressions|searches|views|votes|reviews|tokens|intersections|^size$|_size$|_ips$|_subnets$)/.test(n)) return drifted(rng.int(0, 50_000), rng.int(0, 2 ** 31), dayIndex);
   return rng.int(0, 1000);
 }
 
