@@ -20,6 +20,8 @@ export interface FamilyDef {
   /** Request parameters the family echoes in a task's `data`, as further columns of `tasks`. */
   taskColumns?: readonly ColumnDef[];
   views?: readonly ViewDef[];
+  /** The run report's section for the family, charts over its views; shown when a run collected the family. */
+  report?: FamilyReportDef;
   /** Calls to the family's endpoints in flight at once, a sub-limit of the one limiter (Labs: 30). */
   inFlight?: number;
   /**
@@ -32,4 +34,30 @@ export interface FamilyDef {
    * sandbox code, so the catalog and the sandbox do not import each other.
    */
   sandbox?: () => Promise<{ default: FamilySandbox }>;
+}
+
+/**
+ * A chart of the run report, one line per series over the report's days, from a query over the family's views. The
+ * query takes $1 (the window's first day), $2 (its last, the run's date) and $3 (the run id), and returns `date`
+ * (YYYY-MM-DD text), `panel` (text or null: one small multiple per panel, such as a target), `series` (text: one
+ * line) and `value` (a number), ordered as the lines should be listed.
+ */
+export interface FamilyChartDef {
+  /** Part of the chart's id in the report (`<family>-<id>-<panel index>`). */
+  id: string;
+  title: string;
+  /** The value's axis name. */
+  yName: string;
+  /** The views it reads (a test checks each is the family's own). */
+  views: readonly string[];
+  sql: string;
+  /** Positions: 1 at the top. */
+  invert?: boolean;
+}
+
+export interface FamilyReportDef {
+  title: string;
+  /** One sentence under the title: what the charts show and where from. */
+  intro: string;
+  charts: readonly FamilyChartDef[];
 }

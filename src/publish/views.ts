@@ -12,6 +12,7 @@ import { LEDGER_DDL } from '../ledger/schema.js';
 import { createTableSql, lit, q, tablesWithRows } from '../load/ddl.js';
 import { FAMILIES } from '../families/index.js';
 import { RUN_VIEWS } from './views/runs.js';
+import { snapshotDate, SNAPSHOT_DATE } from './snapshot-date.js';
 
 export interface ViewColumn { name: string; description: string }
 
@@ -38,9 +39,6 @@ export interface ViewDef {
 
 const col = (name: string, description: string): ViewColumn => ({ name, description });
 
-/** The day a row belongs to: its run's `run_date`; rows without a run (ingested files) the UTC day they were loaded. */
-const snapshotDate = (alias: string, runs = 'r') => `coalesce(try_cast(${runs}.run_date AS DATE), CAST(timezone('UTC', ${alias}._loaded_at) AS DATE))`;
-const SNAPSHOT_DATE = col('snapshot_date', 'Day of the run that collected the rows (its `--run-date`); for ingested files, the UTC day they were loaded. The same day as the Parquet partition.');
 
 /** Host of a URL, lower-case, without a leading `www.`. */
 const siteOf = (expr: string) => `nullif(regexp_replace(lower(regexp_extract(${expr}, '^[A-Za-z][A-Za-z0-9+.-]*://([^/:?#]+)', 1)), '^www\\.', ''), '')`;

@@ -41,14 +41,17 @@ const legend = (series: readonly Series[]) => (series.length > 1 ? { bottom: 0, 
 /** Room under the plot for the legend: about four entries a line at full width, two on a small multiple. */
 const gridFor = (series: readonly Series[], left = 48, width = WIDTH) => ({ left, right: 16, top: 28, bottom: series.length > 1 ? 28 + 20 * Math.ceil(series.length / (width < 500 ? 2 : 4)) : 32, containLabel: false });
 
-/** Lines over categories (days, months, minutes). `invert`: 1 at the top, for positions. `width` smaller for small multiples. */
-export function lineChart(o: { categories: readonly string[]; series: readonly Series[]; yName?: string; invert?: boolean; min?: number; max?: number; height?: number; width?: number }): Chart {
+/**
+ * Lines over categories (days, months, minutes). `invert`: 1 at the top, for positions. `width` smaller for small
+ * multiples. `scale`: the axis fits the values instead of starting at 0, for figures that move a few percent.
+ */
+export function lineChart(o: { categories: readonly string[]; series: readonly Series[]; yName?: string; invert?: boolean; min?: number; max?: number; height?: number; width?: number; scale?: boolean }): Chart {
   const height = o.height ?? 240 + (o.series.length > 1 ? 20 * Math.ceil(o.series.length / 4) : 0);
   const svg = render({
     grid: gridFor(o.series, 48, o.width),
     legend: legend(o.series),
     xAxis: { type: 'category', data: [...o.categories], boundaryGap: o.categories.length === 1, axisLabel: { hideOverlap: true } },
-    yAxis: { type: 'value', name: o.yName, inverse: o.invert, min: o.min ?? (o.invert ? 1 : undefined), max: o.max, minInterval: o.invert ? 1 : undefined, nameTextStyle: FONT },
+    yAxis: { type: 'value', name: o.yName, inverse: o.invert, min: o.min ?? (o.invert ? 1 : undefined), max: o.max, minInterval: o.invert ? 1 : undefined, scale: o.scale, nameTextStyle: FONT },
     series: o.series.map((s, i) => ({
       type: 'line', name: s.name, data: [...s.values], connectNulls: false, showSymbol: true, showAllSymbol: true, symbolSize: 6,
       ...(s.dashed ? { lineStyle: { type: 'dashed' } } : {}),

@@ -3,6 +3,7 @@
  * query selects from one view, filtered to the run and its window of days; no figure is computed twice.
  */
 import { trackedDomain, isTracked } from './tracked.js';
+import { readFamilySections, type FamilySection } from './families.js';
 import { LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 
 export type Row = Record<string, unknown>;
@@ -57,6 +58,8 @@ export interface ReportData {
     changes: { target: string; domain: string; keyword: string; locationCode: number | null; device: string; change: string; position: number | null }[];
     changesDate: string | null;
   };
+  /** A section per family of the registry that declares one and was collected (Labs, Backlinks): src/report/families.ts. */
+  families: FamilySection[];
 }
 
 export interface ReadOptions {
@@ -116,6 +119,7 @@ export async function readReportData(query: Query, o: ReadOptions): Promise<Repo
     serp: await readSerp(query, o, dates),
     keywords: await readKeywords(query, o.runId, run.runDate),
     ai: await readAi(query, dates, o.targets),
+    families: await readFamilySections(query, o.runId, dates),
   };
 }
 

@@ -101,6 +101,14 @@ export function renderReport(d: ReportData, o: RenderOptions): string {
     sections.push(`<section><h2>Keyword volumes</h2><div class="grid">${figure('keyword-trends', 'Monthly searches of the seed keywords', lineChart({ categories: d.keywords.months, series: d.keywords.series.map((k) => ({ name: k.keyword, values: k.volumes })), yName: 'searches', min: 0 }), 'the largest figure among the locations asked')}</div></section>`);
   }
 
+  // The families' own sections, as each declares them (src/families/<family>/, `report:`).
+  for (const f of d.families) {
+    const figures = f.charts.flatMap((c) => c.panels.map((p, i) => figure(`${f.family}-${c.id}-${i}`, c.title,
+      lineChart({ categories: d.dates, series: p.lines.map((l) => ({ name: l.name, values: l.values })), yName: c.yName, invert: c.invert, min: c.invert ? 1 : undefined, scale: true }),
+      p.panel ?? '')));
+    sections.push(`<section data-family="${esc(f.family)}"><h2>${esc(f.title)}</h2><p class="muted">${esc(f.intro)} Last ${d.days} days.</p><div class="grid">${figures.join('')}</div></section>`);
+  }
+
   const status = r.status === 'completed' && r.failed === 0 ? 'ok' : 'attention';
   const facts = [
     ['outcome', `${r.status}${r.failed ? ` with ${r.failed} failed` : ''}`],

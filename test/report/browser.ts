@@ -17,8 +17,11 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-backgrou
 export interface RenderedChart { id: string; declared: number; drawn: number; width: number; height: number }
 export interface Rendered { title: string; charts: RenderedChart[]; errors: string[]; requests: string[]; text: string; printed?: { pages: number; unbreakable: number } }
 
-/** `pdf`: also print the page to this file as the print stylesheet lays it out (A4), and count its pages. */
-export async function openReport(file: string, o: { screenshot?: string; width?: number; pdf?: string } = {}): Promise<Rendered> {
+/**
+ * `pdf`: also print the page to this file as the print stylesheet lays it out (A4), and count its pages. `part`: also
+ * a screenshot of the elements a selector matches, from the first one's top to the last one's bottom.
+ */
+export async function openReport(file: string, o: { screenshot?: string; width?: number; pdf?: string; part?: { selector: string; path: string } } = {}): Promise<Rendered> {
   const profile = mkdtempSync(path.join(tmpdir(), 'seo-etl-chromium-'));
   // The browser only renders: under the date guard's libfaketime (LD_PRELOAD) Chromium hangs, so it runs without it.
   const env = Object.fromEntries(Object.entries(process.env).filter(([k, v]) => v !== undefined && k !== 'LD_PRELOAD' && !k.startsWith('FAKETIME'))) as Record<string, string>;
@@ -49,6 +52,16 @@ export async function openReport(file: string, o: { screenshot?: string; width?:
       };
     }));
     if (o.screenshot) await page.screenshot({ path: o.screenshot, fullPage: true });
+    if (o.part) {
+      const boxes = await page.$$eval(o.part.selector, (els) => els.map((e) => {
+        const b = e.getBoundingClientRect();
+        return { top: b.top + (globalThis as unknown as { scrollY: number }).scrollY, bottom: b.bottom + (globalThis as unknown as { scrollY: number }).scrollY, width: b.right };
+      }));
+      if (boxes.length) {
+        const top = Math.max(0, Math.min(...boxes.map((b) => b.top)) - 8);
+        await page.screenshot({ path: o.part.path, fullPage: true, clip: { x: 0, y: top, width: Math.max(...boxes.map((b) => b.width)) + 16, height: Math.max(...boxes.map((b) => b.bottom)) + 8 - top } });
+      }
+    }
     let printed: Rendered['printed'];
     if (o.pdf) {
       await page.emulateMedia({ media: 'print' });

@@ -55,8 +55,11 @@ describe('make run, then the report', () => {
     expect(page.errors).toEqual([]);
     expect(page.requests).toEqual([]);
     const ids = page.charts.map((c) => c.id);
-    // The nightly has every family: the night's charts, its SERP step's ranks and features, and keyword volumes.
-    expect(ids).toEqual(expect.arrayContaining(['cost-per-step', 'tasks-by-state', 'calls-per-minute', 'rows-per-table', 'rank-0', 'rank-1', 'features-0', 'keyword-trends']));
+    // The nightly has every family: the night's charts, its SERP step's ranks and features, keyword volumes, and the
+    // sections of the families that declare one (Labs: ranked keywords, traffic, competitors; Backlinks: the summary).
+    expect(ids).toEqual(expect.arrayContaining(['cost-per-step', 'tasks-by-state', 'calls-per-minute', 'rows-per-table', 'rank-0', 'rank-1', 'features-0', 'keyword-trends',
+      'dataforseo_labs-ranked-keywords-0', 'dataforseo_labs-etv-0', 'dataforseo_labs-competitors-0', 'backlinks-backlinks-0', 'backlinks-referring-domains-0']));
+    for (const table of ['labs_ranked_keywords', 'labs_competitors_domain', 'backlinks_summary', 'backlinks_referring_domains']) expect(page.text).toContain(table);
     for (const c of page.charts) {
       expect(c.declared, c.id).toBeGreaterThan(0);
       expect(c.drawn, c.id).toBe(c.declared);

@@ -73,7 +73,7 @@ describe('the nightly run against the sandbox', () => {
     const charges = p.sandbox.controls.charges();
     const billedOf = (endpointId: string) => charges.filter((c) => c.endpointId === endpointId).reduce((a, c) => a + c.cost, 0);
     const ranged = estimate.steps.filter((st) => st.costMinUsd !== undefined);
-    expect(ranged.map((st) => st.step).sort()).toEqual(['backlink_summary', 'competitor_keywords', 'ranks', 'referring_domains']);
+    expect(ranged.map((st) => st.step).sort()).toEqual(['backlink_summary', 'competitor_keywords', 'competitors', 'ranks', 'referring_domains']);
     for (const st of estimate.steps) {
       if (estimate.steps.filter((o) => o.endpointId === st.endpointId).length > 1) continue; // shared endpoint: summed below
       const got = billedOf(st.endpointId);

@@ -1,7 +1,7 @@
 /** Backlinks: summaries, backlinks, anchors, referring domains and their history. Declared from the generated declarations. */
 import type { FamilyDef } from '../types.js';
 import { generatedEndpoints, generatedTables, type GeneratedFile } from '../generated.js';
-import { BACKLINKS_VIEWS } from './views.js';
+import { BACKLINKS_REPORT, BACKLINKS_VIEWS } from './views.js';
 import FILE from '../generated/backlinks.json' with { type: 'json' };
 
 const file = FILE as unknown as GeneratedFile;
@@ -13,6 +13,7 @@ const family: FamilyDef = {
   endpoints,
   onDemandTables: generatedTables(file, endpoints),
   views: BACKLINKS_VIEWS,
+  report: BACKLINKS_REPORT,
   sandbox: () => import('../../sandbox/generated.js'),
 };
 export default family;

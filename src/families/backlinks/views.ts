@@ -1,9 +1,49 @@
-/** Views over the Backlinks tables (declared like the others in src/publish/views.ts). */
+/** Views over the Backlinks tables (declared like the others in src/publish/views.ts), and the report's charts of them. */
 import type { ViewDef } from '../../publish/views.js';
+import type { FamilyReportDef } from '../types.js';
+import { snapshotDate, SNAPSHOT_DATE } from '../../publish/snapshot-date.js';
 
 const col = (name: string, description: string) => ({ name, description });
 
 export const BACKLINKS_VIEWS: readonly ViewDef[] = [
+  {
+    name: 'v_backlinks_summary_history',
+    question: 'How do a target\'s backlinks, referring domains and rank move day by day?',
+    grain: 'one row per snapshot day and target: the day\'s latest summary collection.',
+    notes: 'From `backlinks_summary`. When a target was collected more than once on a day, the latest collection counts; the changes are against the target\'s previous collected day (null on its first).',
+    needs: ['backlinks_summary'],
+    columns: [
+      SNAPSHOT_DATE,
+      col('target', 'The domain, subdomain or page summarised.'),
+      col('rank', 'The target\'s rank in the backlink index.'),
+      col('backlinks', 'Backlinks pointing to the target.'),
+      col('backlinks_change', 'Backlinks gained (positive) or lost since the previous collected day.'),
+      col('referring_domains', 'Domains linking to the target.'),
+      col('referring_domains_change', 'Referring domains gained (positive) or lost since the previous collected day.'),
+      col('referring_main_domains', 'Main (registrable) domains linking to the target.'),
+      col('broken_backlinks', 'Backlinks pointing to broken pages of the target.'),
+      col('backlinks_spam_score', 'Average spam score of the backlinks.'),
+      col('run_id', 'Run that collected it.'),
+    ],
+    select: `
+WITH collections AS (
+  SELECT s._id, s.target, s.rank, s.backlinks, s.referring_domains, s.referring_main_domains, s.broken_backlinks, s.backlinks_spam_score,
+         s._run_id AS run_id, s._loaded_at AS loaded_at, ${snapshotDate('s')} AS snapshot_date
+  FROM backlinks_summary s LEFT JOIN _runs r ON r.run_id = s._run_id
+  WHERE s.target IS NOT NULL
+), latest AS (
+  SELECT * FROM (
+    SELECT c.*, row_number() OVER (PARTITION BY c.snapshot_date, c.target ORDER BY c.loaded_at DESC, c._id DESC) AS rn FROM collections c
+  ) x WHERE rn = 1
+)
+SELECT snapshot_date, target, CAST(rank AS BIGINT) AS rank,
+       CAST(backlinks AS BIGINT) AS backlinks, CAST(backlinks - lag(backlinks) OVER w AS BIGINT) AS backlinks_change,
+       CAST(referring_domains AS BIGINT) AS referring_domains, CAST(referring_domains - lag(referring_domains) OVER w AS BIGINT) AS referring_domains_change,
+       CAST(referring_main_domains AS BIGINT) AS referring_main_domains, CAST(broken_backlinks AS BIGINT) AS broken_backlinks,
+       CAST(backlinks_spam_score AS FLOAT8) AS backlinks_spam_score, run_id
+FROM latest
+WINDOW w AS (PARTITION BY target ORDER BY snapshot_date)`,
+  },
   {
     name: 'v_backlinks_referring_domain_changes',
     question: 'Which referring domains did a target gain and lose since the previous run?',
@@ -42,3 +82,19 @@ JOIN pair pr ON pr.target = coalesce(c.target, p.target)
 WHERE c.domain IS NULL OR p.domain IS NULL`,
   },
 ];
+
+/** Lines of the summary history over the report's days, one per target the run collected. */
+const perTarget = (value: string) => `
+SELECT CAST(snapshot_date AS VARCHAR) AS date, NULL AS panel, target AS series, ${value} AS value
+FROM v_backlinks_summary_history
+WHERE snapshot_date BETWEEN $1::DATE AND $2::DATE AND target IN (SELECT target FROM v_backlinks_summary_history WHERE run_id = $3)
+ORDER BY series, date`;
+
+export const BACKLINKS_REPORT: FamilyReportDef = {
+  title: 'Backlinks',
+  intro: 'The targets this run summarised, per day: their backlinks and referring domains (v_backlinks_summary_history).',
+  charts: [
+    { id: 'backlinks', title: 'Backlinks', yName: 'backlinks', views: ['v_backlinks_summary_history'], sql: perTarget('backlinks') },
+    { id: 'referring-domains', title: 'Referring domains', yName: 'domains', views: ['v_backlinks_summary_history'], sql: perTarget('referring_domains') },
+  ],
+};

@@ -4,7 +4,7 @@
  */
 import type { FamilyDef } from '../types.js';
 import { generatedEndpoints, generatedTables, type GeneratedFile } from '../generated.js';
-import { LABS_VIEWS } from './views.js';
+import { LABS_REPORT, LABS_VIEWS } from './views.js';
 import FILE from '../generated/dataforseo_labs.json' with { type: 'json' };
 
 const file = FILE as unknown as GeneratedFile;
@@ -16,6 +16,7 @@ const family: FamilyDef = {
   endpoints,
   onDemandTables: generatedTables(file, endpoints),
   views: LABS_VIEWS,
+  report: LABS_REPORT,
   inFlight: 30,
   sandbox: () => import('../../sandbox/generated.js'),
 };
