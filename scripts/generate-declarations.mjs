@@ -31,19 +31,35 @@ export function clientDir() {
 
 // ---- models ------------------------------------------------------------------------------------------------
 
-/** The body of `export interface I<name> ... {` with nested braces kept on one line, and what it extends. */
-function interfaceOf(text, name) {
-  const head = new RegExp(`export interface I${name}(?: extends I(\\w+))? \\{`).exec(text);
-  if (!head) return null;
+/**
+ * The body of a declaration from `from` (just past its opening brace) to its closing brace, nested braces kept
+ * on one line. Braces inside doc comments do not count: a note's code example may leave one unclosed (the
+ * `custom_js` note of On-Page's requests closes more than it opens, which once ended the model there).
+ */
+function braceBody(text, from) {
   let depth = 1;
   let body = '';
-  for (let i = head.index + head[0].length; i < text.length && depth > 0; i++) {
+  for (let i = from; i < text.length && depth > 0; i++) {
+    if (text.startsWith('/*', i)) {
+      const end = text.indexOf('*/', i + 2);
+      const comment = text.slice(i, end < 0 ? text.length : end + 2);
+      body += depth === 1 ? comment : comment.replace(/\n/g, ' ');
+      i += comment.length - 1;
+      continue;
+    }
     const ch = text[i];
     if (ch === '{') depth++;
     if (ch === '}') depth--;
     if (depth > 0) body += depth === 1 ? ch : ch === '\n' ? ' ' : ch;
   }
-  return { base: head[1] ?? null, body };
+  return body;
+}
+
+/** The body of `export interface I<name> ... {` with nested braces kept on one line, and what it extends. */
+function interfaceOf(text, name) {
+  const head = new RegExp(`export interface I${name}(?: extends I(\\w+))? \\{`).exec(text);
+  if (!head) return null;
+  return { base: head[1] ?? null, body: braceBody(text, head.index + head[0].length) };
 }
 
 /** `{ [key: string]: X; }` -> `map<X>`, other types as written. */
@@ -181,9 +197,14 @@ function fieldRule(f) {
   const n = f.note;
   const rule = {};
   if (/\*\*required field\*\*(?!\s*(?:if|when))/i.test(n) || /\brequired field(?!\s*(?:if|when))\b/.test(n.replace(/\*\*/g, '')) && !/optional field/.test(n)) rule.required = true;
-  if (f.type === 'string') {
+  if (f.type === 'string' && /_code$/.test(f.name) && /example:\s*`\d+`/.test(n)) {
+    // A code the models declare as a string though its example is a number (Google Trends' location_code): the
+    // service documents an integer and the client's users send one (docs/api-live.md); its digits as a string pass too.
+    rule.type = 'integer';
+    rule.digits = true;
+  } else if (f.type === 'string') {
     rule.type = 'string';
-    const len = /character limit is (\d+)/.exec(n) ?? /up to (\d[\d,]*) characters/.exec(n) ?? /can(?:not| not) be longer than (\d+)/.exec(n);
+    const len = /character limit is (\d+)/.exec(n) ?? /up to (\d[\d,]*) characters/.exec(n) ?? /can(?:not| not) be longer than (\d+)/.exec(n) ?? /must be no more than (\d+) characters/.exec(n);
     if (len) rule.maxLength = num(len[1]);
     const list = /possible values:{1,2}\s*((?:`[\w\-./]+`(?:,\s*|\s+or\s+))+`[\w\-./]+`)\s*(?:default value|\*\/|$|;|\.|\s*(?:note|if|you|the|by|learn|example))/i.exec(n);
     if (list) rule.enum = [...list[1].matchAll(/`([^`]+)`/g)].map((x) => x[1]);
@@ -347,13 +368,7 @@ function serpFieldsOf(name) {
   const head = new RegExp(`export interface I${name}(?: extends I(\\w+))? \\{`).exec(text);
   if (!head) throw new Error(`${name}: no interface I${name}`);
   const out = new Map(head[1] ? serpFieldsOf(head[1]) : []);
-  let depth = 1;
-  let body = '';
-  for (let i = head.index + head[0].length; i < text.length && depth > 0; i++) {
-    if (text[i] === '{') depth++;
-    if (text[i] === '}') depth--;
-    if (depth > 0) body += depth === 1 ? text[i] : text[i] === '\n' ? ' ' : text[i];
-  }
+  const body = braceBody(text, head.index + head[0].length);
   for (const m of body.matchAll(/(?:\/\*\*(.*?)\*\/\s*)?^\s*(\w+)\?: (.+?) \| undefined;/gms)) out.set(m[2], { type: m[3].trim(), doc: (m[1] ?? '').trim() });
   return out;
 }

@@ -6,14 +6,17 @@ import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
-/** Every src/**.ts has its dist/**.js, written after the source and after tsconfig.json was last changed. */
+/**
+ * Every src/**.ts has its dist/**.js (and every src/**.json its copy: the generated declarations), written after the
+ * source and after tsconfig.json was last changed.
+ */
 function buildIsCurrent(): boolean {
   const src = path.join(ROOT, 'src');
   const config = statSync(path.join(ROOT, 'tsconfig.json')).mtimeMs;
   const walk = (dir: string): boolean => readdirSync(dir, { withFileTypes: true }).every((e) => {
     const full = path.join(dir, e.name);
     if (e.isDirectory()) return walk(full);
-    if (!e.name.endsWith('.ts') || e.name.endsWith('.d.ts')) return true;
+    if (!(e.name.endsWith('.ts') || e.name.endsWith('.json')) || e.name.endsWith('.d.ts')) return true;
     const out = path.join(ROOT, 'dist', path.relative(src, full)).replace(/\.ts$/, '.js');
     if (!existsSync(out)) return false;
     const built = statSync(out).mtimeMs;

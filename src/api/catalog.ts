@@ -15,7 +15,11 @@ export type StringFormat = 'uuid' | 'url' | 'timestamp' | 'coordinate' | 'domain
 
 export type FieldRule =
   | { type: 'string'; required?: boolean; minLength?: number; maxLength?: number; enum?: readonly string[]; format?: StringFormat; tokens?: { min: number; max: number } }
-  | { type: 'integer'; required?: boolean; min?: number; max?: number; enum?: readonly number[]; /** The service's documented default when the field is left out. */ default?: number }
+  | {
+    type: 'integer'; required?: boolean; min?: number; max?: number; enum?: readonly number[]; /** The service's documented default when the field is left out. */ default?: number;
+    /** A string of digits is taken too: a code the models declare as a string that the service documents as an integer (Google Trends' `location_code`). */
+    digits?: boolean;
+  }
   | { type: 'number'; required?: boolean; min?: number; max?: number; default?: number }
   | { type: 'boolean'; required?: boolean }
   | { type: 'string_array'; required?: boolean; minItems?: number; maxItems?: number; itemMaxLength?: number; itemMaxWords?: number; itemEnum?: readonly string[] }

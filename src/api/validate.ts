@@ -160,6 +160,8 @@ function checkField(field: string, v: unknown, rule: FieldRule): ValidationIssue
     case 'string': return checkString(field, v, rule);
     case 'integer':
     case 'number': {
+      // A code declared as a string in the models: its digits are the integer the rule checks.
+      if (rule.type === 'integer' && rule.digits && typeof v === 'string') return /^\d{1,15}$/.test(v) ? checkField(field, Number(v), { ...rule, digits: false }) : [issue(field, 'must be an integer (or a string of its digits)', v)];
       if (typeof v !== 'number' || !Number.isFinite(v)) return [issue(field, `must be ${rule.type === 'integer' ? 'an integer' : 'a number'}`, v)];
       if (rule.type === 'integer' && !Number.isInteger(v)) return [issue(field, 'must be an integer', v)];
       if (rule.type === 'integer' && rule.enum && !rule.enum.includes(v)) return [issue(field, `must be one of ${rule.enum.join(', ')}`, v)];

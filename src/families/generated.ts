@@ -10,7 +10,9 @@ import type { ColumnDef, DuckType, TableDef } from '../normalize/catalog.js';
 import MODELS_FILE from './generated/models.json' with { type: 'json' };
 
 export interface GeneratedRule {
-  type: 'string' | 'number' | 'boolean' | 'string_array' | 'filters' | 'order_by' | 'any';
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'string_array' | 'filters' | 'order_by' | 'any';
+  /** `integer` only: a string of its digits is taken too (a code the models declare as a string). */
+  digits?: boolean;
   required?: boolean; maxLength?: number; enum?: string[]; min?: number; max?: number; default?: number;
   maxItems?: number; itemMaxLength?: number; itemMaxWords?: number; maxConditions?: number; operators?: string[]; maxRules?: number; of?: string;
 }
@@ -48,6 +50,7 @@ function ruleOf(g: GeneratedRule): FieldRule {
   const req = g.required ? { required: true as const } : {};
   switch (g.type) {
     case 'string': return { type: 'string', ...req, ...(g.maxLength ? { maxLength: g.maxLength } : {}), ...(g.enum ? { enum: g.enum } : {}) };
+    case 'integer': return { type: 'integer', ...req, ...(g.digits ? { digits: true } : {}) };
     case 'number': return { type: 'number', ...req, ...(g.min !== undefined ? { min: g.min } : {}), ...(g.max !== undefined ? { max: g.max } : {}), ...(g.default !== undefined ? { default: g.default } : {}) };
     case 'boolean': return { type: 'boolean', ...req };
     case 'string_array': return { type: 'string_array', ...req, ...(g.maxItems ? { maxItems: g.maxItems } : {}), ...(g.itemMaxLength ? { itemMaxLength: g.itemMaxLength } : {}), ...(g.itemMaxWords ? { itemMaxWords: g.itemMaxWords } : {}) };

@@ -18,6 +18,7 @@ import { describeDestinations, destinationsFor, exitWithDestinations, publishAll
 import { noPause } from '../pause.js';
 import { EXIT } from '../exit.js';
 import { useDuckdbThreads } from '../load/threads.js';
+import { keptLines } from './kept.js';
 
 export interface CommandStamp { base: string; n: number; stamp: string }
 
@@ -89,9 +90,7 @@ export function describeLoad(r: ArchiveLoadResult): string {
     `${r.files.length} file(s), ${r.lines} line(s); tasks ${r.tasks} (${r.failedTasks} failed)`,
   ];
   for (const [t, n] of Object.entries(r.rows).sort()) lines.push(`  ${t}: ${n} row(s)`);
-  if (r.unknownFields) lines.push(`unknown fields kept in extra: ${r.unknownFields} (${Object.entries(r.unknownFieldPaths).slice(0, 10).map(([k, v]) => `${k} x${v}`).join(', ')})`);
-  if (r.unknownItemTypes) lines.push(`unknown item types kept: ${r.unknownItemTypes} (${Object.entries(r.unknownItemTypeNames).map(([k, v]) => `${k} x${v}`).join(', ')})`);
-  if (r.badValues) lines.push(`values of an unexpected type kept in extra: ${r.badValues}`);
+  lines.push(...keptLines(r));
   if (r.badLines) lines.push(`lines without a response envelope: ${r.badLines}`);
   for (const f of r.files) {
     if (f.error || f.droppedBytes) lines.push(`salvaged ${f.file}: ${f.lines} complete line(s)${f.droppedBytes ? `, ${f.droppedBytes} byte(s) of a torn last line dropped` : ''}${f.error ? ` (${f.error})` : ''}`);

@@ -8,6 +8,7 @@ import type { Pipeline } from '../pipeline/index.js';
 import { costNote, type Service } from '../config/service.js';
 import type { RunJobResult } from './job.js';
 import { stopLines } from '../post/stop.js';
+import { keptLines } from './kept.js';
 
 /** The tasks by state, in the ledger's order: "loaded 24, failed 1". */
 export function statesOf(s: RunSummary): string {
@@ -42,7 +43,7 @@ export function formatSummary(r: RunJobResult, pipeline: Pipeline, service: Serv
   if (r.notCollected) lines.push(`${r.notCollected} posted tasks are not collected yet: run 'seo-etl resume' later (results stay 30 days)`);
   if (r.notPosted) lines.push(`${r.notPosted} tasks were not posted (why, below): ${r.budgetStopped ? 'raise budget_usd, then ' : ''}run 'seo-etl resume' to post them`);
   for (const f of r.notPostedReasons) lines.push(`not posted: ${f.count} x ${f.code ?? '-'} ${f.message ?? ''} (step ${f.step})`);
-  if (r.load.unknownFields || r.load.unknownItemTypes) lines.push(`kept but not in the catalog: ${r.load.unknownFields} unknown fields, ${r.load.unknownItemTypes} unknown item types (see the extra columns)`);
+  lines.push(...keptLines(r.load));
   if (r.callbacks?.recovered) lines.push(`callbacks: ${r.callbacks.recovered} never came; fetched by id (check webhook.public_url; NAT: tasks_ready)`);
   lines.push(`published: ${r.publishedPath}`);
   lines.push('', ...rowsTable(r.load.rows));

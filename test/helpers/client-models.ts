@@ -56,6 +56,14 @@ export function model(name: string): Model {
   let i = head.index + head[0].length;
   let body = '';
   for (; i < text.length && depth > 0; i++) {
+    // A doc comment is copied whole: its braces (a code example may leave one open) are not the model's.
+    if (text.startsWith('/*', i)) {
+      const end = text.indexOf('*/', i + 2);
+      const comment = text.slice(i, end < 0 ? text.length : end + 2);
+      body += depth === 1 ? comment : comment.replace(/\n/g, ' ');
+      i += comment.length - 1;
+      continue;
+    }
     if (text[i] === '{') depth++;
     if (text[i] === '}') depth--;
     if (depth > 0) body += depth === 1 ? text[i] : text[i] === '\n' ? ' ' : text[i];
