@@ -196,6 +196,14 @@ export class Ledger {
           [runId, now],
         );
         inserted += Number(result.rowsChanged);
+        // A key another step planned first is that step's task: this step is recorded as sharing it.
+        await this.conn.run(
+          `INSERT INTO _shared_tasks (run_id, task_key, step, updated_at)
+           SELECT DISTINCT $1, s.k, s.st, $2::TIMESTAMP FROM ${staging} s JOIN _tasks t ON t.run_id = $1 AND t.task_key = s.k
+           WHERE t.step <> s.st
+           ON CONFLICT DO NOTHING`,
+          [runId, now],
+        );
         await this.conn.run(`DELETE FROM ${staging}`);
       }
     } finally {

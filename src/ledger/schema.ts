@@ -41,6 +41,15 @@ export const LEDGER_DDL = [
     updated_at TIMESTAMP NOT NULL,
     PRIMARY KEY (run_id, step, domain)
   )`,
+  // A task a later step of the run asked for too: posted once, by the first step that asked (its `_tasks.step`),
+  // its results tracked for this step's targets as well (the SERP views read it with `_targets`).
+  `CREATE TABLE IF NOT EXISTS _shared_tasks (
+    run_id VARCHAR NOT NULL,
+    task_key VARCHAR NOT NULL,
+    step VARCHAR NOT NULL,
+    updated_at TIMESTAMP NOT NULL,
+    PRIMARY KEY (run_id, task_key, step)
+  )`,
   // One row per task and run. params is the JSON body sent; price what one call is billed by the price table;
   // cost what the service reported. Timestamps are UTC.
   `CREATE TABLE IF NOT EXISTS _tasks (

@@ -29,6 +29,8 @@ export interface AlertsSpec {
   /** Tracked domains, lower-case and without `www.`, as the SERP views write them; a subdomain counts for its domain.
    *  `alerts.domains` when written, else the domains of the pipeline's `targets:`. */
   domains: string[];
+  /** `alerts.domains` is written: the domains are its own, not the targets' (src/report/tracked.ts reads them apart). */
+  ownDomains: boolean;
   /** The pipeline's targets (`targets:`) whose AI Overview citations the ai_citation rules watch. */
   targets: string[];
   rules: AlertRule[];
@@ -92,7 +94,7 @@ export function readAlerts(r: SchemaReader, node: Node | null, at: Place, config
   }
   // One list of tracked domains: the alerts' own when written, else the targets'.
   const tracked = domainsEntry ? domains : [...new Set(targets.flatMap((t) => t.domains.map(normalizeDomain)))];
-  return { domains: tracked, targets: targets.map((t) => t.name), rules, channels, at: r.place(node, at) };
+  return { domains: tracked, ownDomains: Boolean(domainsEntry), targets: targets.map((t) => t.name), rules, channels, at: r.place(node, at) };
 }
 
 /** A rule is a one-key mapping: `- position_drop: 3`, `- run_failed: true`. */

@@ -8,7 +8,7 @@ import { isUnpriced } from '../api/pricing.js';
 import type { Config } from '../config/index.js';
 import { PipelineError } from './errors.js';
 import { resolveAndBuild, type ExpandOptions } from './expand.js';
-import type { CollectMode, Pipeline, PlannedTask } from './types.js';
+import type { CollectMode, Pipeline, PipelineStep, PlannedTask } from './types.js';
 
 export interface StepPlan {
   index: number;
@@ -19,12 +19,25 @@ export interface StepPlan {
   tasks: PlannedTask[];
   /** Combinations equal to an earlier task of this step or of an earlier step, dropped. */
   duplicates: number;
+  /** The tracked target the step names (`target:`). */
+  target?: string;
+  /** Tasks equal to an earlier step's: posted once, by that step, and tracked for this step's target too. */
+  shared?: SharedTasks[];
   /** Fed by SQL: its tasks are known only once earlier steps have loaded. */
   deferred: boolean;
   /** For a deferred step: how (or whether) its tasks were counted for this plan. */
   deferredNote?: string;
   /** The step's own budget_usd, if it has one. */
   budgetUsd?: number;
+}
+
+/** Tasks a step asks for that an earlier step already planned, by that step. */
+export interface SharedTasks {
+  /** The earlier step that posts them. */
+  step: string;
+  /** Its tracked target, when it names one. */
+  target?: string;
+  tasks: number;
 }
 
 export interface Plan {
@@ -46,9 +59,13 @@ export interface PlanOptions extends ExpandOptions {}
 export async function planPipeline(pipeline: Pipeline, opts: PlanOptions): Promise<Plan> {
   const steps: StepPlan[] = [];
   const issues = [];
-  const seen = new Set<string>();
+  // Each planned key and the step that plans it first.
+  const seen = new Map<string, PipelineStep>();
   for (const step of pipeline.steps) {
-    const base = { index: step.index, step: step.name, endpointId: step.endpointId, kind: step.kind, collect: step.collect, deferred: step.deferred, ...(step.budgetUsd !== undefined ? { budgetUsd: step.budgetUsd } : {}) };
+    const base = {
+      index: step.index, step: step.name, endpointId: step.endpointId, kind: step.kind, collect: step.collect, deferred: step.deferred,
+      ...(step.target !== undefined ? { target: step.target } : {}), ...(step.budgetUsd !== undefined ? { budgetUsd: step.budgetUsd } : {}),
+    };
     if (step.deferred && !opts.query) {
       steps.push({ ...base, tasks: [], duplicates: 0, deferredNote: 'reads SQL: expanded at run time, after earlier steps load (not counted)' });
       continue;
@@ -60,12 +77,19 @@ export async function planPipeline(pipeline: Pipeline, opts: PlanOptions): Promi
     }
     for (const i of built.issues) issues.push(i);
     // A task equal to one of an earlier step is posted once, by that step (the ledger keys tasks by run and key).
+    // The later step's targets still get the task's rows (the ledger's _shared_tasks): the plan says which step posts it.
     const fresh = built.tasks.filter((t) => !seen.has(t.key));
-    for (const t of fresh) seen.add(t.key);
+    const shared = new Map<PipelineStep, number>();
+    for (const t of built.tasks) {
+      const owner = seen.get(t.key);
+      if (owner && owner !== step) shared.set(owner, (shared.get(owner) ?? 0) + 1);
+    }
+    for (const t of fresh) seen.set(t.key, step);
     steps.push({
       ...base,
       tasks: fresh,
       duplicates: built.duplicates + built.tasks.length - fresh.length,
+      ...(shared.size ? { shared: [...shared].map(([o, tasks]) => ({ step: o.name, ...(o.target !== undefined ? { target: o.target } : {}), tasks })) } : {}),
       ...(step.deferred ? { deferredNote: 'reads SQL: counted from the warehouse as it is now; the run re-reads it after earlier steps load' } : {}),
     });
   }
@@ -109,6 +133,10 @@ export interface StepEstimate {
   budgetUsd?: number;
   /** The endpoint bills but the price table has no price for it: its cost is not in costUsd (docs/api-live.md). */
   unpriced?: true;
+  /** The tracked target the step names. */
+  target?: string;
+  /** Its tasks an earlier step posts (not counted here): StepPlan.shared. */
+  shared?: SharedTasks[];
 }
 
 export type Schedule = 'hourly' | 'daily' | 'weekly' | 'monthly';
@@ -217,6 +245,8 @@ export function estimatePlan(plan: Plan, config: Config): PlanEstimate {
       ...(sp.deferredNote ? { deferredNote: sp.deferredNote } : {}),
       ...(sp.budgetUsd !== undefined ? { budgetUsd: sp.budgetUsd } : {}),
       ...(isUnpriced(def, config.prices) ? { unpriced: true as const } : {}),
+      ...(sp.target !== undefined ? { target: sp.target } : {}),
+      ...(sp.shared ? { shared: sp.shared } : {}),
     });
   }
   let shortestSeconds = (totals.total / config.rate_limit.calls) * (config.rate_limit.window_ms / 1000);
@@ -325,11 +355,21 @@ export function formatPlan(e: PlanEstimate): string {
   if (t.costMinUsd !== undefined) out.push(`Cost is a range: crawl control may stop on the first page, unused options are refunded, and per-row, per-crawled-page and per-token prices bill what the service returned; the budget reserves the most (${formatUsd(t.costUsd)}) and gets back what is not billed.`);
   if (unpriced.length) out.push(`No price for ${unpriced.map((s) => `${s.step} (${s.endpointId})`).join(', ')}: the live service publishes none (docs/api-live.md), so the estimate leaves these steps out and the budget cannot hold them back before the service bills them. Give each a price under prices: in config/local.yaml.`);
   for (const s of e.steps) if (s.deferredNote) out.push(`Step ${s.step}: ${s.deferredNote}.`);
+  for (const s of e.steps) for (const line of sharedLines(s)) out.push(line);
   for (const s of e.steps) {
     if (s.budgetUsd === undefined) continue;
     out.push(`Step ${s.step}: its own budget ${formatUsd(s.budgetUsd)} ${micros(s.costUsd) <= micros(s.budgetUsd) ? 'covers it' : `is less than its ${formatUsd(s.costUsd)}: it stops posting at its budget, leaving the rest of the pipeline's budget to the other steps`}.`);
   }
   return out.join('\n');
+}
+
+/** What a step shares with earlier steps: paid once, by the step that posts it; tracked for both steps' targets. */
+export function sharedLines(s: Pick<StepEstimate, 'step' | 'target' | 'shared'>): string[] {
+  return (s.shared ?? []).map((sh) => {
+    const targets = [...new Set([sh.target, s.target].filter((t): t is string => t !== undefined))];
+    const n = `${sh.tasks} task${sh.tasks === 1 ? '' : 's'}`;
+    return `Step ${s.step}: ${n} shared with step ${sh.step}: posted and paid once, by ${sh.step}${targets.length ? `; ${sh.tasks === 1 ? 'its' : 'their'} results are tracked for ${targets.length === 1 ? 'target' : 'targets'} ${targets.join(' and ')}` : ''}.`;
+  });
 }
 
 /** The `seo-etl plan --json` form. */

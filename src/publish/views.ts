@@ -438,6 +438,10 @@ function ledgerComments(): string[] {
   for (const [c, d] of [['run_id', 'Run.'], ['step', 'Pipeline step tied to the target.'], ['target', 'Target name (targets[].name).'], ['domain', 'A domain the target tracks (its subdomains count for it).'], ['updated_at', 'When the run recorded it (UTC).']]) {
     out.push(`COMMENT ON COLUMN "_targets".${q(c)} IS ${lit(d)}`);
   }
+  out.push(`COMMENT ON TABLE "_shared_tasks" IS ${lit('Ledger: a task a later step of the run asked for too, posted once by the first step (its _tasks.step); the SERP tracking views count its results for this step\'s targets as well.')}`);
+  for (const [c, d] of [['run_id', 'Run.'], ['task_key', 'The task\'s key in the ledger (_tasks.task_key).'], ['step', 'The later step that asked for the same task.'], ['updated_at', 'When the run recorded it (UTC).']]) {
+    out.push(`COMMENT ON COLUMN "_shared_tasks".${q(c)} IS ${lit(d)}`);
+  }
   out.push(`COMMENT ON TABLE "_tasks" IS ${lit('Ledger: one row per task of a run: state, price, the cost the service billed (reported when the task was posted; for SERP tasks the bill their result reports), errors, timestamps of each state. Summarised by v_run_steps and v_failed_tasks; v_task_costs puts the billed cost beside each collected task.')}`);
   return out;
 }

@@ -2,7 +2,7 @@
  * What a run report shows, read from the curated views of the published warehouse (src/publish/views*.ts): each
  * query selects from one view, filtered to the run and its window of days; no figure is computed twice.
  */
-import { trackedDomain, isTracked } from './tracked.js';
+import { clientRanks, trackedDomain, type Tracked } from './tracked.js';
 import { readFamilySections, type FamilySection } from './families.js';
 import { LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 
@@ -65,8 +65,9 @@ export interface ReportData {
 export interface ReadOptions {
   runId: string;
   days: number;
-  /** Tracked domains (alerts.domains); without them the report shows the domains most often in the top 10. */
-  domains: readonly string[];
+  /** What the pipeline tracks (trackedOf): their ranks as v_serp_tracked_ranks has them. Without it the report
+   *  shows each keyword's best domains. */
+  tracked?: Tracked;
   /** The pipeline's SERP keywords, when known: the SERP section keeps to them. */
   serpKeywords?: readonly string[];
   rateLimitPerMinute: number;
@@ -160,44 +161,76 @@ async function readSerp(query: Query, o: ReadOptions, dates: string[]): Promise<
   const kwFilter = kw ? ` AND list_contains($3::VARCHAR[], keyword)` : '';
   const params = (extra: unknown[] = []) => [from, to, ...(kw ? [kw] : []), ...extra];
   const next = kw ? 4 : 3;
-  let domains = [...o.domains];
-  const trackedFromPipeline = domains.length > 0;
-  // Without tracked domains, each keyword's panels show its three best domains of the window.
-  const shown = new Map<string, Set<string>>();
-  if (!trackedFromPipeline) {
+  const tracked = o.tracked?.domains.length ? o.tracked : undefined;
+  const trackedFromPipeline = tracked !== undefined;
+  const panels = new Map<string, RankPanel>();
+  const line = (keyword: unknown, location: unknown, device: unknown, domain: unknown) => {
+    const key = `${keyword}|${location}|${device}`;
+    let p = panels.get(key);
+    if (!p) panels.set(key, (p = { keyword: String(keyword), locationCode: num(location), device: String(device), lines: [] }));
+    let l = p.lines.find((x) => x.domain === domain);
+    if (!l) p.lines.push((l = { domain: String(domain), positions: dates.map(() => null) }));
+    return l;
+  };
+  let domains: string[];
+  if (tracked) {
+    // The client's rank per day, as v_serp_tracked_ranks has it (its subdomains counted in): one line per tracked domain.
+    domains = tracked.domains;
+    const ranks = clientRanks(tracked, next + 1);
+    const rows = await query(
+      `SELECT keyword, location_code, device, CAST(date AS VARCHAR) AS date, tracked_domain AS domain, min(position)::INT AS position
+       FROM ${ranks.from} WHERE date BETWEEN $1::DATE AND $2::DATE${kwFilter} AND list_contains($${next}::VARCHAR[], tracked_domain)
+       GROUP BY ALL ORDER BY keyword, location_code, device, domain`, [...params([domains]), ...ranks.params]);
+    for (const h of rows) {
+      const l = line(h.keyword, h.location_code, h.device, h.domain);
+      const i = dates.indexOf(String(h.date));
+      if (i >= 0) l.positions[i] = num(h.position);
+    }
+    // A series where no tracked domain ranked in the window draws nothing: no panel for it.
+    for (const [key, p] of panels) {
+      p.lines = p.lines.filter((l) => l.positions.some((x) => x !== null));
+      if (!p.lines.length) panels.delete(key);
+    }
+  } else {
+    // Without tracked domains, each keyword's panels show its three best domains of the window.
+    const shown = new Map<string, Set<string>>();
     for (const d of await query(`SELECT keyword, domain FROM v_serp_rank_history WHERE date BETWEEN $1::DATE AND $2::DATE${kwFilter}
         GROUP BY keyword, domain QUALIFY row_number() OVER (PARTITION BY keyword ORDER BY avg(best_position), domain) <= ${PER_KEYWORD} ORDER BY keyword`, params())) {
       shown.set(String(d.keyword), (shown.get(String(d.keyword)) ?? new Set()).add(String(d.domain)));
     }
     domains = [...new Set([...shown.values()].flatMap((x) => [...x]))];
+    if (!domains.length) return undefined;
+    const history = (await query(
+      `SELECT keyword, location_code, device, CAST(date AS VARCHAR) AS date, domain, min(best_position)::INT AS position
+       FROM v_serp_rank_history WHERE date BETWEEN $1::DATE AND $2::DATE${kwFilter} AND list_contains($${next}::VARCHAR[], domain)
+       GROUP BY ALL ORDER BY keyword, location_code, device, domain`, params([domains])))
+      .filter((h) => shown.get(String(h.keyword))?.has(String(h.domain)));
+    for (const h of history) {
+      const l = line(h.keyword, h.location_code, h.device, h.domain);
+      const i = dates.indexOf(String(h.date));
+      if (i >= 0) l.positions[i] = Number(h.position);
+    }
   }
-  if (!domains.length) return undefined;
-  const history = (await query(
-    `SELECT keyword, location_code, device, CAST(date AS VARCHAR) AS date, domain, min(best_position)::INT AS position
-     FROM v_serp_rank_history WHERE date BETWEEN $1::DATE AND $2::DATE${kwFilter} AND ${trackedDomain('domain', next)}
-     GROUP BY ALL ORDER BY keyword, location_code, device, domain`, params([domains])))
-    .filter((h) => trackedFromPipeline || shown.get(String(h.keyword))?.has(String(h.domain)));
-  const panels = new Map<string, RankPanel>();
-  for (const h of history) {
-    const key = `${h.keyword}|${h.location_code}|${h.device}`;
-    let p = panels.get(key);
-    if (!p) panels.set(key, (p = { keyword: String(h.keyword), locationCode: num(h.location_code), device: String(h.device), lines: [] }));
-    let line = p.lines.find((l) => l.domain === h.domain);
-    if (!line) p.lines.push((line = { domain: String(h.domain), positions: dates.map(() => null) }));
-    const i = dates.indexOf(String(h.date));
-    if (i >= 0) line.positions[i] = Number(h.position);
-  }
+  if (!panels.size && !trackedFromPipeline) return undefined;
 
-  // Movers: the latest day of the window the movement view has, every domain; tracked ones are marked.
+  // Movers: the latest day of the window the movement view has, every host; those counting for a tracked domain are marked.
   const [latest] = await query(`SELECT CAST(max(date) AS VARCHAR) AS d FROM v_serp_domain_movement WHERE date BETWEEN $1::DATE AND $2::DATE${kwFilter} AND movement IN ('up', 'down')`, params());
   const moversDate = (latest?.d as string | null) ?? null;
-  const movers = async (order: 'DESC' | 'ASC' | 'tracked') => moversDate === null ? [] : (await query(
-    `SELECT keyword, location_code, device, domain, previous_position, position, change, movement FROM v_serp_domain_movement
-     WHERE date BETWEEN $1::DATE AND $2::DATE${kwFilter} AND date = $${next}::DATE
-       AND ${order === 'tracked' ? `movement IN ('up', 'down') AND ${trackedDomain('domain', next + 1)}` : `movement = '${order === 'DESC' ? 'up' : 'down'}'`}
-     ORDER BY ${order === 'tracked' ? 'abs(change) DESC, change DESC' : `change ${order}`}, keyword, domain, device, location_code LIMIT ${MOVERS}`,
-    params(order === 'tracked' ? [moversDate, domains] : [moversDate])))
-    .map((m): Mover => ({ keyword: String(m.keyword), locationCode: num(m.location_code), device: String(m.device), domain: String(m.domain), previous: num(m.previous_position), position: num(m.position), change: Number(m.change), movement: String(m.movement), tracked: trackedFromPipeline && isTracked(String(m.domain), domains) }));
+  const mover = (m: Record<string, unknown>): Mover => ({ keyword: String(m.keyword), locationCode: num(m.location_code), device: String(m.device), domain: String(m.domain), previous: num(m.previous_position), position: num(m.position), change: Number(m.change), movement: String(m.movement), tracked: Boolean(m.tracked) });
+  const movers = async (order: 'DESC' | 'ASC') => moversDate === null ? [] : (await query(
+    `SELECT keyword, location_code, device, domain, previous_position, position, change, movement, ${trackedFromPipeline ? trackedDomain('domain', next + 1) : 'false'} AS tracked
+     FROM v_serp_domain_movement
+     WHERE date BETWEEN $1::DATE AND $2::DATE${kwFilter} AND date = $${next}::DATE AND movement = '${order === 'DESC' ? 'up' : 'down'}'
+     ORDER BY change ${order}, keyword, domain, device, location_code LIMIT ${MOVERS}`, params(trackedFromPipeline ? [moversDate, domains] : [moversDate]))).map(mover);
+  // The tracked domains' own moves that day: their rank as the tracked-ranks view has it, not a host's.
+  const trackedMoves = async () => {
+    if (!tracked || moversDate === null) return [];
+    const ranks = clientRanks(tracked, next + 2);
+    return (await query(
+      `SELECT DISTINCT keyword, location_code, device, tracked_domain AS domain, previous_position, position, change, movement, true AS tracked
+       FROM ${ranks.from} WHERE date BETWEEN $1::DATE AND $2::DATE${kwFilter} AND date = $${next}::DATE AND list_contains($${next + 1}::VARCHAR[], tracked_domain) AND movement IN ('up', 'down')
+       ORDER BY abs(change) DESC, change DESC, keyword, domain, device, location_code LIMIT ${MOVERS}`, [...params([moversDate, domains]), ...ranks.params])).map(mover);
+  };
 
   const shares = await query(
     `SELECT keyword, item_type, CAST(date AS VARCHAR) AS date, round(100.0 * sum(pages_with_feature) / sum(pages), 1) AS share
@@ -214,7 +247,7 @@ async function readSerp(query: Query, o: ReadOptions, dates: string[]): Promise<
   }
   return {
     domains, trackedFromPipeline, panels: [...panels.values()].slice(0, MAX_PANELS), moversDate, up: await movers('DESC'), down: await movers('ASC'),
-    trackedMoves: trackedFromPipeline ? await movers('tracked') : [], features: [...features.values()].slice(0, 6),
+    trackedMoves: await trackedMoves(), features: [...features.values()].slice(0, 6),
   };
 }
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Config } from '../config/index.js';
 import type { Pipeline } from '../pipeline/index.js';
 import { readAxisValues } from '../pipeline/sources.js';
-import { normalizeDomain } from '../pipeline/alerts.js';
+import { trackedOf } from './tracked.js';
 import { queryOf, readReportData, type Query, type ReportData } from './data.js';
 import { renderReport } from './html.js';
 import { createDuckdb } from '../load/threads.js';
@@ -51,7 +51,7 @@ export async function withPublished<T>(file: string, fn: (q: Query) => Promise<T
 
 export async function writeReport(o: WriteReportOptions, query?: Query): Promise<WrittenReport> {
   const read = (q: Query) => readReportData(q, {
-    runId: o.runId, days: o.days ?? DEFAULT_DAYS, domains: o.pipeline ? trackedDomains(o.pipeline) : [], serpKeywords: o.pipeline ? serpKeywords(o.pipeline) : undefined,
+    runId: o.runId, days: o.days ?? DEFAULT_DAYS, tracked: o.pipeline ? trackedOf(o.pipeline) : undefined, serpKeywords: o.pipeline ? serpKeywords(o.pipeline) : undefined,
     targets: o.pipeline?.targets.map((t) => t.name),
     rateLimitPerMinute: Math.round((o.config.rate_limit.calls * 60_000) / o.config.rate_limit.window_ms),
   });
@@ -86,9 +86,4 @@ export function serpKeywords(p: Pipeline): string[] | undefined {
     }
   }
   return out.size ? [...out] : undefined;
-}
-
-/** The domains a pipeline tracks: its alerts' (which default to its targets'), else its targets'. */
-export function trackedDomains(p: Pipeline): string[] {
-  return p.alerts?.domains ?? [...new Set(p.targets.flatMap((t) => t.domains.map(normalizeDomain)))];
 }

@@ -7,7 +7,8 @@ import type { Pipeline } from '../pipeline/index.js';
 import type { Mover } from './data.js';
 import { readRunFacts } from './data.js';
 import { reportsDir, serpKeywords, withPublished, writeReport } from './index.js';
-import { aiVisibilityRows, movementRows, raiseAndDeliver, type AlertsOutcome } from './alerts/index.js';
+import { aiVisibilityRows, rankRows, raiseAndDeliver, type AlertsOutcome } from './alerts/index.js';
+import { trackedOf } from './tracked.js';
 
 export interface ReportStageOptions {
   config: Config;
@@ -43,7 +44,7 @@ export async function reportStage(o: ReportStageOptions): Promise<ReportStageRes
       const spec = o.pipeline.alerts;
       if (spec) {
         const run = await readRunFacts(q, o.runId);
-        const movement = await movementRows(q, spec, o.runDate, serpKeywords(o.pipeline));
+        const movement = await rankRows(q, trackedOf(o.pipeline), o.runDate, serpKeywords(o.pipeline));
         const ai = await aiVisibilityRows(q, spec, o.runDate);
         out.alerts = await raiseAndDeliver({
           spec, pipeline: o.pipeline.name, run, movement, ai, reportsDir: reportsDir(o.dataDir), reportPath: out.reportPath, config: o.config, now: o.now,

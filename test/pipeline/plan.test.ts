@@ -100,6 +100,33 @@ steps:
     expect(e.totals.shortestSeconds).toBe(3);
   });
 
+  test('issue 47.2: a task two targets\' steps ask for is planned once and shown as shared, with both targets', async () => {
+    const config = testConfig();
+    const p = load(`name: clients
+budget_usd: 1
+targets:
+  - { name: trailhub, domains: [trailhub.com] }
+  - { name: fitlab, domains: [fitlab.io] }
+steps:
+  - name: ranks
+    endpoint: serp.google.organic.task_post
+    target: trailhub
+    params: { language_code: en, location_code: 2840 }
+    for_each: { keyword: [running shoes, hiking boots], device: [desktop, mobile] }
+  - name: fitlab-ranks
+    endpoint: serp.google.organic.task_post
+    target: fitlab
+    params: { language_code: en, location_code: 2840, device: desktop }
+    for_each: { keyword: [running shoes, yoga mat] }
+`, {}, config).pipeline();
+    const e = estimatePlan(await planPipeline(p, { runId: RUN }), config);
+    expect(e.steps.map((s) => [s.step, s.tasks])).toEqual([['ranks', 4], ['fitlab-ranks', 1]]);
+    expect(e.steps[0].shared).toBeUndefined();
+    expect(e.steps[1].shared).toEqual([{ step: 'ranks', target: 'trailhub', tasks: 1 }]);
+    expect(formatPlan(e)).toContain('Step fitlab-ranks: 1 task shared with step ranks: posted and paid once, by ranks; its results are tracked for targets trailhub and fitlab.');
+    expect(JSON.parse(formatPlanJson(e)).steps[1].shared).toEqual([{ step: 'ranks', target: 'trailhub', tasks: 1 }]);
+  });
+
   test('a SQL-fed step is marked deferred, or counted from the warehouse as it is now', async () => {
     const config = testConfig();
     const yaml = `name: chain

@@ -67,7 +67,7 @@ describe('seo-etl tables', () => {
     expect(l.lastRun).toMatchObject({ runId: 'nightly-2025-01-02', status: 'completed' });
     // Catalog order, whatever order this process met generated tables in (other test files run in it too).
     const active = new Set(TABLES.map((t) => t.name));
-    expect(l.tables.map((t: { name: string }) => t.name)).toEqual([...AVAILABLE_TABLES.filter((t) => active.has(t.name)).map((t) => t.name), '_attempts', '_runs', '_targets', '_tasks']);
+    expect(l.tables.map((t: { name: string }) => t.name)).toEqual([...AVAILABLE_TABLES.filter((t) => active.has(t.name)).map((t) => t.name), '_attempts', '_runs', '_shared_tasks', '_targets', '_tasks']);
     const byName = new Map(l.tables.map((t: { name: string; rows: number }) => [t.name, t.rows]));
     expect(byName.get('keyword_data')).toBe(3);
     expect(byName.get('_runs')).toBe(1);

@@ -12,20 +12,19 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { collectStream, queryFile, ROOT } from '../helpers/project.js';
-import { rankTrackingPipeline, removePipelines, startHistory, type History } from './helpers.js';
+import { EXAMPLE, rankTrackingPipeline, removePipelines, startHistory, type History } from './helpers.js';
 import { openReport, SCREENSHOTS, type Rendered } from './browser.js';
 import type { RunJobResult } from '../../src/run/job.js';
 
 const DAYS = ['2026-11-20', '2026-11-21', '2026-11-22'];
-/** The example's target; its subdomains (blog.trailhub.com) count for it. */
-const TRACKED = 'trailhub.com';
-const TRACKED_SQL = `(domain = '${TRACKED}' OR domain LIKE '%.${TRACKED}')`;
+/** The example's targets' domains: trailhub's subdomains (blog.trailhub.com) count for it. */
+const TRACKED = ['trailhub.com', 'fitlab.io'];
 const DROP = 1;
 const LEAVES = 3;
 const ENTERS = 3;
 const COST = 0.01;
 
-// No alerts.domains: the tracked domains are the example's target's (targets: trailhub).
+// No alerts.domains: the tracked domains are the example's targets' (trailhub and fitlab).
 const ALERTS = `alerts:
   rules:
     - position_drop: ${DROP}
@@ -96,7 +95,7 @@ beforeAll(async () => {
   resumed = await h.run(DAYS[2], { resume: true, out });
   summaries.push(out.text());
   published = resumed.publishedPath;
-}, 180_000);
+}, 300_000); // three runs of 18 tasks and a resume, on a machine other jobs share
 
 afterAll(async () => {
   await h?.close();
@@ -115,29 +114,34 @@ function mailText(raw: string): string {
   return part.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, x) => String.fromCharCode(parseInt(x, 16))).replace(/\r/g, '');
 }
 
-/** Every alert the rules should raise, worked out from the rank history (best position per series and day). */
+/**
+ * Every alert the rules should raise, worked out from the views: each tracked domain's rank per series and day as
+ * v_serp_tracked_ranks has it (the client's rank, its subdomains counted in), compared day by day here; the AI
+ * Overview citations per target from v_serp_ai_visibility.
+ */
 async function expectedAlerts(): Promise<Map<string, string[]>> {
-  const rows = await queryFile(published, `SELECT keyword, location_code, language_code, device, CAST(date AS VARCHAR) AS date, domain, min(best_position)::INT AS pos
-    FROM v_serp_rank_history WHERE ${TRACKED_SQL} GROUP BY ALL`);
-  const pos = new Map(rows.map((r) => [`${r.keyword}|${r.location_code}|${r.language_code}|${r.device}|${r.domain}|${r.date}`, Number(r.pos)]));
-  const series = new Set(rows.map((r) => `${r.keyword}|${r.location_code}|${r.language_code}|${r.device}|${r.domain}`));
+  const rows = await queryFile(published, `SELECT DISTINCT tracked_domain, keyword, location_code, language_code, device, CAST(date AS VARCHAR) AS date, position FROM v_serp_tracked_ranks`);
+  const pos = new Map(rows.map((r) => [`${r.keyword}|${r.location_code}|${r.language_code}|${r.device}|${r.tracked_domain}|${r.date}`, r.position === null ? null : Number(r.position)]));
+  const series = new Set(rows.map((r) => `${r.keyword}|${r.location_code}|${r.language_code}|${r.device}|${r.tracked_domain}`));
   const usd = (n: number) => `$${n.toFixed(n < 1 ? 4 : 2)}`;
   const costs = new Map((await queryFile(published, `SELECT run_id, spent_usd FROM v_runs`)).map((r) => [String(r.run_id), Number(r.spent_usd)]));
   const out = new Map<string, string[]>(DAYS.map((d) => [`rank-tracking-${d}`, costs.get(`rank-tracking-${d}`)! > COST ? [`run rank-tracking-${d} cost ${usd(costs.get(`rank-tracking-${d}`)!)}, above ${usd(COST)}`] : []]));
-  // AI Overview citations: cited one collected day and not the next (or the reverse), per tracked series.
+  // AI Overview citations: cited one collected day and not the next (or the reverse), per target and tracked series.
   const cites = await queryFile(published, `SELECT target, tracked_domain, keyword, location_code, language_code, device, CAST(date AS VARCHAR) AS date, cited, ai_overview_shown, citation_position FROM v_serp_ai_visibility`);
-  const cited = new Map(cites.map((c) => [`${c.keyword}|${c.location_code}|${c.language_code}|${c.device}|${c.date}`, c]));
+  const citeKey = (c: Record<string, unknown>, date: unknown) => `${c.target}|${c.tracked_domain}|${c.keyword}|${c.location_code}|${c.language_code}|${c.device}|${date}`;
+  const cited = new Map(cites.map((c) => [citeKey(c, c.date), c]));
   for (let i = 1; i < DAYS.length; i++) {
     for (const c of cites.filter((x) => x.date === DAYS[i])) {
-      const before = cited.get(`${c.keyword}|${c.location_code}|${c.language_code}|${c.device}|${DAYS[i - 1]}`);
+      const before = cited.get(citeKey(c, DAYS[i - 1]));
       if (!before) continue;
       const where = `"${c.keyword}" (${c.location_code}, ${c.language_code}, ${c.device})`;
-      if (c.cited && !before.cited) out.get(`rank-tracking-${DAYS[i]}`)!.push(`${TRACKED} is cited in the AI Overview for ${where}${c.citation_position !== null ? ` (reference ${c.citation_position})` : ''}; target trailhub`);
-      if (!c.cited && before.cited) out.get(`rank-tracking-${DAYS[i]}`)!.push(`${TRACKED} lost its AI Overview citation for ${where}${c.ai_overview_shown ? '' : ' (no AI Overview showed)'}; target trailhub`);
+      if (c.cited && !before.cited) out.get(`rank-tracking-${DAYS[i]}`)!.push(`${c.tracked_domain} is cited in the AI Overview for ${where}${c.citation_position !== null ? ` (reference ${c.citation_position})` : ''}; target ${c.target}`);
+      if (!c.cited && before.cited) out.get(`rank-tracking-${DAYS[i]}`)!.push(`${c.tracked_domain} lost its AI Overview citation for ${where}${c.ai_overview_shown ? '' : ' (no AI Overview showed)'}; target ${c.target}`);
     }
   }
   for (let i = 1; i < DAYS.length; i++) {
     for (const s of series) {
+      if (!pos.has(`${s}|${DAYS[i - 1]}`) || !pos.has(`${s}|${DAYS[i]}`)) continue; // a day the series was not collected
       const [keyword, location, language, device, domain] = s.split('|');
       const was = pos.get(`${s}|${DAYS[i - 1]}`) ?? null;
       const now = pos.get(`${s}|${DAYS[i]}`) ?? null;
@@ -152,12 +156,15 @@ async function expectedAlerts(): Promise<Map<string, string[]>> {
   return out;
 }
 
+/** Every alert line the webhook delivered, over the three runs. */
+const deliveredLines = () => hooks.filter((x) => x.status === 200).flatMap((x) => alertLines(x.text));
+
 describe('alerts of the rank-tracking example over three sandbox days', () => {
   test('every run completed; the resume published the last day without posting anything', () => {
     expect(runs.map((r) => r.exitCode)).toEqual([0, 0]);
     expect(resumed.exitCode).toBe(0);
     expect(resumed.resumed).toBe(true);
-    expect(h.sandbox.controls.postings()).toHaveLength(36);
+    expect(h.sandbox.controls.postings()).toHaveLength(3 * 18); // the shared keyword posted once a day
   });
 
   test('the webhook got each run\'s alerts once, in one message per run; the day it was down was sent after the next run', async () => {
@@ -167,6 +174,9 @@ describe('alerts of the rank-tracking example over three sandbox days', () => {
     for (const phrase of [' positions for ', `left the top ${LEAVES}`, `entered the top ${ENTERS}`]) expect(last.some((l) => l.includes(phrase)), phrase).toBe(true);
     const all = [...expected.values()].flat();
     for (const phrase of ['is cited in the AI Overview', 'lost its AI Overview citation', 'cost $']) expect(all.some((l) => l.includes(phrase)), phrase).toBe(true);
+    // Both clients have alerts, the second one's on the keyword it shares with the first among them.
+    expect(all.some((l) => l.startsWith('trailhub.com '))).toBe(true);
+    expect(all.some((l) => l.startsWith('fitlab.io ') && l.includes('"running shoes" (2840,'))).toBe(true);
 
     expect(hooks.map((x) => x.status)).toEqual([503, 200, 200, 200]);
     const delivered = hooks.filter((x) => x.status === 200);
@@ -176,6 +186,58 @@ describe('alerts of the rank-tracking example over three sandbox days', () => {
     // The current run's message links its report; a late message names none rather than the wrong one.
     expect(delivered[2].text).toContain(`report: ${path.join(h.dataDir, 'reports', `rank-tracking-${DAYS[2]}.html`)}`);
     expect(delivered[0].text).not.toContain('report:');
+  });
+
+  test('issue 47.1: an alert states the client\'s rank as v_serp_tracked_ranks has it, never a host\'s apart', async () => {
+    // The fixture: for "hiking boots" blog.trailhub.com holds trailhub's best spot while the host trailhub.com moves in
+    // and out of the top 3 (a rule judging hosts apart alerts on it), and fitlab.io has its own hosts.
+    const hostMoves = await queryFile(published, `SELECT keyword, location_code, device, CAST(date AS VARCHAR) AS date, previous_position, position FROM v_serp_domain_movement
+      WHERE domain = 'trailhub.com' AND keyword = 'hiking boots' AND previous_position IS NOT NULL AND position IS NOT NULL
+        AND ((previous_position > ${ENTERS}) <> (position > ${ENTERS}))`);
+    expect(hostMoves.length).toBeGreaterThan(0);
+    const ranks = await queryFile(published, `SELECT keyword, location_code, device, CAST(date AS VARCHAR) AS date, position, previous_position FROM v_serp_tracked_ranks
+      WHERE target = 'trailhub' AND keyword = 'hiking boots' AND position IS NOT NULL AND (previous_position IS NULL OR previous_position <= ${ENTERS}) AND position <= ${ENTERS}`);
+    const inTop = new Set(ranks.map((r) => `${r.location_code}|${r.device}|${r.date}`));
+    const contradicted = hostMoves.filter((m) => inTop.has(`${m.location_code}|${m.device}|${m.date}`));
+    expect(contradicted.length, 'a host crossed the top 3 while the client stayed in it').toBeGreaterThan(0);
+    const lines = deliveredLines();
+    for (const m of contradicted) {
+      const where = `"hiking boots" (${m.location_code}, en, ${m.device})`;
+      expect(lines.filter((l) => l.includes(`top ${ENTERS} for ${where}`) && l.startsWith('trailhub.com ')), `${where} ${m.date}`).toEqual([]);
+    }
+    // Every domain alert names a tracked domain as the targets list it, with the view's positions.
+    const domainLines = lines.filter((l) => / (fell|left|entered) /.test(l));
+    expect(domainLines.length).toBeGreaterThan(0);
+    for (const l of domainLines) expect(TRACKED, l).toContain(l.split(' ')[0]);
+    const expected = [...(await expectedAlerts()).values()].flat();
+    expect(domainLines.sort()).toEqual(expected.filter((l) => / (fell|left|entered) /.test(l)).sort());
+  });
+
+  test('issue 47.2: a keyword two clients ask for is posted once a day and tracked for both; plan says it is shared', async () => {
+    const shared = `keyword = 'running shoes' AND location_code = 2840`;
+    const tasks = await queryFile(published, `SELECT run_id, step, count(*)::INT AS n FROM _tasks WHERE params LIKE '%"running shoes"%' AND params LIKE '%2840%' GROUP BY ALL ORDER BY run_id`);
+    expect(tasks.map((t) => [t.run_id, t.step, t.n])).toEqual(DAYS.map((d) => [`rank-tracking-${d}`, 'ranks', 2]));
+    const rows = await queryFile(published, `SELECT target, device, CAST(date AS VARCHAR) AS date, position FROM v_serp_tracked_ranks WHERE ${shared} ORDER BY target, device, date`);
+    for (const target of ['trailhub', 'fitlab']) {
+      expect(rows.filter((r) => r.target === target).map((r) => `${r.device} ${r.date}`), target).toEqual(['desktop', 'mobile'].flatMap((d) => DAYS.map((day) => `${d} ${day}`)));
+    }
+    // fitlab ranks on those pages, and its rows say where, as the pages have it.
+    expect(rows.filter((r) => r.target === 'fitlab').every((r) => r.position !== null)).toBe(true);
+    const [{ best }] = await queryFile(published, `SELECT min(rank_group)::INT AS best FROM serp_results s JOIN serp_results__items i ON i._parent_id = s._id
+      WHERE s.keyword = 'running shoes' AND s.location_code = 2840 AND i.item_type = 'organic' AND i.domain = 'fitlab.io' AND CAST(s.datetime AS DATE) = DATE '${DAYS[0]}'
+        AND s._task_id IN (SELECT service_id FROM _tasks WHERE params LIKE '%"desktop"%')`);
+    expect(Number(rows.find((r) => r.target === 'fitlab' && r.device === 'desktop' && r.date === DAYS[0])!.position)).toBe(best);
+    // The features view names both targets on the shared pages.
+    const [{ targets }] = await queryFile(published, `SELECT string_agg(DISTINCT target, ';') AS targets FROM v_serp_features_daily WHERE ${shared}`);
+    expect(targets).toBe('fitlab, trailhub');
+    // plan: the second step plans what is its own and says which step posts the rest, for which targets.
+    const { loadPipeline, planPipeline, estimatePlan, formatPlan } = await import('../../src/pipeline/index.js');
+    const { loadConfig } = await import('../../src/config/index.js');
+    const config = loadConfig({ root: ROOT, env: h.env, overrides: h.overrides });
+    const e = estimatePlan(await planPipeline(loadPipeline(EXAMPLE, config), { runId: 'rank-tracking-2026-11-23' }), config);
+    expect(e.steps.map((st) => [st.step, st.tasks])).toEqual([['ranks', 16], ['fitlab-ranks', 2]]);
+    expect(e.steps[1].shared).toEqual([{ step: 'ranks', target: 'trailhub', tasks: 2 }]);
+    expect(formatPlan(e)).toContain('Step fitlab-ranks: 2 tasks shared with step ranks: posted and paid once, by ranks; their results are tracked for targets trailhub and fitlab.');
   });
 
   test('email got the same alerts once, each run\'s message with its report attached', async () => {
@@ -256,10 +318,10 @@ describe('the report of the last day', () => {
     const ids = page.charts.map((c) => c.id);
     // A small multiple per keyword, location and device where a tracked domain ranks; movers; one features chart
     // per keyword; and the night's.
-    const [{ panels }] = await queryFile(published, `SELECT count(DISTINCT (keyword, location_code, device))::INT AS panels FROM v_serp_rank_history WHERE ${TRACKED_SQL}`);
+    const [{ panels }] = await queryFile(published, `SELECT count(DISTINCT (keyword, location_code, device))::INT AS panels FROM v_serp_tracked_ranks WHERE position IS NOT NULL`);
     expect(panels).toBeGreaterThan(4);
     expect(ids.filter((i) => i.startsWith('rank-'))).toHaveLength(panels as number);
-    expect(ids.filter((i) => i.startsWith('features-'))).toHaveLength(3);
+    expect(ids.filter((i) => i.startsWith('features-'))).toHaveLength(5); // the pipeline's five keywords
     expect(ids).toEqual(expect.arrayContaining(['cost-per-step', 'cost-per-night', 'tasks-by-state', 'calls-per-minute', 'rows-per-table', 'movers', 'ai-overview']));
     for (const c of page.charts) {
       expect(c.declared, c.id).toBeGreaterThan(0);
@@ -270,12 +332,12 @@ describe('the report of the last day', () => {
     expect(statSync(path.join(SCREENSHOTS, 'rank-tracking.png')).size).toBeGreaterThan(10_000);
   });
 
-  test('the small multiples hold each tracked domain\'s position per day, as the rank history has it', async () => {
+  test('the small multiples hold each tracked domain\'s rank per day, as the tracked-ranks view has it', async () => {
     const html = readFileSync(file(), 'utf8');
-    const rows = await queryFile(published, `SELECT count(*)::INT AS n FROM (SELECT DISTINCT keyword, location_code, device, date, domain FROM v_serp_rank_history WHERE ${TRACKED_SQL})`);
+    const rows = await queryFile(published, `SELECT count(*)::INT AS n FROM (SELECT DISTINCT keyword, location_code, device, date, tracked_domain FROM v_serp_tracked_ranks WHERE position IS NOT NULL)`);
     const declared = [...html.matchAll(/data-chart="rank-\d+" data-points="(\d+)"/g)].reduce((n, m) => n + Number(m[1]), 0);
     expect(declared).toBe(rows[0].n);
-    expect(page.text).toContain(`tracked domains (alerts.domains, else the targets'; subdomains count): ${TRACKED}`);
+    expect(page.text).toContain(`tracked domains (alerts.domains, else the targets'; subdomains count): ${TRACKED.join(', ')}`);
   });
 
   test('the end-of-run notice names the top movers, tracked domains first, and the report', () => {

@@ -72,10 +72,11 @@ describe('the rank-tracking example against the sandbox', () => {
 
     const runConfig = loadConfig({ root: ROOT, env, overrides });
     const estimate = estimatePlan(await planPipeline(loadPipeline(EXAMPLE, runConfig), { runId: 'plan' }), runConfig);
-    expect(estimate.totals.tasks).toBe(12);
+    // trailhub's 16 and fitlab's 4, two of them trailhub's too (the same task, posted once).
+    expect(estimate.totals.tasks).toBe(18);
     // From the first page without the async AI Overview to 5 pages with it, per task.
-    expect(estimate.totals.costMinUsd).toBeCloseTo(12 * 0.0006, 9);
-    expect(estimate.totals.costUsd).toBeCloseTo(12 * 0.003, 9);
+    expect(estimate.totals.costMinUsd).toBeCloseTo(18 * 0.0006, 9);
+    expect(estimate.totals.costUsd).toBeCloseTo(18 * 0.003, 9);
 
     const first = await run('2026-11-20');
     expect(first.exitCode).toBe(0);
@@ -85,25 +86,26 @@ describe('the rank-tracking example against the sandbox', () => {
 
     // The sandbox charged plan's maximum at posting; what it billed in the end is what the ledger recorded.
     const postings = sandbox.controls.postings();
-    expect(postings).toHaveLength(24);
+    expect(postings).toHaveLength(36);
     for (const p of postings) expect(p.cost).toBe(taskPrice(endpoint(p.endpointId), p.data, runConfig.prices));
     const db = second.publishedPath;
     const [ledger] = await queryFile(db, `SELECT round(sum(cost) * 1e6)::BIGINT AS micros, count(*) FILTER (WHERE cost < price)::INT AS refunded, count(*)::INT AS n FROM _tasks`);
-    expect(ledger.n).toBe(24);
+    expect(ledger.n).toBe(36);
     expect(Number(ledger.micros)).toBe(Math.round(sandbox.controls.billed() * 1e6));
     expect(sandbox.controls.billed()).toBeLessThan(2 * estimate.totals.costUsd);
     expect(ledger.refunded).toBeGreaterThan(0);
-    // Crawl control stopped at the client's page: no page past the first one holding trailhub.com was crawled.
-    const stops = await queryFile(db, `SELECT r.pages_count, min(i.page) FILTER (WHERE i.item_type = 'organic' AND (i.domain = 'trailhub.com' OR i.domain LIKE '%.trailhub.com')) AS hit
+    // Crawl control stopped at the page where both clients were found (target_search_mode: all): no page past it was crawled.
+    const stops = await queryFile(db, `SELECT r.pages_count, min(i.page) FILTER (WHERE i.item_type = 'organic' AND (i.domain = 'trailhub.com' OR i.domain LIKE '%.trailhub.com')) AS hit,
+        min(i.page) FILTER (WHERE i.item_type = 'organic' AND i.domain = 'fitlab.io') AS hit2
       FROM serp_results r JOIN serp_results__items i ON i._parent_id = r._id GROUP BY r._id, r.pages_count`);
-    expect(stops).toHaveLength(24);
-    for (const st of stops) if (st.hit !== null) expect(Number(st.pages_count)).toBe(Number(st.hit));
+    expect(stops).toHaveLength(36);
+    for (const st of stops) if (st.hit !== null && st.hit2 !== null) expect(Number(st.pages_count)).toBe(Math.max(Number(st.hit), Number(st.hit2)));
     expect(stops.some((st) => Number(st.pages_count) < 5)).toBe(true);
 
-    // Tracked ranks: a row per tracked domain, series and day, ranked or not.
+    // Tracked ranks: a row per tracked domain, series and day, ranked or not (trailhub's 16 series, fitlab's 4).
     const tracked = await queryFile(db, `SELECT * FROM v_serp_tracked_ranks ORDER BY keyword, location_code, device, date`);
-    expect(tracked).toHaveLength(24);
-    expect(new Set(tracked.map((r) => `${r.target}|${r.tracked_domain}|${r.registrable_domain}`))).toEqual(new Set(['trailhub|trailhub.com|trailhub.com']));
+    expect(tracked).toHaveLength(40);
+    expect(new Set(tracked.map((r) => `${r.target}|${r.tracked_domain}|${r.registrable_domain}`))).toEqual(new Set(['trailhub|trailhub.com|trailhub.com', 'fitlab|fitlab.io|fitlab.io']));
     for (const r of tracked) {
       if (r.position === null) expect(r.status).toBe(`not in the top ${r.organic_results}`);
       else expect(r.status).toBe('ranked');
@@ -112,11 +114,11 @@ describe('the rank-tracking example against the sandbox', () => {
 
     // AI visibility: whether an overview showed and cited the client, each day; the citations it made.
     const vis = await queryFile(db, `SELECT * FROM v_serp_ai_visibility ORDER BY keyword, location_code, device, date`);
-    expect(vis).toHaveLength(24);
+    expect(vis).toHaveLength(40);
     const citations = await queryFile(db, `SELECT keyword, location_code, device, date, domain, citation_position FROM v_serp_ai_citations`);
     for (const v of vis) {
       const mine = citations.filter((c) => c.keyword === v.keyword && c.location_code === v.location_code && c.device === v.device && isoDay(c.date) === isoDay(v.date)
-        && (c.domain === 'trailhub.com' || String(c.domain).endsWith('.trailhub.com')));
+        && (c.domain === v.tracked_domain || String(c.domain).endsWith(`.${v.tracked_domain}`)));
       expect(v.cited, `${v.keyword} ${v.device} ${isoDay(v.date)}`).toBe(mine.length > 0);
       if (v.cited) expect(Number(v.citation_position)).toBe(Math.min(...mine.map((c) => Number(c.citation_position))));
       if (!v.ai_overview_shown) expect(v.cited).toBe(false);

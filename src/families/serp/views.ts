@@ -7,6 +7,7 @@
 import type { ViewDef, ViewColumn } from '../../publish/views.js';
 import { lit } from '../../load/quote.js';
 import { SERP_ITEM_TYPES } from './tables.js';
+import { countsFor } from './tracked.js';
 
 const col = (name: string, description: string): ViewColumn => ({ name, description });
 
@@ -79,8 +80,6 @@ const oneKey = (...parts: string[]) => parts.join(' || chr(30) || ');
 /** One text key per engine, type, location, language, device and day (all keywords): as seriesKey. */
 const dayKey = (a: string) =>
   `coalesce(${a}.se, '') || chr(31) || coalesce(${a}.se_type, '') || chr(31) || coalesce(CAST(${a}.location_code AS VARCHAR), '') || chr(31) || coalesce(${a}.language_code, '') || chr(31) || coalesce(${a}.device, '') || chr(31) || CAST(${a}.date AS VARCHAR)`;
-/** A domain that counts for a tracked one: itself or one of its subdomains. */
-const countsFor = (d: string, tracked: string) => `(${d} = ${tracked} OR right(${d}, length(${tracked}) + 1) = '.' || ${tracked})`;
 const series = (a: string) => SERIES.map((x) => `${a}.${x}`).join(', ');
 /**
  * A page's series and day, in a grouping by page (`result_id`): they are the page's own, so the grouping key stays
@@ -88,8 +87,22 @@ const series = (a: string) => SERIES.map((x) => `${a}.${x}`).join(', ');
  */
 const pageSeries = (a = '') => [...SERIES, 'date'].map((x) => `any_value(${a}${x}) AS ${x}`).join(', ');
 
-/** Pages (one row per result page), AI Overview citations, and the tracked domains of each task, over SERP_ITEMS. */
-const TRACKING = `${SERP_ITEMS},
+/**
+ * The tracked domains of each task, from the pipelines' targets: a task counts for the targets of its own step and
+ * of every later step of the run that asked for the same task (`_shared_tasks`), so a keyword two clients share is
+ * posted once and tracked for both. Columns: run_id, task_id (the service's), target, tracked_domain.
+ */
+export const TARGETS_TRACKED = `
+    SELECT t.run_id, t.service_id AS task_id, g.target, g.domain AS tracked_domain
+    FROM _tasks t JOIN _targets g ON g.run_id = t.run_id AND g.step = t.step
+    WHERE t.service_id IS NOT NULL
+    UNION
+    SELECT t.run_id, t.service_id, g.target, g.domain
+    FROM _shared_tasks s JOIN _tasks t ON t.run_id = s.run_id AND t.task_key = s.task_key JOIN _targets g ON g.run_id = s.run_id AND g.step = s.step
+    WHERE t.service_id IS NOT NULL`;
+
+/** Pages (one row per result page), AI Overview citations, and the tracked domains of each task (`tracked`), over SERP_ITEMS. */
+const tracking = (tracked: string) => `${SERP_ITEMS},
   pages AS (
     SELECT ${pageSeries()}, result_id, any_value(task_id) AS task_id, any_value(run_id) AS run_id,
            count(*) FILTER (WHERE item_type = 'organic') AS organic_results,
@@ -105,14 +118,52 @@ const TRACKING = `${SERP_ITEMS},
     FROM serp_regular__items__ai_overview_references r
   ), page_citations AS (
     SELECT item_id, count(*) AS sources_cited, array_agg(domain ORDER BY citation_position) AS cited_domains FROM citations GROUP BY item_id
-  ), tracked AS (
-    SELECT DISTINCT t.run_id, t.service_id AS task_id, g.target, g.domain AS tracked_domain
-    FROM _tasks t JOIN _targets g ON g.run_id = t.run_id AND g.step = t.step
-    WHERE t.service_id IS NOT NULL
+  ), tracked AS (${tracked}
   )`;
+const TRACKING = tracking(TARGETS_TRACKED);
 
 /** An organic item of a tracked task that ranks for its tracked domain (`i` the item, `k` the tracked row). */
 const TRACKED_RANK = `i.item_type = 'organic' AND i.domain IS NOT NULL AND ${countsFor('i.domain', 'k.tracked_domain')}`;
+
+/**
+ * v_serp_tracked_ranks over a relation of tracked tasks (`tracked`: run_id, task_id, target, tracked_domain): the
+ * best organic position per tracked domain, series and collected day, the hosts that count for it (countsFor)
+ * together. The view reads the targets' tasks (TARGETS_TRACKED); the report and alerts read the view, or this
+ * same SQL over the domains a pipeline's `alerts.domains` names (src/report/tracked.ts).
+ */
+export const trackedRanksSelect = (tracked: string) => `${tracking(tracked)},
+  hits AS (
+    SELECT k.target, k.tracked_domain, i.result_id, i.rank_group, i.url
+    FROM serp_items i JOIN tracked k ON k.run_id = i.run_id AND k.task_id = i.task_id WHERE ${TRACKED_RANK}
+  ), on_page AS (
+    -- Each tracked page and its tracked domain's hits, grouped by page, then by day: a grid of days joined to the
+    -- days ranked was planned at a row or two by PostgreSQL and compared pairwise (85 million rows at a year of
+    -- 10 keywords); a union grouped needs no join estimate, and the pages' facts are counted once, not per target.
+    SELECT target, tracked_domain, result_id, ${pageSeries()}, max(organic_results) AS organic_results, bool_or(ai_overview_shown) AS ai_overview_shown,
+           min(rank_group) AS position, arg_min(url, rank_group) AS url
+    FROM (
+      SELECT k.target, k.tracked_domain, p.result_id, ${series('p')}, p.date, p.organic_results, p.ai_overview_shown, NULL AS rank_group, NULL AS url
+      FROM pages p JOIN tracked k ON k.run_id = p.run_id AND k.task_id = p.task_id
+      UNION ALL
+      SELECT target, tracked_domain, result_id, ${[...SERIES, 'date', 'organic_results', 'ai_overview_shown'].map((c) => `NULL AS ${c}`).join(', ')}, rank_group, url FROM hits
+    ) AS u
+    GROUP BY target, tracked_domain, result_id
+  ), days AS (
+    SELECT target, tracked_domain, ${SERIES.join(', ')}, date, max(organic_results) AS organic_results, bool_or(ai_overview_shown) AS ai_overview_shown,
+           min(position) AS position, arg_min(url, position) AS url
+    FROM on_page GROUP BY target, tracked_domain, ${SERIES.join(', ')}, date
+  ), joined AS (
+    SELECT d.*, lag(d.date) OVER w AS previous_date, lag(d.position) OVER w AS previous_position
+    FROM days d
+    WINDOW w AS (PARTITION BY d.target, d.tracked_domain, ${series('d')} ORDER BY d.date)
+  )
+SELECT target, tracked_domain, ${registrable('tracked_domain')} AS registrable_domain, ${SERIES.join(', ')}, date, position, url,
+       CASE WHEN position IS NULL THEN 'not in the top ' || organic_results ELSE 'ranked' END AS status, organic_results, ai_overview_shown,
+       previous_date, previous_position, previous_position - position AS change,
+       CASE WHEN previous_date IS NULL THEN 'first' WHEN position IS NULL AND previous_position IS NULL THEN 'not_ranked'
+            WHEN previous_position IS NULL THEN 'new' WHEN position IS NULL THEN 'lost'
+            WHEN position < previous_position THEN 'up' WHEN position > previous_position THEN 'down' ELSE 'same' END AS movement
+FROM joined`;
 
 const TRACKED_COLUMNS = [
   col('target', 'The tracked target (pipeline `targets:` name: a client or project).'),
@@ -288,7 +339,7 @@ GROUP BY ${series('p')}, p.date, c.domain, c.url`,
     pgMaterializedKey: ['target', 'tracked_domain', ...SERIES, 'date'],
     question: 'Did the AI Overview show for each tracked keyword, location, device and day, and did it cite each tracked domain?',
     grain: 'one row per target, tracked domain, keyword, engine, result type, location, language, device and day the keyword was collected.',
-    notes: 'For the steps a pipeline ties to a target (`targets:`, ledger table `_targets`): every day the keyword\'s page was collected, whether an AI Overview showed, how many sources it cited and which, and whether the tracked domain (or a subdomain of it) was among them. `citation_change` compares with the previous collected day: gained, lost, kept, not_cited, or first.',
+    notes: 'For the steps a pipeline ties to a target (`targets:`, ledger table `_targets`; a task two such steps asked for counts for both, `_shared_tasks`): every day the keyword\'s page was collected, whether an AI Overview showed, how many sources it cited and which, and whether the tracked domain (or a subdomain of it) was among them. `citation_change` compares with the previous collected day: gained, lost, kept, not_cited, or first.',
     columns: [
       ...TRACKED_COLUMNS,
       ...SERIES_COLUMNS,
@@ -329,7 +380,7 @@ FROM marked`,
     pgMaterializedKey: ['target', 'tracked_domain', ...SERIES, 'date'],
     question: 'Where did each tracked domain rank for each keyword, location, device and day, including the days it did not rank?',
     grain: 'one row per target, tracked domain, keyword, engine, result type, location, language, device and day the keyword was collected.',
-    notes: 'For the steps a pipeline ties to a target: the best organic position of the tracked domain or any of its subdomains on each collected day, or null with `status` "not in the top N" (N the organic results the page held, fewer when crawl control stopped early), so a dashboard needs no grid of its own. `movement` compares with the previous collected day: first, new, lost, up, down, same or not_ranked.',
+    notes: 'For the steps a pipeline ties to a target (a task two such steps asked for, posted once, counts for both steps\' targets: `_shared_tasks`): the client\'s rank, the best organic position of the tracked domain or any of its subdomains on each collected day (the report and the alerts read it from here), or null with `status` "not in the top N" (N the organic results the page held, fewer when crawl control stopped early), so a dashboard needs no grid of its own. `movement` compares with the previous collected day: first, new, lost, up, down, same or not_ranked.',
     columns: [
       ...TRACKED_COLUMNS,
       ...SERIES_COLUMNS,
@@ -344,39 +395,7 @@ FROM marked`,
       col('change', 'previous_position - position: positive when the domain moved up.'),
       col('movement', 'first, new, lost, up, down, same or not_ranked.'),
     ],
-    select: `${TRACKING},
-  hits AS (
-    SELECT k.target, k.tracked_domain, i.result_id, i.rank_group, i.url
-    FROM serp_items i JOIN tracked k ON k.run_id = i.run_id AND k.task_id = i.task_id WHERE ${TRACKED_RANK}
-  ), on_page AS (
-    -- Each tracked page and its tracked domain's hits, grouped by page, then by day: a grid of days joined to the
-    -- days ranked was planned at a row or two by PostgreSQL and compared pairwise (85 million rows at a year of
-    -- 10 keywords); a union grouped needs no join estimate, and the pages' facts are counted once, not per target.
-    SELECT target, tracked_domain, result_id, ${pageSeries()}, max(organic_results) AS organic_results, bool_or(ai_overview_shown) AS ai_overview_shown,
-           min(rank_group) AS position, arg_min(url, rank_group) AS url
-    FROM (
-      SELECT k.target, k.tracked_domain, p.result_id, ${series('p')}, p.date, p.organic_results, p.ai_overview_shown, NULL AS rank_group, NULL AS url
-      FROM pages p JOIN tracked k ON k.run_id = p.run_id AND k.task_id = p.task_id
-      UNION ALL
-      SELECT target, tracked_domain, result_id, ${[...SERIES, 'date', 'organic_results', 'ai_overview_shown'].map((c) => `NULL AS ${c}`).join(', ')}, rank_group, url FROM hits
-    ) AS u
-    GROUP BY target, tracked_domain, result_id
-  ), days AS (
-    SELECT target, tracked_domain, ${SERIES.join(', ')}, date, max(organic_results) AS organic_results, bool_or(ai_overview_shown) AS ai_overview_shown,
-           min(position) AS position, arg_min(url, position) AS url
-    FROM on_page GROUP BY target, tracked_domain, ${SERIES.join(', ')}, date
-  ), joined AS (
-    SELECT d.*, lag(d.date) OVER w AS previous_date, lag(d.position) OVER w AS previous_position
-    FROM days d
-    WINDOW w AS (PARTITION BY d.target, d.tracked_domain, ${series('d')} ORDER BY d.date)
-  )
-SELECT target, tracked_domain, ${registrable('tracked_domain')} AS registrable_domain, ${SERIES.join(', ')}, date, position, url,
-       CASE WHEN position IS NULL THEN 'not in the top ' || organic_results ELSE 'ranked' END AS status, organic_results, ai_overview_shown,
-       previous_date, previous_position, previous_position - position AS change,
-       CASE WHEN previous_date IS NULL THEN 'first' WHEN position IS NULL AND previous_position IS NULL THEN 'not_ranked'
-            WHEN previous_position IS NULL THEN 'new' WHEN position IS NULL THEN 'lost'
-            WHEN position < previous_position THEN 'up' WHEN position > previous_position THEN 'down' ELSE 'same' END AS movement
-FROM joined`,
+    select: trackedRanksSelect(TARGETS_TRACKED),
   },
   {
     name: 'v_serp_share_of_voice',

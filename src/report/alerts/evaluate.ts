@@ -1,6 +1,6 @@
 /**
- * Alert rules against the views, as pure functions: the run's facts (v_runs) and its day's movement rows of the
- * tracked domains (v_serp_domain_movement) in, the alerts out. Each alert has a key that names the rule, the
+ * Alert rules against the views, as pure functions: the run's facts (v_runs) and its day's ranks of the tracked
+ * domains (v_serp_tracked_ranks: the client's rank, its subdomains counted in) in, the alerts out. Each alert has a key that names the rule, the
  * subject and its day or run, so the same movement evaluated again (resume, a repeated run) is the same alert.
  */
 import type { AlertRule } from '../../pipeline/index.js';
@@ -13,7 +13,7 @@ export interface Alert {
   text: string;
 }
 
-/** One row of v_serp_domain_movement. */
+/** A tracked domain's rank on a day and the previous collected day: a row of v_serp_tracked_ranks (rankRows). */
 export interface MovementRow {
   keyword: string; se: string | null; se_type: string | null; location_code: number | null; language_code: string | null; device: string;
   date: string; domain: string; position: number | null; previous_position: number | null; movement: string;
@@ -23,7 +23,7 @@ const where = (m: MovementRow) => `"${m.keyword}" (${[m.location_code, m.languag
 const subject = (m: MovementRow) => [m.domain, m.keyword, m.se, m.se_type, m.location_code, m.language_code, m.device, m.date].join('|');
 const usd = (n: number) => `$${n.toFixed(n < 1 ? 4 : 2)}`;
 
-/** Alerts about tracked domains: a movement row fires a rule at most once. Rows of the series' first day never fire. */
+/** Alerts about tracked domains: a rank row fires a rule at most once. Rows of the series' first day never fire. */
 export function domainAlerts(rules: readonly AlertRule[], rows: readonly MovementRow[], runId: string): Alert[] {
   const out: Alert[] = [];
   for (const m of rows) {

@@ -8,7 +8,7 @@ import type { AlertsSpec } from '../../pipeline/index.js';
 import type { Query, RunFacts } from '../data.js';
 import { aiAlerts, domainAlerts, runAlerts, type AiVisibilityRow, type Alert, type MovementRow } from './evaluate.js';
 import { AlertOutbox } from './outbox.js';
-import { trackedDomain } from '../tracked.js';
+import { clientRanks, type Tracked } from '../tracked.js';
 import { channelId, channelShown, deliver } from './deliver.js';
 
 export type { Alert } from './evaluate.js';
@@ -41,16 +41,20 @@ export async function aiVisibilityRows(q: Query, spec: AlertsSpec, runDate: stri
   }));
 }
 
-/** The movement rows of the tracked domains on the run's SERP day (the latest within a day of the run date). */
-export async function movementRows(q: Query, spec: AlertsSpec, runDate: string, keywords?: readonly string[]): Promise<MovementRow[]> {
-  if (!spec.domains.length) return [];
+/**
+ * The tracked domains' ranks on the run's SERP day (the latest within a day of the run date), as v_serp_tracked_ranks
+ * has them: the client's rank, its subdomains counted in (src/report/tracked.ts), one row per tracked domain and
+ * series even when several targets track the same domain.
+ */
+export async function rankRows(q: Query, tracked: Tracked | undefined, runDate: string, keywords?: readonly string[]): Promise<MovementRow[]> {
+  if (!tracked?.domains.length) return [];
   const kw = keywords?.length ? ' AND list_contains($3::VARCHAR[], keyword)' : '';
-  const params: unknown[] = [runDate, spec.domains, ...(keywords?.length ? [keywords] : [])];
+  const ranks = clientRanks(tracked, keywords?.length ? 4 : 3);
   const rows = await q(
-    `WITH day AS (SELECT max(date) AS d FROM v_serp_domain_movement
-                  WHERE date BETWEEN $1::DATE - INTERVAL 1 DAY AND $1::DATE + INTERVAL 1 DAY AND ${trackedDomain('domain', 2)}${kw})
-     SELECT keyword, se, se_type, location_code, language_code, device, CAST(date AS VARCHAR) AS date, domain, position, previous_position, movement
-     FROM v_serp_domain_movement WHERE date = (SELECT d FROM day) AND ${trackedDomain('domain', 2)}${kw}`, params);
+    `WITH r AS (SELECT * FROM ${ranks.from} WHERE list_contains($2::VARCHAR[], tracked_domain)${kw}),
+     day AS (SELECT max(date) AS d FROM r WHERE date BETWEEN $1::DATE - INTERVAL 1 DAY AND $1::DATE + INTERVAL 1 DAY)
+     SELECT DISTINCT keyword, se, se_type, location_code, language_code, device, CAST(date AS VARCHAR) AS date, tracked_domain AS domain, position, previous_position, movement
+     FROM r WHERE date = (SELECT d FROM day)`, [runDate, tracked.domains, ...(keywords?.length ? [keywords] : []), ...ranks.params]);
   return rows.map((r) => ({
     keyword: String(r.keyword), se: (r.se as string | null) ?? null, se_type: (r.se_type as string | null) ?? null, location_code: r.location_code === null ? null : Number(r.location_code),
     language_code: (r.language_code as string | null) ?? null, device: String(r.device), date: String(r.date), domain: String(r.domain),
@@ -62,6 +66,7 @@ export interface RunAlertsOptions {
   spec: AlertsSpec;
   pipeline: string;
   run: RunFacts;
+  /** The tracked domains' ranks of the day (rankRows). */
   movement: readonly MovementRow[];
   /** v_serp_ai_visibility rows of the day (aiVisibilityRows). */
   ai: readonly AiVisibilityRow[];
