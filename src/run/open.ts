@@ -23,6 +23,7 @@ import { logFormat, stderrLog } from '../api/log-output.js';
 import { bindDataFolder, noteRunService, refuseAccidentalSandbox, serviceOf, type Service } from '../config/service.js';
 import type { RunJobOptions } from './job.js';
 import { useDuckdbThreads } from '../load/threads.js';
+import { dataFolders, requireWritableFolders } from '../config/writable.js';
 
 export interface OpenedRun {
   config: Config;
@@ -60,6 +61,7 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
   const paths = warehousePaths(path.resolve(opts.root, config.warehouse.dir));
   // The whole pipeline is validated before the lock is taken or anything spent.
   let pipeline = opts.pipelineFile ? loadPipeline(path.resolve(opts.root, opts.pipelineFile), config, { env }) : undefined;
+  requireWritableFolders(dataFolders(paths), opts.folderProbe); // a read-only data folder: exit 2 naming it, before the lock
   mkdirSync(paths.dir, { recursive: true });
   // --wait: a second run (another cron line) waits for the first instead of exiting 3 at once.
   const lock = opts.waitMs
