@@ -95,7 +95,8 @@ program
   .command('run')
   .description('run a pipeline: plan, post, collect, normalize, load and publish')
   .argument('<pipeline>', 'pipeline YAML file')
-  .option('--run-date <yyyy-mm-dd>', 'the day this run is for (a run of the same pipeline and day resumes)', day)
+  .option('--run-date <yyyy-mm-dd>', 'the day this run is for, today or earlier in the account\'s time zone (a run of the same pipeline and day resumes)', day)
+  .option('--allow-future-date', 'with --run-date, a day after today on purpose: sandboxes only (try several days ahead)')
   .option('--wait [duration]', WAIT_HELP, duration)
   .addHelpText('after', EXIT_HELP)
   .option('--no-progress', 'no progress bar, even on a terminal: log lines on stderr instead')
@@ -103,7 +104,7 @@ program
   .option('--log-format <format>', 'stderr log lines: human (default) or json (the log file is JSON either way)')
   .action(async (pipeline, opts) => {
     const { runCommand } = await import('./run/command.js');
-    process.exitCode = await runCommand({ root: rootFor(pipeline), pipeline: abs(pipeline), runDate: opts.runDate, ...outputOf(opts) });
+    process.exitCode = await runCommand({ root: rootFor(pipeline), pipeline: abs(pipeline), runDate: opts.runDate, allowFutureDate: Boolean(opts.allowFutureDate), ...outputOf(opts) });
   });
 
 program
