@@ -69,7 +69,7 @@ describe('a run date after today (issue 47, point 4)', () => {
 
   describe('a run, against a sandbox whose account is on New York time', () => {
     let p: TestProject;
-    beforeAll(async () => { p = await startProject({ sandbox: { account_timezone: 'America/New_York' } }); }, 60_000);
+    beforeAll(async () => { p = await startProject({ sandbox: { account_timezone: 'America/New_York' } }); });
     afterAll(() => p?.close());
     const run = (runDate: string, o: { allowFutureDate?: boolean; folderProbe?: FolderProbe } = {}) => runJob({
       root: ROOT, pipelineFile: NIGHTLY, runDate, env: p.env, configOverrides: p.overrides, progress: false, stderrLog: false, clock: () => LATE, allowFutureDate: o.allowFutureDate, folderProbe: o.folderProbe,

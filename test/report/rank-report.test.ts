@@ -96,7 +96,7 @@ beforeAll(async () => {
   resumed = await h.run(DAYS[2], { resume: true, out });
   summaries.push(out.text());
   published = resumed.publishedPath;
-}, 180_000);
+});
 
 afterAll(async () => {
   await h?.close();
@@ -241,7 +241,7 @@ describe('the report of the last day', () => {
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     page = await openReport(file(), { screenshot: path.join(SCREENSHOTS, 'rank-tracking.png') });
-  }, 60_000);
+  });
 
   test('each run wrote its report; latest.html is the last one; the summary ends with its path', () => {
     for (const d of DAYS) expect(existsSync(path.join(h.dataDir, 'reports', `rank-tracking-${d}.html`)), d).toBe(true);
@@ -301,5 +301,5 @@ describe('the report of the last day', () => {
     for (const c of phone.charts) expect(c.width, c.id).toBeLessThanOrEqual(390);
     expect(phone.printed!.unbreakable).toBe(phone.charts.length);
     expect(phone.printed!.pages).toBeGreaterThan(1);
-  }, 60_000);
+  });
 });

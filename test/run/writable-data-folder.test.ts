@@ -35,7 +35,7 @@ describe('the message', () => {
 
 describe('a run refuses before the lock and before anything is posted', () => {
   let p: TestProject;
-  beforeAll(async () => { p = await startProject(); }, 60_000);
+  beforeAll(async () => { p = await startProject(); });
   afterAll(() => p?.close());
 
   test('exit 2 (UserError) naming the data folder; no run.lock, no call to the service', async () => {
@@ -63,7 +63,7 @@ describe('the commands, as cron runs them', () => {
     expectRefusal(run, new RegExp(`the data folder ${blocked}\\S* cannot be (used|created): ${blocked} is a file, not a folder`));
     const reprocess = await runCli(['reprocess'], { env: env(blocked), timeoutMs: 60_000 });
     expectRefusal(reprocess, new RegExp(`the data folder ${blocked}\\S* cannot be (used|created): ${blocked} is a file, not a folder`));
-  }, 120_000);
+  });
 
   test('report: a file where its reports folder must be', async () => {
     const data = path.join(dir, 'report-data');
@@ -72,5 +72,5 @@ describe('the commands, as cron runs them', () => {
     writeFileSync(path.join(data, 'reports'), 'not a folder');
     const r = await runCli(['report'], { env: { ...process.env, SEO_ETL_WAREHOUSE_DIR: data }, timeoutMs: 60_000 });
     expectRefusal(r, new RegExp(`the reports folder ${data}/reports cannot be used: ${data}/reports is a file, not a folder`));
-  }, 60_000);
+  });
 });
