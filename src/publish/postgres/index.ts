@@ -41,7 +41,7 @@ export interface PublishToPostgresOptions {
   runId?: string;
   /** Where CSV files are staged for COPY (removed afterwards); beside the warehouse by default. */
   stageDir?: string;
-  logger?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  logger?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; debug?(obj: object, msg: string): void };
   connectTimeoutMs?: number;
   /** The data folder publishing (src/publish/holder.ts): recorded, and another's refused unless `takeOver`. */
   holder?: Holder;
@@ -113,8 +113,10 @@ export async function publishToPostgres(opts: PublishToPostgresOptions): Promise
     await mkdir(stageDir, { recursive: true });
     const result = await publish(client, duck, { ...opts, stageDir });
     const outcome: PostgresOutcome = { status: 'published', target, schema, ...result, durationMs: Date.now() - started };
-    opts.logger?.info({ target, schema, inserted: outcome.inserted, deleted: outcome.deleted, commit_ms: outcome.commitMs, ms: outcome.durationMs,
-      tables: outcome.tables.filter((t) => t.mode !== 'unchanged').map((t) => `${t.table}:${t.mode}`) }, 'published to PostgreSQL');
+    // A count at info; the list of every table changed (10 KB on a full publish) only at debug.
+    const changed = outcome.tables.filter((t) => t.mode !== 'unchanged');
+    opts.logger?.info({ target, schema, inserted: outcome.inserted, deleted: outcome.deleted, commit_ms: outcome.commitMs, ms: outcome.durationMs, tables_changed: changed.length, tables_unchanged: outcome.tables.length - changed.length }, 'published to PostgreSQL');
+    opts.logger?.debug?.({ schema, tables: changed.map((t) => `${t.table}:${t.mode}`) }, 'PostgreSQL tables published');
     for (const f of outcome.viewsFailed) opts.logger?.warn({ view: f.view, error: f.error }, 'view not created in PostgreSQL');
     for (const f of outcome.refreshFailed) opts.logger?.warn({ view: f.view, error: f.error }, 'materialized view not refreshed in PostgreSQL');
     return outcome;
