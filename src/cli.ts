@@ -1,7 +1,8 @@
 /**
  * The seo-etl command line. Each command parses its flags and calls one entry point; no logic lives here.
- * Exit codes (documented in the README): 0 ok, 1 finished with failed tasks, 2 bad input, 3 another run holds
- * the warehouse, 4 stopped by budget, 5 the service refused the account (auth, payment), 70 internal error.
+ * Exit codes (documented in the README, and in `run --help` from src/exit.ts): 0 ok, 1 finished with failed tasks,
+ * 2 bad input, 3 another run holds the warehouse, 4 stopped by budget, 5 the service refused the account, 6 and 8
+ * a destination failed, 7 the service unreachable, 70 internal error.
  */
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
@@ -59,7 +60,7 @@ const EXIT_HELP = `\nExit codes:\n${Object.entries(EXIT_MEANINGS).map(([code, wh
 
 const program = new Command()
   .name('seo-etl')
-  .description('ETL for DataForSEO API users: pulls DataForSEO v3 API data (SERPs, keyword data, merchant, on-page) into a typed DuckDB + Parquet warehouse and PostgreSQL.')
+  .description('ETL for DataForSEO API users: pulls DataForSEO v3 API data (SERPs, keyword data, DataForSEO Labs, Backlinks, merchant, on-page and every other family; seo-etl tables --available) into a typed DuckDB + Parquet warehouse, PostgreSQL and a lake.')
   .version(VERSION, '-V, --version', 'print the version of seo-etl')
   // run --help shows --sandbox and the other global options beside the command's own.
   .configureHelp({ showGlobalOptions: true })
@@ -157,6 +158,7 @@ program
   .command('reprocess')
   .description('rebuild every table from the raw archive, without calling the API')
   .option('--allow-fewer', 'publish even when a table ends with fewer rows than it had (the archive is missing or cut)')
+  .addHelpText('after', EXIT_HELP)
   .action(async (opts) => {
     const { reprocessCommand } = await import('./run/archive-command.js');
     process.exitCode = await reprocessCommand({ root: rootFor(), allowFewer: Boolean(opts.allowFewer), takeOver: takeOver() });
@@ -166,6 +168,7 @@ program
   .command('ingest')
   .description('load response files saved elsewhere (JSON or gzip JSON; one envelope per file or NDJSON)')
   .argument('<files...>', 'response files')
+  .addHelpText('after', EXIT_HELP)
   .action(async (files) => {
     const { ingestCommand } = await import('./run/archive-command.js');
     process.exitCode = await ingestCommand({ root: rootFor(), files: files.map(abs), takeOver: takeOver() });
