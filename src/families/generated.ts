@@ -7,6 +7,7 @@
  */
 import type { CrossRule, EndpointDef, EndpointKind, FieldRule } from '../api/catalog.js';
 import type { ColumnDef, DuckType, TableDef } from '../normalize/catalog.js';
+import { RENAMED_FIELDS } from '../normalize/renamed.js';
 import MODELS_FILE from './generated/models.json' with { type: 'json' };
 
 export interface GeneratedRule {
@@ -187,6 +188,9 @@ function columnsOf(b: Builder, table: string, model: string, colPrefix: string, 
   for (const { field, type, only: fieldOnly } of fields) {
     // A field named like the catalog's own `extra` column keeps its value under another name.
     const name = colPrefix ? `${colPrefix}__${field}` : field === 'extra' ? 'extra_value' : field;
+    // A value column named as SQL reserves (`table`) too; nested columns and child tables keep the field's name.
+    const renamed = colPrefix ? undefined : RENAMED_FIELDS[field];
+    const value = renamed?.formerly ? { name: renamed.column, formerly: renamed.formerly } : { name };
     // A nested object two item types declare with different models: the columns of both (a name once).
     taken.add(name);
     const path = pathPrefix ? `${pathPrefix}.${field}` : field;
@@ -198,8 +202,8 @@ function columnsOf(b: Builder, table: string, model: string, colPrefix: string, 
       continue;
     }
     const scalar = SCALAR[type];
-    if (scalar) { columns.push({ name, type: scalar, path, description: desc }); continue; }
-    if (type === 'any' || type.endsWith('[][]') || depth >= MAX_DEPTH) { columns.push({ name, type: 'JSON', path, convert: 'json', description: `${desc} As JSON.` }); continue; }
+    if (scalar) { columns.push({ ...value, type: scalar, path, description: desc }); continue; }
+    if (type === 'any' || type.endsWith('[][]') || depth >= MAX_DEPTH) { columns.push({ ...value, type: 'JSON', path, convert: 'json', description: `${desc} As JSON.` }); continue; }
     const map = /^map<(.+)>$/.exec(type);
     if (map) {
       const child = childName(b, table, field, name);
@@ -222,7 +226,7 @@ function columnsOf(b: Builder, table: string, model: string, colPrefix: string, 
       } else if (MODELS[el]) {
         b.names.add(child);
         children.push(...tableOf(b, child, table, el, { kind: 'objects', path }, depth + 1, restrict, desc));
-      } else columns.push({ name, type: 'JSON', path, convert: 'json', description: `${desc} As JSON.` });
+      } else columns.push({ ...value, type: 'JSON', path, convert: 'json', description: `${desc} As JSON.` });
       continue;
     }
     if (MODELS[type]) {
@@ -231,7 +235,7 @@ function columnsOf(b: Builder, table: string, model: string, colPrefix: string, 
       children.push(...nested.children);
       continue;
     }
-    columns.push({ name, type: 'JSON', path, convert: 'json', description: `${desc} As JSON.` });
+    columns.push({ ...value, type: 'JSON', path, convert: 'json', description: `${desc} As JSON.` });
   }
   if (carrier) children.push(...itemTypeTables(b, table, model, pathPrefix, depth, first));
   return { columns, children };

@@ -250,6 +250,21 @@ describe('schema evolution and catch-up', () => {
     expect(cols).toEqual([{ data_type: 'text' }]);
   });
 
+  test('a column the catalog renamed (table -> table_json) is renamed in place, its rows keeping their values', async () => {
+    // As a schema published before the rename: `table`, with a value no later publish would write.
+    const t = pgIdent('serp_results__items');
+    await pgs.query(`ALTER TABLE ${SCHEMA}.${t} RENAME COLUMN table_json TO "table"`);
+    await pgs.query(`UPDATE ${SCHEMA}.${t} SET "table" = '{"marker": 1}' WHERE _id = (SELECT min(_id) FROM ${SCHEMA}.${t})`);
+    const o = await publish();
+    expect(o.status).toBe('published');
+    if (o.status !== 'published') return;
+    expect(o.renamedColumns).toEqual(['serp_results__items.table -> table_json']);
+    expect(o.addedColumns).toEqual([]);
+    expect(await pgs.query(`SELECT count(*)::int AS n FROM ${SCHEMA}.${t} WHERE table_json::text = '{"marker": 1}'`)).toEqual([{ n: 1 }]);
+    const cols = await pgs.query(`SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 AND column_name IN ('table', 'table_json')`, [SCHEMA, t]);
+    expect(cols).toEqual([{ column_name: 'table_json' }]);
+  });
+
   test('a missing table and a table whose copy is behind are caught up whole', async () => {
     await pgs.query(`DROP TABLE ${SCHEMA}.merchant_shopping__items CASCADE`);
     await pgs.query(`DELETE FROM ${SCHEMA}.keyword_data__monthly_searches WHERE _id IN (SELECT _id FROM ${SCHEMA}.keyword_data__monthly_searches LIMIT 5)`);

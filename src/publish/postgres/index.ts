@@ -59,6 +59,8 @@ export type PostgresOutcome =
     status: 'published'; target: string; schema: string;
     tables: TableOutcome[]; inserted: number; deleted: number; csvBytes: number;
     views: number; viewsFailed: { view: string; error: string }[]; addedColumns: string[];
+    /** Columns the catalog renamed, renamed in place (`<table>.<old> -> <new>`). */
+    renamedColumns: string[];
     /** Foreign keys and join indexes added by this publish, and those PostgreSQL refused (rows without their parent). */
     relationsAdded: number; relationsFailed: { name: string; error: string }[];
     /** Columns converted from json to jsonb (a schema published before jsonb). */
@@ -235,16 +237,23 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
     p.rows = await copyIn(`SELECT ${cols} FROM wh.${q(p.table.source)}${where}`, p.stage, p.table.columns.map((c) => q(c.name)).join(', '));
   }
 
-  // A column the catalog gained: added (nullable, so existing rows keep theirs) in a short transaction of its own.
+  // A column the catalog gained: added (nullable, so existing rows keep theirs) in a short transaction of its own;
+  // one it renamed (`table` -> `table_json`) is renamed, its rows keeping their values.
   const addedColumns: string[] = [];
+  const renamedColumns: string[] = [];
   for (const p of plans) {
     const have = existing.get(p.table.name);
     if (!have) continue;
     for (const c of p.table.columns.filter((x) => !have.has(x.name))) {
       await client.query(`SET lock_timeout = '30s'`);
-      await client.query(`ALTER TABLE ${q(schema)}.${q(p.table.name)} ADD COLUMN IF NOT EXISTS ${q(c.name)} ${c.pgType}`);
+      if (c.formerly && have.has(c.formerly)) {
+        await client.query(`ALTER TABLE ${q(schema)}.${q(p.table.name)} RENAME COLUMN ${q(c.formerly)} TO ${q(c.name)}`);
+        renamedColumns.push(`${p.table.name}.${c.formerly} -> ${c.name}`);
+      } else {
+        await client.query(`ALTER TABLE ${q(schema)}.${q(p.table.name)} ADD COLUMN IF NOT EXISTS ${q(c.name)} ${c.pgType}`);
+        addedColumns.push(`${p.table.name}.${c.name}`);
+      }
       await client.query(`RESET lock_timeout`);
-      addedColumns.push(`${p.table.name}.${c.name}`);
     }
   }
 
@@ -255,7 +264,7 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
   const viewsPresent = await client.query(`SELECT count(*)::int AS n FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
     JOIN unnest($2::text[], $3::text[]) AS v(name, kind) ON v.name = c.relname AND v.kind = c.relkind::text WHERE n.nspname = $1`,
   [schema, relations.map((r) => r.name), relations.map((r) => r.kind)]);
-  let refreshDdl = state.get('(views)')?.fingerprint !== fingerprint || viewsPresent.rows[0].n !== relations.length || plans.some((p) => p.mode === 'new') || addedColumns.length > 0;
+  let refreshDdl = state.get('(views)')?.fingerprint !== fingerprint || viewsPresent.rows[0].n !== relations.length || plans.some((p) => p.mode === 'new') || addedColumns.length > 0 || renamedColumns.length > 0;
 
   await opts.beforeCommit?.();
   const tableOutcomes: TableOutcome[] = [];
@@ -378,6 +387,7 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
     views: PG_VIEWS.length - viewsFailed.length,
     viewsFailed,
     addedColumns,
+    renamedColumns,
     relationsAdded,
     relationsFailed,
     jsonbColumns: jsonColumns.map((c) => `${c.table_name}.${c.column_name}`),
@@ -422,6 +432,7 @@ export function describeOutcome(o: PostgresOutcome): string {
   if (o.refreshed.length) lines.push(`  materialized views computed: ${o.refreshed.length} in ${o.refreshMs} ms (${o.refreshed.join(', ')})`);
   for (const f of o.refreshFailed) lines.push(`  materialized view ${f.view} NOT refreshed (it shows the previous publish's rows; recreated at the next publish): ${f.error}`);
   if (o.addedColumns.length) lines.push(`  columns added: ${o.addedColumns.join(', ')}`);
+  if (o.renamedColumns.length) lines.push(`  columns renamed: ${o.renamedColumns.join(', ')}`);
   for (const f of o.viewsFailed) lines.push(`  view ${f.view} NOT created in PostgreSQL: ${f.error}`);
   for (const f of o.relationsFailed) lines.push(`  key or index ${f.name} NOT added in PostgreSQL: ${f.error}`);
   if (o.jsonbColumns.length) lines.push(`  columns converted from json to jsonb: ${o.jsonbColumns.join(', ')}`);
