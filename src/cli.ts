@@ -1,7 +1,8 @@
 /**
  * The seo-etl command line. Each command parses its flags and calls one entry point; no logic lives here.
- * Exit codes (documented in the README): 0 ok, 1 finished with failed tasks, 2 bad input, 3 another run holds
- * the warehouse, 4 stopped by budget, 5 the service refused the account (auth, payment), 70 internal error.
+ * Exit codes (documented in the README, and in `run --help` from src/exit.ts): 0 ok, 1 finished with failed tasks,
+ * 2 bad input, 3 another run holds the warehouse, 4 stopped by budget, 5 the service refused the account, 6 and 8
+ * a destination failed, 7 the service unreachable, 70 internal error.
  */
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
@@ -59,7 +60,7 @@ const EXIT_HELP = `\nExit codes:\n${Object.entries(EXIT_MEANINGS).map(([code, wh
 
 const program = new Command()
   .name('seo-etl')
-  .description('ETL for DataForSEO API users: pulls DataForSEO v3 API data (SERPs, keyword data, merchant, on-page) into a typed DuckDB + Parquet warehouse and PostgreSQL.')
+  .description('ETL for DataForSEO API users: pulls DataForSEO v3 API data (SERPs, keyword data, DataForSEO Labs, Backlinks, merchant, on-page and every other family; seo-etl tables --available) into a typed DuckDB + Parquet warehouse, PostgreSQL and a lake.')
   .version(VERSION, '-V, --version', 'print the version of seo-etl')
   // run --help shows --sandbox and the other global options beside the command's own.
   .configureHelp({ showGlobalOptions: true })
@@ -95,7 +96,8 @@ program
   .command('run')
   .description('run a pipeline: plan, post, collect, normalize, load and publish')
   .argument('<pipeline>', 'pipeline YAML file')
-  .option('--run-date <yyyy-mm-dd>', 'the day this run is for (a run of the same pipeline and day resumes)', day)
+  .option('--run-date <yyyy-mm-dd>', 'the day this run is for, today or earlier in the account\'s time zone (a run of the same pipeline and day resumes)', day)
+  .option('--allow-future-date', 'with --run-date, a day after today on purpose: sandboxes only (try several days ahead)')
   .option('--wait [duration]', WAIT_HELP, duration)
   .addHelpText('after', EXIT_HELP)
   .option('--no-progress', 'no progress bar, even on a terminal: log lines on stderr instead')
@@ -103,7 +105,7 @@ program
   .option('--log-format <format>', 'stderr log lines: human (default) or json (the log file is JSON either way)')
   .action(async (pipeline, opts) => {
     const { runCommand } = await import('./run/command.js');
-    process.exitCode = await runCommand({ root: rootFor(pipeline), pipeline: abs(pipeline), runDate: opts.runDate, ...outputOf(opts) });
+    process.exitCode = await runCommand({ root: rootFor(pipeline), pipeline: abs(pipeline), runDate: opts.runDate, allowFutureDate: Boolean(opts.allowFutureDate), ...outputOf(opts) });
   });
 
 program
@@ -156,6 +158,7 @@ program
   .command('reprocess')
   .description('rebuild every table from the raw archive, without calling the API')
   .option('--allow-fewer', 'publish even when a table ends with fewer rows than it had (the archive is missing or cut)')
+  .addHelpText('after', EXIT_HELP)
   .action(async (opts) => {
     const { reprocessCommand } = await import('./run/archive-command.js');
     process.exitCode = await reprocessCommand({ root: rootFor(), allowFewer: Boolean(opts.allowFewer), takeOver: takeOver() });
@@ -165,6 +168,7 @@ program
   .command('ingest')
   .description('load response files saved elsewhere (JSON or gzip JSON; one envelope per file or NDJSON)')
   .argument('<files...>', 'response files')
+  .addHelpText('after', EXIT_HELP)
   .action(async (files) => {
     const { ingestCommand } = await import('./run/archive-command.js');
     process.exitCode = await ingestCommand({ root: rootFor(), files: files.map(abs), takeOver: takeOver() });

@@ -25,6 +25,7 @@ export const EXIT_MEANINGS: Readonly<Record<number, string>> = {
   [EXIT.refused]: 'the service refused the account (credentials, payment, access)',
   [EXIT.postgres]: 'completed into DuckDB and Parquet, but publishing to PostgreSQL failed',
   [EXIT.unreachable]: 'the service could not be reached; nothing was posted',
+  [EXIT.lake]: 'completed into DuckDB and Parquet, but publishing to the lake failed',
   130: 'interrupted by Ctrl-C (143: SIGTERM); seo-etl resume continues it',
   [EXIT.internal]: 'internal error (a bug: please report it with the log)',
 };

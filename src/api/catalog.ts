@@ -8,6 +8,8 @@ import { FAMILIES } from '../families/index.js';
 
 export type HttpMethod = 'GET' | 'POST';
 export type EndpointKind = 'task_post' | 'tasks_ready' | 'task_get' | 'tasks_fixed' | 'live' | 'list';
+/** The endpoint kinds a pipeline step names; the run calls the others itself (tasks_ready, task_get). */
+export const STEP_KINDS: ReadonlySet<EndpointKind> = new Set<EndpointKind>(['task_post', 'live', 'list', 'tasks_fixed']);
 /** What a task's `result` elements are, named by the family that declares the endpoint; the normalizer has a root table per kind. */
 export type ResultKind = string;
 

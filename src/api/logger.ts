@@ -2,14 +2,15 @@
  * Logging for the API client: pino, with credentials kept out of every line.
  *
  * Two layers, because either alone leaks: pino's path redaction removes the fields that hold credentials by name
- * (Authorization headers, login, password) wherever the client puts them; the scrubber replaces any string that
- * contains a secret value (the password, the Basic token) wherever it turns up, for example in an error message
- * that echoes a URL or a header.
+ * (Authorization headers, login, password) wherever the client puts them; the scrubber replaces a secret value
+ * (the password, the Basic token) where a credential can stand in any string, for example in an error message
+ * that echoes a URL, a header or a body (src/api/secret-text.ts), not wherever its letters occur.
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { Credentials } from '../config/index.js';
 import { UserError } from '../exit.js';
 import { logFormat, stderrLog } from './log-output.js';
+import { redactSecretsIn } from './secret-text.js';
 
 export type { Logger } from 'pino';
 
@@ -28,15 +29,11 @@ export function secretsOf(credentials: Credentials): string[] {
   return [credentials.password, token].filter((s) => s.length > 0);
 }
 
-/** A copy of `value` with every occurrence of a secret replaced, in strings at any depth (errors included). */
+/** A copy of `value` with the secrets replaced where they can stand, in strings at any depth (errors included). */
 export function scrubSecrets<T>(value: T, secrets: readonly string[]): T {
   if (secrets.length === 0) return value;
   const seen = new WeakMap<object, unknown>();
-  const scrubString = (s: string) => {
-    let out = s;
-    for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-    return out;
-  };
+  const scrubString = (s: string) => redactSecretsIn(s, secrets, REDACTED);
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return scrubString(v);
     if (v === null || typeof v !== 'object') return v;

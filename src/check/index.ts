@@ -22,6 +22,8 @@ export interface AccountSummary {
   spentToday: number | null;
   /** Calls a minute the account may make. */
   callsPerMinute: number | null;
+  /** The account's time zone (an IANA name), whose day a run date is checked against (src/run/run-date.ts). */
+  timeZone: string | null;
 }
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
@@ -35,6 +37,7 @@ export function summarizeUserData(result: unknown): AccountSummary {
     dailyCostLimit: num(at(result, 'money', 'limits', 'day', 'total')),
     spentToday: num(at(result, 'money', 'statistics', 'day', 'total')),
     callsPerMinute: num(at(result, 'rates', 'limits', 'minute', 'total')),
+    timeZone: typeof at(result, 'timezone') === 'string' && at(result, 'timezone') !== '' ? (at(result, 'timezone') as string) : null,
   };
 }
 

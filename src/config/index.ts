@@ -19,6 +19,11 @@ const isHttpUrl = (v: string) => {
   try { const u = new URL(v); return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== ''; } catch { return false; }
 };
 
+/** Whether `v` is a time zone this runtime knows (an IANA name such as Europe/Berlin, or UTC). */
+export const isTimeZoneName = (v: string): boolean => {
+  try { new Intl.DateTimeFormat('en-CA', { timeZone: v }); return v !== ''; } catch { return false; }
+};
+
 const isSmtpUrl = (v: string) => {
   try { const u = new URL(v); return (u.protocol === 'smtp:' || u.protocol === 'smtps:') && u.hostname !== ''; } catch { return false; }
 };
@@ -154,6 +159,8 @@ export const configSchema = z.strictObject({
     result_variants: z.int().min(0).default(0),
     /** How long the sandbox waits for a pingback/postback receiver (the live service: 10 s). */
     callback_timeout_ms: z.int().positive().default(10_000),
+    /** The time zone its account states in user_data (the day a --run-date is checked against). */
+    account_timezone: z.string().refine(isTimeZoneName, { error: (i) => `must be a time zone name such as UTC or Europe/Berlin (got ${shown(i.input)})` }).default('UTC'),
   }),
   postgres: postgresSchema,
   lake: lakeSchema,

@@ -7,6 +7,7 @@
  */
 import type { CrossRule, EndpointDef, EndpointKind, FieldRule } from '../api/catalog.js';
 import type { ColumnDef, DuckType, TableDef } from '../normalize/catalog.js';
+import { RENAMED_FIELDS } from '../normalize/renamed.js';
 import MODELS_FILE from './generated/models.json' with { type: 'json' };
 
 export interface GeneratedRule {
@@ -201,6 +202,9 @@ function columnsOf(b: Builder, table: string, model: string, colPrefix: string, 
   for (const { field, type, only: fieldOnly } of fields) {
     // A field named like the catalog's own `extra` column keeps its value under another name.
     const name = colPrefix ? `${colPrefix}__${field}` : field === 'extra' ? 'extra_value' : field;
+    // A value column named as SQL reserves (`table`) too; nested columns and child tables keep the field's name.
+    const renamed = colPrefix ? undefined : RENAMED_FIELDS[field];
+    const value = renamed?.formerly ? { name: renamed.column, formerly: renamed.formerly } : { name };
     // A nested object two item types declare with different models: the columns of both (a name once).
     taken.add(name);
     const path = pathPrefix ? `${pathPrefix}.${field}` : field;
@@ -212,11 +216,11 @@ function columnsOf(b: Builder, table: string, model: string, colPrefix: string, 
       continue;
     }
     const scalar = SCALAR[type];
-    if (scalar) { columns.push({ name, type: scalar, path, description: desc }); continue; }
+    if (scalar) { columns.push({ ...value, type: scalar, path, description: desc }); continue; }
     // Past the depth of child tables, a nested object still flattens into named columns (as SERP's do), up to a
     // bound that also stops a model that contains itself; a list or a polymorphic object there stays JSON.
     const tooDeep = depth >= MAX_DEPTH && !(MODELS[type] && !MODELS[type].variants && depth < MAX_OBJECT_DEPTH);
-    if (type === 'any' || type.endsWith('[][]') || tooDeep) { columns.push({ name, type: 'JSON', path, convert: 'json', description: `${desc} As JSON.` }); continue; }
+    if (type === 'any' || type.endsWith('[][]') || tooDeep) { columns.push({ ...value, type: 'JSON', path, convert: 'json', description: `${desc} As JSON.` }); continue; }
     const map = /^map<(.+)>$/.exec(type);
     if (map) {
       const child = childName(b, table, field, name);
@@ -240,7 +244,7 @@ function columnsOf(b: Builder, table: string, model: string, colPrefix: string, 
       } else if (MODELS[el]) {
         b.names.add(child);
         children.push(...tableOf(b, child, table, el, { kind: 'objects', path }, depth + 1, restrict, desc));
-      } else columns.push({ name, type: 'JSON', path, convert: 'json', description: `${desc} As JSON.` });
+      } else columns.push({ ...value, type: 'JSON', path, convert: 'json', description: `${desc} As JSON.` });
       continue;
     }
     if (MODELS[type]) {
@@ -249,7 +253,7 @@ function columnsOf(b: Builder, table: string, model: string, colPrefix: string, 
       children.push(...nested.children);
       continue;
     }
-    columns.push({ name, type: 'JSON', path, convert: 'json', description: `${desc} As JSON.` });
+    columns.push({ ...value, type: 'JSON', path, convert: 'json', description: `${desc} As JSON.` });
   }
   if (carrier) children.push(...itemTypeTables(b, table, model, pathPrefix, depth, first));
   return { columns, children };

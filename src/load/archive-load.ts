@@ -50,6 +50,9 @@ export async function loadArchiveFiles(wh: Warehouse, files: readonly string[], 
   const result: ArchiveLoadResult = { ...emptySummary(), files: [], lines: 0, badLines: 0, timings: { totalMs: 0, loadMs: 0, waitMs: 0 } };
   const channel = new LoadChannel({
     maxCount: batchLines,
+    // A file ends with idle(), never with quiet: a pause in reading (a busy machine, a slow disk) does not cut a
+    // transaction short, so an archive loads in the same transactions on every machine.
+    quietMs: Infinity,
     commit: async (batch) => {
       const loads: PreparedLoad[] = [];
       for (const o of batch) if (o.kind === 'archived') loads.push(await o.load);

@@ -43,6 +43,7 @@ export interface ChannelOptions {
   holdBytes?: number;
   /** Outcomes held or reserved at most (HOLD_TRANSACTIONS x maxCount by default). */
   holdCount?: number;
+  /** Infinity: never cut on quiet, only at the limits, under back-pressure and at flush (a producer that says when it is done). */
   quietMs?: number;
 }
 
@@ -242,7 +243,7 @@ export class LoadChannel {
       });
       return;
     }
-    if (this.queue.length && !this.quietTimer) {
+    if (this.queue.length && !this.quietTimer && Number.isFinite(this.quietMs)) {
       // Quiet counts from the last outcome or the end of the last commit, whichever is later.
       const wait = Math.max(1, this.quietMs - (performance.now() - Math.max(this.lastInAt, this.lastCommitEndAt)));
       this.quietTimer = setTimeout(() => {

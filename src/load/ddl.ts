@@ -1,7 +1,8 @@
 /**
  * DDL from the catalog and schema evolution. Tables are created from the catalog; a later catalog that declares
- * a new column adds it as a nullable column; a column is never dropped or narrowed (a column the catalog no
- * longer declares stays and is left null; a type change is applied only when it widens).
+ * a new column adds it as a nullable column, a renamed one (`formerly`) is renamed in place; a column is never
+ * dropped or narrowed (a column the catalog no longer declares stays and is left null; a type change is applied
+ * only when it widens).
  *
  * No PRIMARY KEY constraint is declared in DuckDB: `_id` is kept unique by the loading discipline (a task's rows
  * are deleted and re-inserted as a unit) and checked by tests. An ART index would slow every bulk append and
@@ -52,7 +53,7 @@ const FROM_TEXT: Partial<Record<DuckType, (col: string) => string>> = {
   BOOLEAN: (col) => `TRY_CAST(trim(${col}) AS BOOLEAN)`,
 };
 
-export interface SchemaChange { table: string; column: string; action: 'created_table' | 'added_column' | 'widened' | 'retyped' | 'kept_type'; from?: string; to?: string }
+export interface SchemaChange { table: string; column: string; action: 'created_table' | 'added_column' | 'renamed_column' | 'widened' | 'retyped' | 'kept_type'; from?: string; to?: string }
 
 /** Brings the warehouse's tables in line with the catalog, additively. Returns what changed. */
 export async function ensureSchema(conn: DuckDBConnection): Promise<SchemaChange[]> {
@@ -76,7 +77,11 @@ export async function ensureSchema(conn: DuckDBConnection): Promise<SchemaChange
     }
     for (const col of allColumns(t)) {
       const cur = have.get(col.name);
-      if (!cur) {
+      if (!cur && col.formerly && have.has(col.formerly)) {
+        // Renamed in the catalog (src/normalize/renamed.ts): the rows keep their values under the new name.
+        statements.push(`ALTER TABLE ${q(t.name)} RENAME COLUMN ${q(col.formerly)} TO ${q(col.name)}`);
+        changes.push({ table: t.name, column: col.name, action: 'renamed_column', from: col.formerly });
+      } else if (!cur) {
         statements.push(`ALTER TABLE ${q(t.name)} ADD COLUMN ${q(col.name)} ${col.type}`);
         changes.push({ table: t.name, column: col.name, action: 'added_column', to: col.type });
       } else if (normalType(cur) !== col.type) {

@@ -52,7 +52,11 @@ export interface ColumnDef {
   onlyForResultKinds?: readonly ResultKind[];
   /** The value names the row's item type as written (child tables of some item types follow it); `item_type` converts do too. */
   itemType?: boolean;
+  /** The column's name in warehouses made before it was renamed: DuckDB and PostgreSQL rename it in place. */
+  formerly?: string;
 }
+
+export { RENAMED_FIELDS } from './renamed.js';
 
 /** Where a table's rows come from. */
 export type RowSource =
@@ -309,10 +313,10 @@ export function familyOf(root: string): TableDef[] {
 }
 
 /** All columns of a table in storage order: lineage, declared columns, then `extra`. */
-export function allColumns(t: TableDef): { name: string; type: DuckType; description: string; derived?: string }[] {
+export function allColumns(t: TableDef): { name: string; type: DuckType; description: string; derived?: string; formerly?: string }[] {
   return [
     ...lineageColumns(t),
-    ...t.columns.map((col) => ({ name: col.name, type: col.type, description: col.description })),
+    ...t.columns.map((col) => ({ name: col.name, type: col.type, description: col.description, ...(col.formerly ? { formerly: col.formerly } : {}) })),
     ...(t.extra ? [{ name: EXTRA_COLUMN, type: 'JSON' as DuckType, description: 'Fields the catalog does not know, as JSON (null when there are none).' }] : []),
   ];
 }

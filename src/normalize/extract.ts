@@ -5,7 +5,7 @@
  */
 import type { ApiTask } from '../api/envelope.js';
 import { parseSeconds, parseTimestamp, timestampHasZone } from '../api/envelope.js';
-import { findEndpoint, type ResultKind } from '../api/catalog.js';
+import { findEndpoint, type EndpointDef, type ResultKind } from '../api/catalog.js';
 import { isTaskError } from '../api/status.js';
 import {
   TABLES, TABLE_BY_NAME, activateTables, keyedParent, inUseOnFirstRow, childrenOf, rootTableFor, columnApplies, EXTRA_COLUMN, type ColumnDef, type TableDef, type DuckType, type RowSource,
@@ -317,6 +317,8 @@ interface TaskScope {
   engines: readonly string[];
   emit: RowSink;
   stats: NormalizeStats;
+  /** The request fields the task's `data` echoes legitimately (echoedFields). */
+  echoed: ReadonlySet<string>;
 }
 
 /** Where the extractor hands each row as it is made: a loader appends it at once, so rows die young. */
@@ -336,8 +338,11 @@ function setPath(target: Record<string, unknown>, segments: readonly string[], v
   node[segments[segments.length - 1]] = value;
 }
 
-/** Fields of `obj` that no column, ignored path or child consumes, as a nested object (undefined when none). */
-function unknownFields(obj: Record<string, unknown>, trie: Trie, table: string, stats: NormalizeStats, prefix = ''): Record<string, unknown> | undefined {
+/**
+ * Fields of `obj` that no column, ignored path or child consumes, as a nested object (undefined when none). A
+ * field in `declared` (a path) is kept the same way but not counted: the catalog knows it, only no column takes it.
+ */
+function unknownFields(obj: Record<string, unknown>, trie: Trie, table: string, stats: NormalizeStats, prefix = '', declared?: (path: string) => boolean): Record<string, unknown> | undefined {
   let extra: Record<string, unknown> | undefined;
   for (const key of Object.keys(obj)) {
     const value = obj[key];
@@ -345,9 +350,9 @@ function unknownFields(obj: Record<string, unknown>, trie: Trie, table: string, 
     const node = trie.children.get(key);
     if (!node) {
       (extra ??= {})[key] = value;
-      NormalizeStats.bump(stats.unknownFields, `${table}.${prefix}${key}`);
+      if (!declared?.(`${prefix}${key}`)) NormalizeStats.bump(stats.unknownFields, `${table}.${prefix}${key}`);
     } else if (!node.leaf && isPlainObject(value)) {
-      const inner = unknownFields(value, node, table, stats, `${prefix}${key}.`);
+      const inner = unknownFields(value, node, table, stats, `${prefix}${key}.`, declared);
       if (inner) (extra ??= {})[key] = inner;
     }
   }
@@ -405,7 +410,9 @@ function objectRow(scope: TaskScope, plan: TablePlan, src: unknown, id: string, 
     const chosen = plan.items.length ? plan.items.filter((ch) => itemOf(obj, ch) !== undefined) : NO_ITEMS;
     // An item type's own row shares its object with the common row, which reports the fields neither knows.
     if (t.source?.kind !== 'item') {
-      const unknown = unknownFields(obj, knownPaths(plan, itemType, chosen), t.name, scope.stats);
+      // A task's `data` echoes its request: a field the endpoint declares (load_async_ai_overview) is not unknown.
+      const declared = t.name === 'tasks' ? (p: string) => p.startsWith('data.') && scope.echoed.has(p.slice(5)) : undefined;
+      const unknown = unknownFields(obj, knownPaths(plan, itemType, chosen), t.name, scope.stats, '', declared);
       if (unknown) extra = extra ? { ...unknown, ...extra } : unknown;
     }
     for (const ch of plan.children) {
@@ -558,7 +565,7 @@ export function normalizeTaskInto(collected: CollectedTask, ctx: NormalizeContex
   const data = isPlainObject(task.data) ? task.data : {};
   const engines = [...(ctx.engines ?? []), ...(typeof data.se === 'string' ? [data.se] : [])];
   const scope: TaskScope = {
-    taskId: task.id, ctx: collected.runId ? { ...ctx, runId: collected.runId } : ctx, engines, emit, stats, kind,
+    taskId: task.id, ctx: collected.runId ? { ...ctx, runId: collected.runId } : ctx, engines, emit, stats, kind, echoed: echoedFields(def),
     special: {
       $endpoint_id: endpointId,
       $version: collected.version,
@@ -592,6 +599,21 @@ export function normalizeTaskInto(collected: CollectedTask, ctx: NormalizeContex
   } else {
     for (let i = 0; i < result.length; i++) objectRow(scope, plan, result[i], `${task.id}:${i}`, null, null, i);
   }
+}
+
+const NO_FIELDS: ReadonlySet<string> = new Set();
+const echoCache = new Map<string, ReadonlySet<string>>();
+
+/** The request fields a task's `data` echoes: those its endpoint declares, or for a getter its posting endpoint's. */
+function echoedFields(def: EndpointDef | undefined): ReadonlySet<string> {
+  if (!def) return NO_FIELDS;
+  let fields = echoCache.get(def.id);
+  if (!fields) {
+    const post = def.postId ? findEndpoint(def.postId) : undefined;
+    fields = new Set([...Object.keys(def.fields ?? {}), ...Object.keys(post?.fields ?? {})]);
+    echoCache.set(def.id, fields);
+  }
+  return fields;
 }
 
 /** Every table name in catalog order (for loaders that want a stable order). */

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { isAlias, isMap, isScalar, isSeq, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
-import { ENDPOINTS, findEndpoint, type EndpointDef, type FieldRule } from '../api/catalog.js';
+import { ENDPOINTS, STEP_KINDS, findEndpoint, type EndpointDef, type FieldRule } from '../api/catalog.js';
 import type { Config } from '../config/index.js';
 import type { PositionedIssue } from '../config/yaml.js';
 import { NAME_PATTERN, NAME_RULE } from './key.js';
@@ -41,7 +41,6 @@ const ROWS_KEYS = ['file', 'sql', 'columns', 'limit'];
 const PAGING_KEYS = ['max_pages', 'max_items'];
 /** Set by the run from `collect` and the webhook receiver; a pipeline never writes them. */
 export const CALLBACK_FIELDS = ['pingback_url', 'postback_url'];
-const STEP_KINDS = new Set(['task_post', 'live', 'list', 'tasks_fixed']);
 export const MAX_TASKS_PER_STEP = 1_000_000;
 
 export class SchemaReader {

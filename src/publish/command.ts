@@ -10,7 +10,7 @@ import type { DuckDBInstance } from '@duckdb/node-api';
 import { describeService, otherDataFolder, serviceOfRun, type Service } from '../config/service.js';
 import { loadConfig } from '../config/index.js';
 import { AVAILABLE_TABLES, TABLES, familyOf } from '../normalize/catalog.js';
-import { ENDPOINTS } from '../api/catalog.js';
+import { ENDPOINTS, STEP_KINDS } from '../api/catalog.js';
 import { lit, q } from '../load/ddl.js';
 import { EXIT, UserError } from '../exit.js';
 import { warehousePaths } from './index.js';
@@ -154,16 +154,31 @@ export interface TablesCommandOptions {
   out?: NodeJS.WritableStream;
 }
 
-/** `tables --available`: each result kind, the endpoints answering it and its tables (root first), whether in use or not. */
-export function availableListing(): { kind: string; family: string; endpoints: string[]; tables: string[] }[] {
-  const out: { kind: string; family: string; endpoints: string[]; tables: string[] }[] = [];
+/** `tables --available`: each result kind, the endpoints answering it, those a pipeline step names, and its tables (root first). */
+export function availableListing(): { kind: string; family: string; endpoints: string[]; steps: string[]; tables: string[] }[] {
+  const out: { kind: string; family: string; endpoints: string[]; steps: string[]; tables: string[] }[] = [];
   for (const root of AVAILABLE_TABLES.filter((t) => t.parent === null && t.resultKind)) {
     const kinds = [root.resultKind!, ...(root.alsoResultKinds ?? [])];
     const endpoints = ENDPOINTS.filter((e) => kinds.includes(e.result));
     const tables = familyOf(root.name).map((t) => t.name);
-    for (const kind of kinds) out.push({ kind, family: endpoints[0]?.api ?? '', endpoints: endpoints.filter((e) => e.result === kind).map((e) => e.id), tables });
+    for (const kind of kinds) {
+      const answering = endpoints.filter((e) => e.result === kind);
+      // A task's results come from its getter; the step names the endpoint that posts it.
+      const steps = [...new Set(answering.flatMap((e) => (STEP_KINDS.has(e.kind) ? [e.id] : e.kind === 'task_get' && e.postId ? [e.postId] : [])))];
+      out.push({ kind, family: endpoints[0]?.api ?? '', endpoints: answering.map((e) => e.id), steps, tables });
+    }
   }
   return out;
+}
+
+/** Step endpoints shown on a line of `tables --available` at most (--json lists them all). */
+const STEPS_SHOWN = 4;
+
+/** One result kind of `tables --available`: what a pipeline step names for it, and the tables it lands in. Pure. */
+export function availableLine(k: ReturnType<typeof availableListing>[number]): string {
+  const more = k.steps.length > STEPS_SHOWN ? `, and ${k.steps.length - STEPS_SHOWN} more (--json)` : '';
+  const steps = k.steps.length ? `step endpoint${k.steps.length === 1 ? '' : 's'}: ${k.steps.slice(0, STEPS_SHOWN).join(', ')}${more}` : 'read by the run itself, not a step';
+  return `${k.kind} (${k.family}; ${steps})\n  tables: ${k.tables.join(', ')}`;
 }
 
 export async function tablesCommand(opts: TablesCommandOptions): Promise<number> {
@@ -173,7 +188,7 @@ export async function tablesCommand(opts: TablesCommandOptions): Promise<number>
   if (opts.available) {
     const list = availableListing();
     if (opts.json) out.write(`${JSON.stringify(list, null, 2)}\n`);
-    else for (const k of list) out.write(`${k.kind} (${k.family}; ${k.endpoints.length} endpoint${k.endpoints.length === 1 ? '' : 's'}): ${k.tables.join(', ')}\n`);
+    else for (const k of list) out.write(`${availableLine(k)}\n`);
     return EXIT.ok;
   }
   if (opts.ddl !== undefined || opts.location !== undefined || opts.schema !== undefined) {

@@ -59,7 +59,7 @@ export interface Destination {
 /** Who publishes, and whether to replace what another data folder or service kind published (on purpose). */
 export interface Claim { holder: Holder; takeOver: boolean }
 
-export interface DestinationLogger { info(obj: object, msg: string): void; warn(obj: object, msg: string): void }
+export interface DestinationLogger { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; debug?(obj: object, msg: string): void }
 
 /** The DuckDB file readers open: the run's changes applied to it in place, or a copy of the working warehouse (src/publish/index.ts). */
 export function duckdbDestination(paths: WarehousePaths, pause: PauseHook, logger?: DestinationLogger): Destination {

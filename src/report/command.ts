@@ -6,9 +6,10 @@ import { serviceOfRun } from '../config/service.js';
 import { loadPipeline } from '../pipeline/index.js';
 import { warehousePaths } from '../publish/index.js';
 import { EXIT, UserError } from '../exit.js';
-import { DEFAULT_DAYS, RunNotFound, withPublished, writeReport } from './index.js';
+import { DEFAULT_DAYS, RunNotFound, reportsDir, withPublished, writeReport } from './index.js';
+import { requireWritableFolders, type FolderProbe } from '../config/writable.js';
 
-export interface ReportCommandOptions { root: string; run?: string; pipeline?: string; days?: number; out?: NodeJS.WritableStream }
+export interface ReportCommandOptions { root: string; run?: string; pipeline?: string; days?: number; out?: NodeJS.WritableStream; folderProbe?: FolderProbe }
 
 export async function reportCommand(o: ReportCommandOptions): Promise<number> {
   const config = loadConfig({ root: o.root });
@@ -18,6 +19,7 @@ export async function reportCommand(o: ReportCommandOptions): Promise<number> {
   if (!existsSync(published)) throw new UserError(`no published warehouse in ${dataDir}: a run writes one (seo-etl run <pipeline>)`);
   const days = o.days ?? DEFAULT_DAYS;
   if (days < 1 || days > 366) throw new UserError(`--days must be from 1 to 366 (got ${days})`);
+  requireWritableFolders([{ dir: reportsDir(dataDir), what: 'the reports folder' }], o.folderProbe); // exit 2 naming it, before the report is read
   const written = await withPublished(published, async (q) => {
     const latest = (await q(`SELECT run_id FROM v_runs ${pipeline ? 'WHERE pipeline = $1 ' : ''}ORDER BY run_date DESC, started_at DESC LIMIT 1`, pipeline ? [pipeline.name] : []))[0]?.run_id as string | undefined;
     const runId = o.run ?? latest;

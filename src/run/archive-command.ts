@@ -19,6 +19,7 @@ import { noPause } from '../pause.js';
 import { EXIT } from '../exit.js';
 import { useDuckdbThreads } from '../load/threads.js';
 import { keptLines } from './kept.js';
+import { dataFolders, requireWritableFolders, type FolderProbe } from '../config/writable.js';
 
 export interface CommandStamp { base: string; n: number; stamp: string }
 
@@ -103,9 +104,10 @@ export function describeLoad(r: ArchiveLoadResult): string {
  * warehouse: when a table would end with fewer rows than it has (data/raw missing or cut), nothing changes and the
  * command exits 2, unless `allowFewer` says to publish the smaller tables.
  */
-export async function reprocessCommand(opts: { root: string; allowFewer?: boolean; takeOver?: boolean }): Promise<number> {
+export async function reprocessCommand(opts: { root: string; allowFewer?: boolean; takeOver?: boolean; folderProbe?: FolderProbe }): Promise<number> {
   const config = loadConfig({ root: opts.root });
   const paths = pathsOf(opts.root, config);
+  requireWritableFolders(dataFolders(paths), opts.folderProbe); // before the lock: exit 2 naming the folder
   const files = listArchiveFiles(paths.raw);
   return writeAndPublish(paths, config, `reprocess-${stamp()}`, async (writer) => {
     const before = await writer.tableCounts();
@@ -121,10 +123,11 @@ export async function reprocessCommand(opts: { root: string; allowFewer?: boolea
 }
 
 /** Archives the given response files, then loads them. */
-export async function ingestCommand(opts: { root: string; files: string[]; takeOver?: boolean }): Promise<number> {
+export async function ingestCommand(opts: { root: string; files: string[]; takeOver?: boolean; folderProbe?: FolderProbe }): Promise<number> {
   if (!opts.files?.length) throw new UserError('ingest: files: give at least one response file');
   const config = loadConfig({ root: opts.root });
   const paths = pathsOf(opts.root, config);
+  requireWritableFolders(dataFolders(paths), opts.folderProbe); // before anything is archived: exit 2 naming the folder
   // Parse everything first: a bad file stops the command before anything is archived.
   const docs = opts.files.flatMap((f) => readResponseFile(f));
   const entries = docs.map(({ doc, where }) => entryOf(doc, where, config.paths));

@@ -29,9 +29,9 @@ const serviceLine = (baseUrl: string, dataDir: string) => {
 /** How `run` and `resume` show their work (src/run/progress.ts, src/run/summary.ts, src/api/log-output.ts). */
 type Output = Pick<RunJobOptions, 'progress' | 'quiet' | 'logFormat' | 'sandbox' | 'takeOverDestinations' | 'waitMs'>;
 
-export async function runCommand(o: { root: string; pipeline: string; runDate?: string } & Output): Promise<number> {
+export async function runCommand(o: { root: string; pipeline: string; runDate?: string; allowFutureDate?: boolean } & Output): Promise<number> {
   tuneHeapForJob();
-  const r = await runJob({ root: o.root, pipelineFile: o.pipeline, runDate: o.runDate, progress: o.progress, quiet: o.quiet, logFormat: o.logFormat, sandbox: o.sandbox, takeOverDestinations: o.takeOverDestinations, waitMs: o.waitMs, pause: pauseFromEnv(process.env) });
+  const r = await runJob({ root: o.root, pipelineFile: o.pipeline, runDate: o.runDate, allowFutureDate: o.allowFutureDate, progress: o.progress, quiet: o.quiet, logFormat: o.logFormat, sandbox: o.sandbox, takeOverDestinations: o.takeOverDestinations, waitMs: o.waitMs, pause: pauseFromEnv(process.env) });
   return r.exitCode;
 }
 

@@ -36,6 +36,7 @@ import { callbackWarning } from '../pipeline/callbacks.js';
 import { checkLocations, locationCacheDir, serviceLocationFetch } from '../check/locations.js';
 import { reportStage } from '../report/stage.js';
 import { moverLine } from '../report/movers.js';
+import type { FolderProbe } from '../config/writable.js';
 
 export interface RunJobOptions {
   root: string;
@@ -68,6 +69,12 @@ export interface RunJobOptions {
   waitMs?: number;
   /** --take-over-destinations: publish over another data folder's data in a destination (src/publish/holder.ts). */
   takeOverDestinations?: boolean;
+  /** --allow-future-date: a sandbox run for a day after today, on purpose (src/run/run-date.ts). */
+  allowFutureDate?: boolean;
+  /** Test seam: the clock that says what day it is (the default run date, the future-date check). */
+  clock?: () => Date;
+  /** Test seam: what the data folder's permissions are read with (src/config/writable.ts; tests run as root). */
+  folderProbe?: FolderProbe;
 }
 
 export interface RunJobResult {

@@ -23,6 +23,8 @@ import { logFormat, stderrLog } from '../api/log-output.js';
 import { bindDataFolder, noteRunService, refuseAccidentalSandbox, serviceOf, type Service } from '../config/service.js';
 import type { RunJobOptions } from './job.js';
 import { useDuckdbThreads } from '../load/threads.js';
+import { dataFolders, requireWritableFolders } from '../config/writable.js';
+import { refuseFutureRunDate } from './run-date.js';
 
 export interface OpenedRun {
   config: Config;
@@ -57,9 +59,13 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
   refuseAccidentalSandbox({ service, fileBaseUrl: loadConfig({ root: opts.root, env: {} }).api.base_url, env, sandboxOnPurpose: opts.sandbox === true });
   const level = logLevel(env); // SEO_ETL_LOG_LEVEL=debug adds each load and checkpoint to the run's log
   const format = logFormat(env, opts.logFormat);
+  const now = opts.clock ?? (() => new Date());
+  // A day after the account's today: exit 2 before anything is opened (src/run/run-date.ts).
+  if (opts.runDate !== undefined) await refuseFutureRunDate({ runDate: opts.runDate, now: now(), config, env, service, allowFuture: opts.allowFutureDate === true });
   const paths = warehousePaths(path.resolve(opts.root, config.warehouse.dir));
   // The whole pipeline is validated before the lock is taken or anything spent.
   let pipeline = opts.pipelineFile ? loadPipeline(path.resolve(opts.root, opts.pipelineFile), config, { env }) : undefined;
+  requireWritableFolders(dataFolders(paths), opts.folderProbe); // a read-only data folder: exit 2 naming it, before the lock
   mkdirSync(paths.dir, { recursive: true });
   // --wait: a second run (another cron line) waits for the first instead of exiting 3 at once.
   const lock = opts.waitMs
@@ -87,7 +93,7 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
       ({ runDate, publishOnly } = target);
     }
     if (!pipeline) throw new UserError('a pipeline file is needed to start a run');
-    runDate ??= utcDate(new Date());
+    runDate ??= utcDate(now());
     const runId = runIdFor(pipeline.name, runDate);
     const attemptStartedAt = new Date();
     noteRunService(paths.dir, runId, service);

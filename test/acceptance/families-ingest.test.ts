@@ -120,5 +120,5 @@ describe('ingest of the generated families in the live shapes', () => {
     } finally {
       await wh.close();
     }
-  }, 60_000);
+  });
 });

@@ -73,5 +73,5 @@ describe('ingest of the hand-declared families with every model field set', () =
     expect(account.serp).toMatch(/^\{/);
     expect(typeof account.expiry).toBe('string');
     expect((await rows(`SELECT count(*)::INT AS n FROM serp_results WHERE includes_non_news_search_results`))[0].n).toBeGreaterThan(0);
-  }, 120_000);
+  });
 });

@@ -63,7 +63,7 @@ beforeAll(async () => {
   file = path.join(dir, 'kwrules.yaml');
   writeFileSync(file, text);
   [plan, run] = await Promise.all([runCli(['plan', file], { env: childEnv(p) }), runCli(['run', file, '--no-progress'], { env: childEnv(p) })]);
-}, 60_000);
+});
 afterAll(async () => {
   await closeProject(p);
   rmSync(dir, { recursive: true, force: true });

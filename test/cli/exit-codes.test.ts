@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { ROOT } from '../helpers/project.js';
+import { EXIT } from '../../src/exit.js';
 import { runCli } from '../reliability/helpers.js';
 
 const env = { ...process.env, SEO_ETL_API_BASE_URL: 'sandbox' };
@@ -48,8 +49,14 @@ test('docs outside any project exits 2, naming the way out, instead of a stack t
   expect(r.stderr).not.toMatch(/\n\s+at /);
 });
 
-test('help asked for exits 0', async () => {
+test('help asked for exits 0; run --help lists every exit code, the CLI\'s description the families', async () => {
   const r = await cli(['run', '--help']);
   expect(r.code).toBe(0);
   expect(r.stdout).toMatch(/Usage: seo-etl run/);
+  const listed = [...r.stdout.slice(r.stdout.indexOf('Exit codes:')).matchAll(/^\s+(\d+)\s{2}/gm)].map((m) => Number(m[1]));
+  expect(listed).toEqual(expect.arrayContaining(Object.values(EXIT)));
+  expect(r.stdout).toMatch(/^\s+8\s+completed into DuckDB and Parquet, but publishing to the lake failed$/m);
+  expect(r.stdout).toContain('--allow-future-date');
+  const top = await cli(['--help']);
+  expect(top.stdout.replace(/\s+/g, ' ')).toMatch(/DataForSEO Labs, Backlinks/);
 });

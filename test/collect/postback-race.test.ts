@@ -55,7 +55,7 @@ test('a postback adopting an ambiguous task is counted outstanding until its res
   // (Every task here has a postback, so none is left once the drain says nothing is.)
   expect({ left, recorded: recorded.size, loaded: loaded.size }).toEqual({ left: 0, recorded: N, loaded: N });
   expect(await Promise.all(deliveries)).toEqual(Array(N).fill(true));
-}, 60_000);
+});
 
 test('a postback that came before its unclear POST was handled adopts the task once its tag is awaited', async () => {
   // On the live service a postback task is never listed by tasks_ready (docs/api-live.md, L1): a declined postback

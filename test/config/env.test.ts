@@ -52,7 +52,7 @@ test('SEO_ETL_WAREHOUSE_MEMORY_LIMIT=10MB is refused against the variable before
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
-}, 90_000);
+});
 
 test('a rule between two settings blames the one the user set: the variable, not default.yaml\'s line of the other', () => {
   expect(() => loadConfig({ root: ROOT, env: { SEO_ETL_PATHS_KEYWORDS_DATA: 'google' } }))
@@ -114,4 +114,4 @@ test('SEO_ETL_SANDBOX_COMPLETION_DELAY_MS=1500 seo-etl sandbox serves with 1500 
   expect(settingKind(configSchema.shape.sandbox.shape.completion_delay_ms)).toBe('number');
   expect(settingKind(configSchema.shape.api.shape.base_url)).toBe('string');
   expect(settingKind(configSchema.shape.prices)).toBe('nested');
-}, 30_000);
+});

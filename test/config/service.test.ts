@@ -78,7 +78,7 @@ test('cron without SEO_ETL_API_BASE_URL but with the live credentials: exit 2, n
   expect(r.code, r.stderr).toBe(2);
   expect(r.stderr).toMatch(/SEO_ETL_LOGIN and SEO_ETL_PASSWORD are set for the live service, but api.base_url is 'sandbox'/);
   expect(readdirSync(path.join(p, 'data'))).toEqual(['inputs']);
-}, 90_000);
+});
 
 test('local.yaml names the live service and SEO_ETL_API_BASE_URL=sandbox: refused, and --sandbox runs it on purpose', async () => {
   const p = projectCopy('api:\n  base_url: https://api.dataforseo.com\n');
@@ -116,7 +116,7 @@ test('local.yaml names the live service and SEO_ETL_API_BASE_URL=sandbox: refuse
   const liveTables = await runCli(['tables'], { env: bare(), timeoutMs: 30_000, cwd: p });
   expect(liveTables.stdout).toContain('no published warehouse yet');
   expect(liveTables.stdout).toContain(`Sandbox data is in ${path.join(p, 'data', 'sandbox')}: seo-etl --sandbox tables`);
-}, 240_000);
+});
 
 test('with a live local.yaml, --sandbox runs against the sandbox SEO_ETL_API_BASE_URL names (seo-etl sandbox), not the embedded one', async () => {
   const p = projectCopy('api:\n  base_url: https://api.dataforseo.com\n');
@@ -136,4 +136,4 @@ test('with a live local.yaml, --sandbox runs against the sandbox SEO_ETL_API_BAS
   } finally {
     await project.close();
   }
-}, 120_000);
+});

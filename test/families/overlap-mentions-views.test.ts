@@ -58,7 +58,7 @@ describe('keyword overlap between competitors', () => {
     // docs/pipelines.md's query: shared keywords where a competitor outranks the domain.
     const outranked = await rows(overViews(docQuery('v_labs_keyword_overlap o')).replaceAll("'example.com'", "'a.com'"));
     expect(outranked.map((r) => [r.keyword, r.our_position, r.competitor, r.their_position])).toEqual([['lanterns', 7, 'c.com', 2], ['stoves', 5, 'b.com', 4]]);
-  }, 60_000);
+  });
 });
 
 describe('LLM mentions of a brand', () => {
@@ -92,5 +92,5 @@ describe('LLM mentions of a brand', () => {
     // docs/pipelines.md's query: each brand's share of an LLM's answers naming brands.
     const shares = await rows(overViews(docQuery('v_ai_llm_brand_mentions')));
     expect(shares.map((r) => [r.platform, r.brand, Number(r.share_pct)])).toEqual([['chat_gpt', 'Acme', 66.7], ['chat_gpt', 'TrailHub', 33.3], ['google', 'Acme', 100]]);
-  }, 60_000);
+  });
 });

@@ -127,7 +127,7 @@ describe('paging of generated endpoints', () => {
     const [labs] = await q('SELECT count(*)::INT AS n, (SELECT max(total_count)::INT FROM labs_ranked_keywords) AS total, count(DISTINCT _task_id)::INT AS t FROM labs_ranked_keywords__items');
     expect(labs.n).toBe(labs.total);
     expect(labs.t).toBe(Math.ceil((labs.total as number) / 10));
-  }, 60_000);
+  });
 });
 
 describe('filters', () => {

@@ -36,5 +36,5 @@ describe('Labs and Backlinks views', () => {
       ...(domains.slice(1).includes(domains[0]) ? [] : [{ target: 'example.com', referring_domain: domains[0], change: 'lost' }]),
       { target: 'example.com', referring_domain: 'gained.example', change: 'new' },
     ]);
-  }, 60_000);
+  });
 });

@@ -99,7 +99,7 @@ describe('the lake destination', () => {
     } finally {
       client.destroy();
     }
-  }, 120_000);
+  });
 
   test('a reader listing the bucket during the second night\'s upload sees the first night\'s manifests until the second\'s are written', async () => {
     // The crash pipeline (smaller), and no re-parses: a re-collected task of the first night would change its manifests.
@@ -135,7 +135,7 @@ describe('the lake destination', () => {
     } finally {
       client.destroy();
     }
-  }, 180_000);
+  });
 
   test('a failed upload completes into DuckDB, says so and exits 8; the next run catches the lake up', async () => {
     const p = await startProject(SANDBOX_EXTRA);
@@ -168,5 +168,5 @@ describe('the lake destination', () => {
     } finally {
       client.destroy();
     }
-  }, 120_000);
+  });
 });

@@ -75,4 +75,4 @@ test('killed during the lake upload, then resume: the bucket equals an uninterru
   } finally {
     client.destroy();
   }
-}, 240_000);
+});

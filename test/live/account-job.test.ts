@@ -48,7 +48,7 @@ describe('account answers stop posting, keep everything and resume (exit 5)', ()
     expect(again.exitCode).toBe(EXIT.ok);
     expect(again.summary!.byState.loaded).toBe(5);
     expect(p.sandbox.controls.postings()).toHaveLength(5);
-  }, 60_000);
+  });
 
   const midRun = (name: string, account: Record<string, number>, code: number, advice: RegExp) => async () => {
     p = await startProject({ sandbox: { keywords_per_site_task: 2 } });
@@ -83,7 +83,7 @@ describe('account answers stop posting, keep everything and resume (exit 5)', ()
     expect(r.exitCode).toBe(EXIT.refused);
     expect(r.text).toMatch(/stopped posting: .*40204.*no access to this endpoint.*\(step sites\)/);
     expect(await states(r.publishedPath, r.runId)).toEqual({ planned: 5 });
-  }, 60_000);
+  });
 
   it('[account.job_duplicates] 40205 duplicate-task limit: the repeated tasks go back to planned, posting stops, exit 5', async () => {
     p = await startProject({ sandbox: { keywords_per_site_task: 2 } });
@@ -98,7 +98,7 @@ describe('account answers stop posting, keep everything and resume (exit 5)', ()
     const again = await run(file, '2026-02-05', { resume: true });
     expect(again.exitCode).toBe(EXIT.ok);
     expect(await states(again.publishedPath, again.runId)).toEqual({ loaded: 5 });
-  }, 60_000);
+  });
 
   it('[account.job_collect] access withdrawn while collecting: the posted tasks stay posted, exit 5, resume collects them', async () => {
     p = await startProject({ sandbox: { keywords_per_site_task: 2 } });
@@ -116,7 +116,7 @@ describe('account answers stop posting, keep everything and resume (exit 5)', ()
     expect(again.exitCode).toBe(EXIT.ok);
     expect(await states(again.publishedPath, again.runId)).toEqual({ loaded: 3 });
     expect(p.sandbox.controls.postings()).toHaveLength(3);
-  }, 60_000);
+  });
 });
 
 describe('a retired endpoint (HTTP 404)', () => {
@@ -135,7 +135,7 @@ describe('a retired endpoint (HTTP 404)', () => {
     expect(again.exitCode).toBe(EXIT.taskFailures);
     expect(eventCalls()).toBe(1);
     expect(p.sandbox.controls.postings()).toHaveLength(2);
-  }, 60_000);
+  });
 });
 
 describe('preflight', () => {
@@ -156,7 +156,7 @@ describe('preflight', () => {
     const err = await checkCommand({ root: ROOT, env: { ...p.env, SEO_ETL_API_BASE_URL: `http://127.0.0.1:${port}` }, out: () => undefined }).then(() => undefined, (e: unknown) => e);
     expect(exitCodeOf(err)).toBe(EXIT.unreachable);
     expect(describeError(err)).toMatch(/^appendix\.user_data: the service could not be reached: .*ECONNREFUSED/);
-  }, 60_000);
+  });
 
   it('[account.preflight_balance] an account with no money left is stopped before posting (exit 5)', async () => {
     p = await startProject();
@@ -165,5 +165,5 @@ describe('preflight', () => {
     expect(r.exitCode).toBe(EXIT.refused);
     expect(r.text).toMatch(/stopped posting: the account's balance is \$0\.0000 \(the account has no money left/);
     expect(p.sandbox.controls.calls().filter((c) => c.path.includes('task_post'))).toHaveLength(0);
-  }, 60_000);
+  });
 });

@@ -42,7 +42,7 @@ describe('the account', () => {
     expect(o.ok).toBe(true);
     const r = (o as any).task.result[0];
     expect(r).toMatchObject({ login: p.config.sandbox.login, timezone: 'UTC', money: { total: 50, balance: 50 - p.sandbox.controls.billed(), limits: { day: { total: 5 } } }, rates: { limits: { minute: { total: 100000 } } } });
-    expect(summarizeUserData(r)).toEqual({ login: p.config.sandbox.login, balance: 50 - p.sandbox.controls.billed(), dailyCostLimit: 5, spentToday: p.sandbox.controls.billed(), callsPerMinute: 100000 });
+    expect(summarizeUserData(r)).toEqual({ login: p.config.sandbox.login, balance: 50 - p.sandbox.controls.billed(), dailyCostLimit: 5, spentToday: p.sandbox.controls.billed(), callsPerMinute: 100000, timeZone: 'UTC' });
     expect((o as any).cost).toBe(0);
     expect(p.sandbox.controls.charges()).toHaveLength(1);
   });
@@ -60,7 +60,7 @@ describe('the account', () => {
     lines.length = 0;
     expect(await checkCommand({ root: ROOT, env, pipeline: PIPELINE, out: (l) => lines.push(l) })).toBe(EXIT.budget);
     expect(lines.at(-1)).toBe(`${PIPELINE}: the balance $0.0100 does not cover the plan's $0.0240`);
-    expect(compareBalance({ login: 'x', balance: 10, dailyCostLimit: 1, spentToday: 0.99, callsPerMinute: 1 }, 0.02)).toEqual({ enough: false, message: "the daily cost limit leaves $0.0100 today, less than the plan's $0.0200" });
+    expect(compareBalance({ login: 'x', balance: 10, dailyCostLimit: 1, spentToday: 0.99, callsPerMinute: 1, timeZone: null }, 0.02)).toEqual({ enough: false, message: "the daily cost limit leaves $0.0100 today, less than the plan's $0.0200" });
     // Wrong credentials: an ApiError (exit 5) naming what to check, printed without a stack.
     const err = await refusal(() => checkCommand({ root: ROOT, env: { ...env, SEO_ETL_PASSWORD: 'wrong' }, out: () => {} }));
     expect(exitCodeOf(err)).toBe(EXIT.refused);

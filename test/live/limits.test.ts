@@ -130,7 +130,7 @@ describe('a night collected by tasks_ready with the live limits on', () => {
     } finally {
       await s.sandbox.close();
     }
-  }, 180_000);
+  });
 });
 
 describe('the three-day window of tasks_ready', () => {

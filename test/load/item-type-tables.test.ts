@@ -107,5 +107,5 @@ describe('item-type tables', () => {
     expect(have.has('labs_ranked_keywords__items__featured_snippet')).toBe(false);
     expect(await queryFile(published, `SELECT _task_id, count(*)::INT AS n FROM labs_ranked_keywords__items__paid GROUP BY ALL`)).toEqual([{ _task_id: 'C2', n: 1 }]);
     expect(await queryFile(published, `SELECT _task_id, count(*)::INT AS n FROM labs_ranked_keywords__items__organic GROUP BY ALL`)).toEqual([{ _task_id: 'C1', n: 2 }]);
-  }, 30_000);
+  });
 });

@@ -67,7 +67,7 @@ describe('a lowered memory limit and the other connections', () => {
     await expect(unguarded).rejects.toThrow(/out of memory/i);
     const r = (await guarded) as Awaited<ReturnType<DuckDBConnection['runAndReadAll']>>;
     expect(Number(r.getRows()[0][0])).toBe(1_000_000);
-  }, 30_000);
+  });
 
   it('the ledger opened with the warehouse as its read gate reads only once a rest restored the limit', async () => {
     const { w, other } = await fileWarehouse();
@@ -80,7 +80,7 @@ describe('a lowered memory limit and the other connections', () => {
       expect(settled).toBe(false);
     });
     expect(await read).toEqual([]);
-  }, 30_000);
+  });
 
   it('a rest (trimCache) waits for a ledger read already running, and the read runs under the whole limit', async () => {
     const { w, other } = await fileWarehouse();
@@ -94,5 +94,5 @@ describe('a lowered memory limit and the other connections', () => {
     const trimmed = w.trimCache(4e6, '256MB');
     expect(Number(await read)).toBe(1_000_000);
     expect(await trimmed).toBeLessThanOrEqual(4e6);
-  }, 30_000);
+  });
 });

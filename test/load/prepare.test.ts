@@ -34,7 +34,7 @@ beforeAll(async () => {
   const extra = path.join(dir, 'extra.ndjson');
   writeFileSync(extra, `${again}\nnot json\n`);
   files.push(extra);
-}, 60_000);
+});
 
 /** A file's lines, gunzipped when it is an archive file. */
 function linesOf(file: string): string[] {
@@ -81,7 +81,7 @@ describe('archive lines prepared on a worker thread', () => {
       expect(Object.keys(got).sort()).toEqual(Object.keys(want).sort());
       for (const name of Object.keys(want)) expect(got[name], `${name} (worker: ${worker})`).toEqual(want[name]);
     }
-  }, 120_000);
+  });
 
   test('a line the normalizer refuses fails the load with its message, and nothing of its transaction is kept', async () => {
     const bad = path.join(dir, 'bad.ndjson');

@@ -195,7 +195,7 @@ describe('Parquet export', () => {
     const groups = (await w.connection.runAndReadAll(`SELECT row_group_id, max(row_group_num_rows)::INT FROM parquet_metadata('${kw.file}') GROUP BY ALL`)).getRows();
     expect(groups.length).toBeGreaterThanOrEqual(2);
     expect(groups.reduce((n, [, rows]) => n + (rows as number), 0)).toBe(42_000);
-  }, 60_000);
+  });
 });
 
 describe('lean Parquet export', () => {
@@ -234,7 +234,7 @@ describe('lean Parquet export', () => {
       const diff = await w.connection.runAndReadAll(`SELECT count(*)::INT FROM ((FROM read_parquet('${f.file}') EXCEPT ALL FROM read_parquet('${other}')) UNION ALL (FROM read_parquet('${other}') EXCEPT ALL FROM read_parquet('${f.file}')))`);
       expect(diff.getRows()[0][0]).toBe(0);
     }
-  }, 60_000);
+  });
 
   it('a table the lowered limit cannot export goes again under the whole limit', async () => {
     const { w, dir } = await fileWarehouse('seo-etl-lean-', { memoryLimit: '256MB' });
@@ -250,7 +250,7 @@ describe('lean Parquet export', () => {
     const back = await w.connection.runAndReadAll(`SELECT count(*)::INT FROM read_parquet('${files.find((f) => f.table === 'keyword_data')!.file}')`);
     expect(back.getRows()[0][0]).toBe(14_000);
     expect(String((await w.connection.runAndReadAll(`SELECT current_setting('memory_limit')`)).getRows()[0][0])).toMatch(/^(256\.0 ?MB|244\.1 ?MiB)$/);
-  }, 60_000);
+  });
 });
 
 describe('Warehouse.trimCache', () => {
@@ -270,7 +270,7 @@ describe('Warehouse.trimCache', () => {
     expect(n.getRows()[0].map(Number)).toEqual([1_500_000, 1_500_000]);
     // Below the resting size nothing is done.
     expect(await w.trimCache(512e6, '256MB')).toBeLessThanOrEqual(512e6);
-  }, 60_000);
+  });
 });
 
 describe('Warehouse.checkpoint', () => {
@@ -288,7 +288,7 @@ describe('Warehouse.checkpoint', () => {
     expect(await limitOf(w)).toBe(limitBefore);
     const n = await w.connection.runAndReadAll('SELECT count(*), count(DISTINCT s) FROM big');
     expect(n.getRows()[0].map(Number)).toEqual([1_500_000, 1_500_000]);
-  }, 60_000);
+  });
 
   it('raises the lowered limit to twice the WAL when the log is bigger than half of it', async () => {
     const { w } = await fileWarehouse('seo-etl-ckpt-', { memoryLimit: '256MB', checkpointThreshold: '1GB' });
@@ -302,7 +302,7 @@ describe('Warehouse.checkpoint', () => {
     expect(sets).toEqual([`SET memory_limit = '${Math.floor((2 * wal) / 1024)}KiB'`, `SET memory_limit = '256MB'`]);
     expect(w.walBytes()).toBe(0);
     expect(Number((await w.connection.runAndReadAll('SELECT count(*) FROM big')).getRows()[0][0])).toBe(500_000);
-  }, 60_000);
+  });
 
   it('runs CHECKPOINT while the lowered limit is in effect, never above memory_limit', async () => {
     const w = await Warehouse.open(':memory:');
@@ -341,7 +341,7 @@ describe('Warehouse.checkpoint', () => {
     expect(await w.checkpoint(64e6, '256MB')).toBe(true);
     expect(w.walBytes()).toBe(0);
     expect((await w.connection.runAndReadAll('SELECT count(*)::INT, min(id)::INT FROM t')).getRows()[0]).toEqual([100_000, -1]);
-  }, 60_000);
+  });
 });
 
 describe('row groups (warehouse.row_group_size)', () => {

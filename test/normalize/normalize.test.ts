@@ -69,6 +69,18 @@ describe('keyword data', () => {
     expect(stats.badValueCount).toBe(1);
   });
 
+  it('a request field the endpoint declares, echoed in data (load_async_ai_overview), is kept in extra but not counted unknown', () => {
+    const stats = new NormalizeStats();
+    const echo = { api: 'serp', function: 'task_get', se: 'google', se_type: 'organic', keyword: 'shoes', load_async_ai_overview: true, brand_new_param: 1 };
+    const out = normalizeTask(task('S1', 'serp.google.organic.task_get.advanced', [], echo), ctx, stats);
+    expect(JSON.parse(rowsOf(out, 'tasks')[0].extra as string)).toEqual({ data: { load_async_ai_overview: true, brand_new_param: 1 } });
+    expect(Object.fromEntries(stats.unknownFields)).toEqual({ 'tasks.data.brand_new_param': 1 });
+    // The live call declares it too (the task echoes its own request).
+    const live = new NormalizeStats();
+    normalizeTask(task('S2', 'serp.google.organic.live.advanced', [], { ...echo, brand_new_param: undefined }), ctx, live);
+    expect(live.unknownFieldCount).toBe(0);
+  });
+
   it('records a task with an error status as a failed task with no result rows', () => {
     const stats = new NormalizeStats();
     const out = normalizeTask(task('K5', 'keywords_for_site.task_get', null, { api: 'keywords_data' }, { status_code: 40401, status_message: 'Task Not Found.' }), ctx, stats);

@@ -110,7 +110,7 @@ describe('publishing a run by applying its changes', () => {
     try {
       expect(Number((await c.runAndReadAll('SELECT n FROM v_probe')).getRows()[0][0])).toBe(d.serp_results__items.rows);
     } finally { c.closeSync(); i.closeSync(); }
-  }, 60_000);
+  });
 
   test('every table carries its description; its columns get theirs with its first rows, copied or applied', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-apply-'));
@@ -148,7 +148,7 @@ describe('publishing a run by applying its changes', () => {
     ({ columns } = await comments());
     expect(described(columns, 'keyword_data')).toBe(true);
     expect(columns.some(([t]) => t === 'keyword_data')).toBe(true);
-  }, 60_000);
+  });
 
   test('a publish that fails before COMMIT leaves the published file as it was; the next one applies the run', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-apply-'));
@@ -168,7 +168,7 @@ describe('publishing a run by applying its changes', () => {
     expectEqual(d);
     expect(await items(published)).toBe(d.serp_results__items.rows);
     expect(d.serp_results__items.rows).toBeGreaterThan(one);
-  }, 60_000);
+  });
 
   test('a reader holding the published file open: the publish copies and renames, the reader keeps its snapshot', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-apply-'));
@@ -190,5 +190,5 @@ describe('publishing a run by applying its changes', () => {
     expectEqual(await differences(work, published));
     // A rebuilt working file (reprocess) is copied whole.
     expect(await publish(work, published, 'reprocess-x', { rebuilt: true })).toMatchObject({ mode: 'copied', reason: 'the working file was rebuilt' });
-  }, 60_000);
+  });
 });

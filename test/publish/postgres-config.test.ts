@@ -54,10 +54,14 @@ describe('postgres configuration', () => {
 });
 
 describe('redaction', () => {
-  test('the password is replaced in the URL and anywhere in a text', () => {
+  test('the password is replaced in the URL and where a credential stands in a text, not in other words', () => {
     const url = 'postgres://bi:p%40ss-word@db.example:5432/bi?sslmode=require';
     expect(redactUrl(url)).toBe('postgres://bi:***@db.example:5432/bi?sslmode=require');
-    expect(redactText(`failed for ${url}; password p@ss-word rejected`, url)).not.toMatch(/p@ss-word|p%40ss-word/);
+    expect(redactText(`failed for ${url}; password=p@ss-word rejected`, url)).not.toMatch(/p@ss-word|p%40ss-word/);
+    // The everyday password "postgres" is also the user, the database and the product.
+    const plain = 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
+    expect(redactText(`database "postgres" does not exist (postgres://postgres:postgres@127.0.0.1:5432/other)`, plain))
+      .toBe('database "postgres" does not exist (postgres://postgres:***@127.0.0.1:5432/other)');
     expect(redactUrl('postgres://h/db?password=abc123')).not.toContain('abc123');
   });
 });

@@ -25,7 +25,7 @@ const opened: TestProject[] = [];
 
 beforeAll(async () => {
   pgs = await startPostgres();
-}, 60_000);
+});
 afterAll(async () => {
   for (const p of opened) await closeProject(p);
   pgs?.close();
@@ -86,7 +86,7 @@ describe('a run killed inside its PostgreSQL publish', () => {
     const c = await counts(p, schema);
     expect(c.pg).toEqual(c.duck);
     expect(c.duck.serp_endpoints).toBeGreaterThan(0);
-  }, 150_000);
+  });
 });
 
 describe('a run that could not reach PostgreSQL (exit 6)', () => {
@@ -122,5 +122,5 @@ describe('a run that could not reach PostgreSQL (exit 6)', () => {
     const again = await resumeInProcess(p);
     expect(again).toHaveProperty('nothing');
     expect(existsSync(path.join(p.dataDir, 'publishing.json'))).toBe(false);
-  }, 150_000);
+  });
 });

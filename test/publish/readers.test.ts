@@ -114,7 +114,7 @@ beforeAll(async () => {
   readerExit = await reader.stop();
   db = await DuckDBInstance.create(second.publishedPath, { access_mode: 'READ_ONLY' });
   conn = await db.connect();
-}, 180_000);
+});
 afterAll(async () => {
   conn?.closeSync();
   db?.closeSync();

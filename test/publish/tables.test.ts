@@ -141,3 +141,18 @@ describe('seo-etl tables', () => {
     }
   });
 });
+
+describe('tables --available', () => {
+  test('names the endpoint a pipeline step gives for each result kind, not only under --json', async () => {
+    const out = collectStream();
+    expect(await tablesCommand({ root: ROOT, available: true, out })).toBe(EXIT.ok);
+    const text = out.text();
+    expect(text).toContain('app_app_reviews_advanced (app_data; step endpoint: app_data.google.app_reviews.task_post)\n  tables: app_app_reviews_advanced, app_app_reviews_advanced__items');
+    expect(text).toMatch(/^serp_advanced \(serp; step endpoints: serp\.google\.organic\.task_post, .*, and \d+ more \(--json\)\)$/m);
+    expect(text).toContain('ready_list (ai_optimization; read by the run itself, not a step)');
+    const json = collectStream();
+    await tablesCommand({ root: ROOT, available: true, json: true, out: json });
+    const reviews = (JSON.parse(json.text()) as { kind: string; steps: string[] }[]).find((k) => k.kind === 'app_app_reviews_advanced');
+    expect(reviews?.steps).toEqual(['app_data.google.app_reviews.task_post']);
+  });
+});

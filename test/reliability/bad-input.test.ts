@@ -97,7 +97,7 @@ describe('bad pipelines and configurations', () => {
       }
     };
     await Promise.all(Array.from({ length: 4 }, worker));
-  }, 120_000);
+  });
 
   for (const c of CASES) {
     test(`${c.name}: exit 2 with the place and the rule`, () => {

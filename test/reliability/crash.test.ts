@@ -29,7 +29,7 @@ let reference: Reference;
 
 beforeAll(async () => {
   reference = await referenceRun();
-}, 60_000);
+});
 
 let inFlightReasks = 0;
 
@@ -136,7 +136,7 @@ describe('SIGKILL during the Parquet export and during publishing', () => {
   for (const point of ['parquet', 'publish']) {
     test(`${point}: a plain resume brings the published warehouse to the reference`, async () => {
       await check(await killedAt(point));
-    }, 180_000);
+    });
   }
 });
 

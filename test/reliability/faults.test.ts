@@ -53,7 +53,7 @@ beforeAll(async () => {
   faulty = await runCrashPipeline({ env: faultEnv(p), timeoutMs: 90_000 });
   faultyMs = Date.now() - started;
   p.sandbox.controls.setFaults([]);
-}, 150_000);
+});
 afterAll(async () => closeProject(p));
 
 /** Every file under a folder, recursively. */
@@ -138,7 +138,7 @@ describe('a refused account', () => {
     } finally {
       await closeProject(q);
     }
-  }, 60_000);
+  });
 });
 
 describe.concurrent('faults that never stop', () => {
@@ -175,7 +175,7 @@ describe.concurrent('faults that never stop', () => {
     expect(q.sandbox.controls.calls().filter((c) => c.path.startsWith('/v3/content_generation/'))).toHaveLength(live.length + 3);
     const tables = await tableSnapshot(published);
     for (const t of Object.keys(reference.tables)) expect(tables[t], `table ${t}`).toEqual(reference.tables[t]);
-  }, 90_000);
+  });
 
   test('a task_post endpoint that always answers 500: bounded re-posts, the tasks stay planned with their code, exit 1, resume posts them once', async () => {
     const q = await startProject(CREDENTIALS);
@@ -203,5 +203,5 @@ describe.concurrent('faults that never stop', () => {
     expect(tagsPostedTwice(q)).toEqual([]);
     const tables = await tableSnapshot(published);
     for (const t of Object.keys(reference.tables)) expect(tables[t], `table ${t}`).toEqual(reference.tables[t]);
-  }, 90_000);
+  });
 });

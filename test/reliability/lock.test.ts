@@ -44,5 +44,5 @@ describe('the run lock', () => {
     expect(third.stdout).toMatch(/completed \(resumed\)/);
     expect(existsSync(path.join(p.dataDir, 'run.lock')), 'released at the end').toBe(false);
     expect(tagsPostedTwice(p)).toEqual([]);
-  }, 90_000);
+  });
 });

@@ -22,7 +22,7 @@ let reference: Reference;
 
 beforeAll(async () => {
   reference = await referenceRun();
-}, 60_000);
+});
 
 /** Every file under `dir` (recursively), relative to it. */
 function filesUnder(dir: string): string[] {

@@ -42,4 +42,4 @@ test(`${RUNS} runs of 18 postback tasks, 40% of their POSTs answered with a drop
   }
   // The path of the race was taken: tasks were adopted by their postbacks (or listings) after an unclear POST.
   expect(adopted).toBeGreaterThan(0);
-}, 300_000);
+});

@@ -21,7 +21,7 @@ describe('resume with nothing unfinished', () => {
     postings = p.sandbox.controls.postings().length;
     billed = p.sandbox.controls.billed();
     expect(postings).toBeGreaterThan(0);
-  }, 120_000);
+  });
   afterAll(() => closeProject(p));
 
   const runs = async () => queryFile(path.join(p.dataDir, 'warehouse.duckdb'), `SELECT run_id, status FROM _runs ORDER BY run_id`);
@@ -34,7 +34,7 @@ describe('resume with nothing unfinished', () => {
     expect(p.sandbox.controls.postings().length, 'tasks posted by the resume').toBe(postings);
     expect(p.sandbox.controls.billed()).toBeCloseTo(billed, 6);
     expect(await runs(), 'a new run was opened').toEqual(before);
-  }, 150_000);
+  });
 
   test('plain resume says there is nothing to resume and exits 0, not 2', async () => {
     const r = await runCli(['resume', '--no-progress'], { env: childEnv(p), timeoutMs: 120_000 });
@@ -42,5 +42,5 @@ describe('resume with nothing unfinished', () => {
     expect(r.stdout).toMatch(/nothing to resume/);
     expect(r.stderr).not.toMatch(/seo-etl: /);
     expect(p.sandbox.controls.postings().length).toBe(postings);
-  }, 150_000);
+  });
 });

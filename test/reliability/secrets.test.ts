@@ -17,7 +17,7 @@ const SECRET = String.raw`/cb/[^/<][^/]*/(pingback|postback)`;
 let p: TestProject;
 beforeAll(async () => {
   p = await startProject(SANDBOX_EXTRA);
-}, 60_000);
+});
 afterAll(() => closeProject(p));
 
 test('domain_errors, tasks and the ledger hold no callback secret; the delivery log keeps the address, redacted', async () => {
@@ -47,4 +47,4 @@ test('domain_errors, tasks and the ledger hold no callback secret; the delivery 
     const [{ n }] = await query(`SELECT count(*)::INT AS n FROM tasks WHERE postback_url LIKE '%/cb/<secret>/postback%'`);
     expect(n).toBe(4);
   });
-}, 120_000);
+});

@@ -119,7 +119,7 @@ describe('seo-etl ingest of crafted answers', () => {
     writeFileSync(path.join(dir, 'keywords.json.gz'), gzipSync(jsonText(oddKeywordEnvelope())));
     writeFileSync(path.join(dir, 'merchant.ndjson'), `${JSON.stringify(oddMerchantEnvelope())}\n`);
     r = await runCli(['ingest', path.join(dir, 'keywords.json.gz'), path.join(dir, 'merchant.ndjson')], { env: childEnv(p) });
-  }, 60_000);
+  });
   afterAll(async () => {
     await closeProject(p);
     rmSync(dir, { recursive: true, force: true });
@@ -213,5 +213,5 @@ describe('a run whose tags and texts look like paths and SQL', () => {
       expect(f).not.toMatch(/etc|passwd/);
     }
     rmSync(parent, { recursive: true, force: true });
-  }, 60_000);
+  });
 });

@@ -22,7 +22,7 @@ const servers: http.Server[] = [];
 
 beforeAll(async () => {
   reference = await referenceRun();
-}, 60_000);
+});
 afterAll(async () => {
   for (const s of servers) await new Promise((r) => s.close(r));
   for (const p of opened) await closeProject(p);
@@ -100,7 +100,7 @@ describe('callbacks that never come, come twice, or come truncated', () => {
     expect(ledgerDiff(await ledgerByKey(published), reference.ledger)).toEqual([]);
     const tables = await tableSnapshot(published);
     for (const t of Object.keys(reference.tables)) expect(tables[t], `table ${t}`).toEqual(reference.tables[t]);
-  }, 60_000);
+  });
 });
 
 describe('forged and malformed callbacks during a run', () => {
@@ -133,7 +133,7 @@ describe('forged and malformed callbacks during a run', () => {
     } finally {
       clearInterval(watch);
     }
-  }, 60_000);
+  });
 });
 
 describe('the receiver answers after the run has looked at a callback', () => {
@@ -242,11 +242,11 @@ describe('failed deliveries', () => {
     expect(taskGets, 'tasks fetched by id').toBe(0);
     expect([...proxy.seen.values()].every((n) => n === 2)).toBe(true);
     expect(p.sandbox.controls.billed()).toBeGreaterThan(0);
-  }, 120_000);
+  });
 
   test('a task whose re-sent postback fails too is fetched by id', async () => {
     const { taskGets, resends } = await runBehindProxy(100);
     expect(resends).toBeGreaterThanOrEqual(1);
     expect(taskGets).toBe(4);
-  }, 120_000);
+  });
 });

@@ -40,7 +40,7 @@ beforeAll(async () => {
   reports = path.join(project, 'data', 'sandbox', 'reports');
   mkdirSync(SCREENSHOTS, { recursive: true });
   if (existsSync(path.join(reports, 'latest.html'))) page = await openReport(path.join(reports, 'latest.html'), { screenshot: path.join(SCREENSHOTS, 'nightly.png') });
-}, 150_000);
+});
 afterAll(() => { if (project) rmSync(project, { recursive: true, force: true }); });
 
 describe('make run, then the report', () => {

@@ -95,7 +95,7 @@ beforeAll(async () => {
   resumed = await h.run(DAYS[2], { resume: true, out });
   summaries.push(out.text());
   published = resumed.publishedPath;
-}, 300_000); // three runs of 18 tasks and a resume, on a machine other jobs share
+});
 
 afterAll(async () => {
   await h?.close();
@@ -303,7 +303,7 @@ describe('the report of the last day', () => {
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     page = await openReport(file(), { screenshot: path.join(SCREENSHOTS, 'rank-tracking.png') });
-  }, 60_000);
+  });
 
   test('each run wrote its report; latest.html is the last one; the summary ends with its path', () => {
     for (const d of DAYS) expect(existsSync(path.join(h.dataDir, 'reports', `rank-tracking-${d}.html`)), d).toBe(true);
@@ -363,5 +363,5 @@ describe('the report of the last day', () => {
     for (const c of phone.charts) expect(c.width, c.id).toBeLessThanOrEqual(390);
     expect(phone.printed!.unbreakable).toBe(phone.charts.length);
     expect(phone.printed!.pages).toBeGreaterThan(1);
-  }, 60_000);
+  });
 });

@@ -35,7 +35,7 @@ describe('budget', () => {
     expect(again.exitCode).toBe(EXIT.ok);
     expect(again.summary!.byState.loaded).toBe(253);
     expect(p.sandbox.controls.postings()).toHaveLength(253);
-  }, 90_000);
+  });
 });
 
 describe('budget and live steps', () => {
@@ -47,7 +47,7 @@ describe('budget and live steps', () => {
     expect(r.exitCode).toBe(EXIT.budget);
     expect(r.summary!.steps.map((s) => [s.step, s.byState.loaded, s.byState.planned])).toEqual([['ads', 1, 2], ['texts', 2, 0]]);
     expect(p.sandbox.controls.billed()).toBeCloseTo(0.0752, 6);
-  }, 60_000);
+  });
 });
 
 describe('tasks_fixed', () => {
@@ -79,5 +79,5 @@ describe('tasks_fixed', () => {
       const [{ m }] = await queryFile(second.publishedPath, `SELECT count(*)::INT AS m FROM read_parquet('${p.dataDir}/parquet/${t}/**/*.parquet')`);
       expect(m, t).toBe(n);
     }
-  }, 60_000);
+  });
 });

@@ -19,7 +19,7 @@ beforeAll(async () => {
   p = await startProject();
   out = collectStream();
   first = await runJob({ root: ROOT, pipelineFile: NIGHTLY, env: p.env, configOverrides: p.overrides, progress: false, out, logDestination: collectStream() });
-}, 120_000);
+});
 afterAll(async () => p?.close());
 
 describe('the nightly run against the sandbox', () => {
@@ -115,5 +115,5 @@ describe('the nightly run against the sandbox', () => {
     expect(again.exitCode).toBe(0);
     expect(p.sandbox.controls.postings().length).toBe(before);
     expect(await counts()).toEqual(rowsBefore);
-  }, 60_000);
+  });
 });

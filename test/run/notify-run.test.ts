@@ -43,4 +43,4 @@ test('a run stopped at its budget tells the webhook: outcome, exit code, service
   const [head, figures] = notices[0].text.split('\n');
   expect(head).toBe(`seo-etl notify: stopped at budget (exit 4, attention) - run notify-2026-01-05 against the sandbox at ${new URL(p.sandbox.url).origin}`);
   expect(figures).toMatch(/^tasks 6: 2 loaded, 0 failed, 4 not posted; cost \$0\.1500 of \$0\.1600 \(sandbox money: nothing was charged\); /);
-}, 60_000);
+});

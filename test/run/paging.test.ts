@@ -27,5 +27,5 @@ describe('posting walks the planned tasks page by page', () => {
     expect(new Set(postings.map((x) => x.tag)).size).toBe(90);
     const posts = p.sandbox.controls.calls().filter((c) => c.endpointId === 'keywords_for_site.task_post');
     expect(posts).toHaveLength(Math.ceil(90 / 4));
-  }, 60_000);
+  });
 });

@@ -69,5 +69,5 @@ describe('the embedded sandbox on three run dates', () => {
     expect(latest.map((l) => [String(l.run_date), isoDay(l.newest)])).toEqual([
       ['2026-09-15', '2026-08-01'], ['2026-10-15', '2026-09-01'], ['2026-11-15', '2026-10-01'],
     ]);
-  }, 120_000);
+  });
 });

@@ -62,7 +62,7 @@ describe('a run on a terminal', () => {
     terminal.isTTY = true;
     terminal.columns = 200;
     r = await runJob({ root: ROOT, pipelineFile: NIGHTLY, env: p.env, configOverrides: p.overrides, out, terminal: terminal as unknown as NodeJS.WriteStream, stderrLog: false });
-  }, 120_000);
+  });
   afterAll(async () => p?.close());
 
   test('the last frame and the summary give the same tasks, states and cost', () => {
@@ -90,7 +90,7 @@ describe('a run on a terminal', () => {
 describe('off a terminal', () => {
   let p: TestProject;
   const dataDirs: string[] = [];
-  beforeAll(async () => { p = await startProject(); }, 60_000);
+  beforeAll(async () => { p = await startProject(); });
   afterAll(async () => { await p?.close(); for (const d of dataDirs) rmSync(d, { recursive: true, force: true }); });
   const fresh = () => { const d = mkdtempSync(path.join(tmpdir(), 'seo-etl-term-')); dataDirs.push(d); return d; };
   /** A list call and one posted task: enough to see where a run's log lines go, in seconds. */
@@ -115,7 +115,7 @@ describe('off a terminal', () => {
     expect(c.stdout).toMatch(/^run tiny-\d{4}-\d{2}-\d{2} completed in [\d.]+ s$/m);
     const log = readFileSync(path.join(dataDir, 'logs', readdirSync(path.join(dataDir, 'logs'))[0]), 'utf8').trim().split('\n');
     expect(JSON.parse(log[0])).toMatchObject({ msg: 'starting run', pipeline: 'tiny' });
-  }, 150_000);
+  });
 
   test('--log-format json puts the JSON lines on stderr; --quiet leaves warnings only and one outcome line', async () => {
     const json = await runCli(['run', tiny(), '--log-format', 'json'], { env: { ...p.env, SEO_ETL_WAREHOUSE_DIR: fresh() }, timeoutMs: 60_000 });
@@ -128,5 +128,5 @@ describe('off a terminal', () => {
     const bad = await runCli(['run', tiny(), '--log-format', 'xml'], { env: { ...p.env, SEO_ETL_WAREHOUSE_DIR: fresh() }, timeoutMs: 60_000 });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--log-format: must be human or json, got 'xml'");
-  }, 300_000);
+  });
 });

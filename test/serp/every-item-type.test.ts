@@ -82,7 +82,7 @@ describe('every item type of the client\'s models through ingest', () => {
     expect(parts.map((r) => r.item_type).sort()).toEqual(Object.keys(SERP_ITEM_CLASSES.BaseSerpApiAiModeAiOverviewElementItem).sort());
     expect((await q(`SELECT count(*) AS n FROM serp_results__items__ai_overview_elements WHERE extra IS NOT NULL`))[0].n).toBe(0n);
     expect((await q(`SELECT count(*) AS n FROM serp_results__items__ai_overview_references`))[0].n).toBeGreaterThan(0n);
-  }, 60_000);
+  });
 
   it('lands typed: nothing in extra, no bad value; an unknown type is kept and reported', async () => {
     const types = Object.entries(SERP_ITEM_CLASSES.BaseSerpApiElementItem);
@@ -142,5 +142,5 @@ describe('every item type of the client\'s models through ingest', () => {
     // Features without a table of their own: their elements typed.
     const el = await q(`SELECT i.item_type AS feature, e.title, e.url FROM serp_results__items__elements e JOIN serp_results__items i ON i._id = e._parent_id WHERE i.item_type = 'discussions_and_forums'`);
     expect(el[0]).toMatchObject({ title: 's0', url: 'https://site0.example/p' });
-  }, 60_000);
+  });
 });

@@ -71,5 +71,5 @@ describe('SERP answers of the live service through ingest', () => {
     expect(history.map((r) => [r.device, r.se, String(r.domain), Number(r.best_position)])).toEqual([
       ['mobile', 'google', 'runnersworld.com', 1], ['mobile', 'google', 'nike.com', 2],
     ]);
-  }, 60_000);
+  });
 });

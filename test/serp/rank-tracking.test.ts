@@ -144,5 +144,5 @@ describe('the rank-tracking example against the sandbox', () => {
     // Movement still agrees with the rank history.
     const moves = await queryFile(db, `SELECT movement FROM v_serp_domain_movement WHERE date = (SELECT max(date) FROM v_serp_domain_movement)`);
     expect(moves.some((m) => m.movement === 'up') && moves.some((m) => m.movement === 'down')).toBe(true);
-  }, 120_000);
+  });
 });

@@ -54,7 +54,7 @@ test('run warns before posting, recovers every task, and its summary counts the 
   expect(r.stderr).toMatch(/webhook\.public_url \(http:\/\/127\.0\.0\.1:1\) is a private address/);
   expect(r.stdout).toMatch(/tasks: 2 \(loaded 2\)/);
   expect(r.stdout).toMatch(/callbacks: 2 never came; fetched by id \(check webhook\.public_url; NAT: tasks_ready\)/);
-}, 120_000);
+});
 
 test('no warning for a public address, a polled pipeline, or a sandbox', () => {
   const steps = [{ name: 's', collect: 'postback' as const }];

@@ -36,7 +36,7 @@ const run = (dataDir: string, ...extra: string[]) => runCli([...extra, 'run', PI
 const runsInPostgres = async () => (await pgs.query<{ run_id: string }>('SELECT run_id FROM seo_etl._runs ORDER BY run_id')).map((r) => r.run_id);
 const heldBy = async () => JSON.parse((await pgs.query<{ fingerprint: string }>(`SELECT fingerprint FROM seo_etl._publish_state WHERE object = '(holder)'`))[0].fingerprint);
 
-beforeAll(async () => { pgs = await startPostgres(); }, 60_000);
+beforeAll(async () => { pgs = await startPostgres(); });
 afterAll(() => { pgs?.close(); for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
 
 test('a second data folder is refused before anything is posted, and takes over only on purpose', async () => {
@@ -68,7 +68,7 @@ test('a second data folder is refused before anything is posted, and takes over 
   const again = await run(a);
   expect(again.code, again.stderr).toBe(2);
   expect(again.stderr).toContain(`holds sandbox data from ${realpathSync(b)}`);
-}, 240_000);
+});
 
 test('the same folder with the other kind of service is refused too', () => {
   const live = holderOf('/srv/seo/data', 'live', 'box');

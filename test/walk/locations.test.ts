@@ -46,7 +46,7 @@ test('run refuses it before anything is posted; a known code runs', async () => 
   expect(existsSync(journal) ? readFileSync(journal, 'utf8').trim() : '').toBe('');
   const ok = await runCli(['--sandbox', 'run', GOOD, '--run-date', '2026-11-20', '--no-progress'], { env, timeoutMs: 60_000 });
   expect(ok.code, ok.stderr).toBe(0);
-}, 90_000);
+});
 
 test('each endpoint finds the nearest list above it in the catalog', () => {
   expect(locationListFor('keywords_ads.search_volume.task_post')).toBe('keywords_ads.locations');

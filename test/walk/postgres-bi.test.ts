@@ -63,7 +63,7 @@ async function runBlock(block: { role: string; statements: string[] }, base: (db
 beforeAll(async () => {
   pgs = await startPostgres();
   dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-bi-'));
-}, 60_000);
+});
 afterAll(() => { pgs?.close(); rmSync(dir, { recursive: true, force: true }); });
 
 test('docs/postgres.md followed step by step from a fresh server, then a run publishes a schema BI tools can use', async () => {
@@ -104,7 +104,7 @@ test('docs/postgres.md followed step by step from a fresh server, then a run pub
   for (const t of nested) expect(indexed.has(t.name), t.name).toBe(true);
   const types = await as<{ data_type: string; n: string }>(writer, `SELECT data_type, count(*) AS n FROM information_schema.columns WHERE table_schema = 'seo_etl' AND data_type IN ('json', 'jsonb') GROUP BY data_type`);
   expect(types.map((t) => t.data_type)).toEqual(['jsonb']);
-}, 180_000);
+});
 
 test('at a generated year of nightly SERPs, the views run without row-by-row joins', async () => {
   // The run's warehouse, its SERP pages repeated for the 364 nights before (each a page of its own, a day earlier).
@@ -152,4 +152,4 @@ test('at a generated year of nightly SERPs, the views run without row-by-row joi
     expect(top.JIT, `${view}: ${JSON.stringify(top.JIT)}`).toBeUndefined();
     expect(top['Execution Time'], view).toBeLessThan(5000);
   }
-}, 180_000);
+});

@@ -31,7 +31,7 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-serp-plans-'));
   const made = await serpYearPublish(dir, pgs.url, 3, 60);
   expect(made.refused).toEqual([]);
-}, 120_000);
+});
 afterAll(() => { pgs?.close(); rmSync(dir, { recursive: true, force: true }); });
 
 interface PlanNode { 'Node Type': string; 'Actual Loops'?: number; 'Rows Removed by Join Filter'?: number; 'Join Filter'?: string; 'Relation Name'?: string; 'Index Name'?: string; Plans?: PlanNode[] }
@@ -77,7 +77,7 @@ test('every SERP view\'s query joins without comparing rows pairwise at a genera
     dc.closeSync();
     duck.closeSync();
   }
-}, 180_000);
+});
 
 test('a dashboard reads each SERP view from its materialized rows, by their key when it filters on it, refreshed by the next night', async () => {
   const c = new pg.Client({ connectionString: pgs.url });
@@ -121,7 +121,7 @@ test('a dashboard reads each SERP view from its materialized rows, by their key 
   } finally {
     await c.end();
   }
-}, 120_000);
+});
 
 test('a materialized view PostgreSQL cannot refresh is named, the rest is published, and the next publish recreates it', async () => {
   const features = materializedName('v_serp_features');
@@ -138,7 +138,7 @@ test('a materialized view PostgreSQL cannot refresh is named, the rest is publis
   expect(o.status === 'published' && [o.viewsFailed, o.refreshFailed, o.refreshed.includes(features)]).toEqual([[], [], true]);
   expect(await pages()).toBe(pagesOfNight);
   expect(await pgs.query(`SELECT 1 FROM pg_indexes WHERE schemaname = 'serp_year' AND indexname = $1`, [`${features}_key`])).toHaveLength(1);
-}, 120_000);
+});
 
 test('the columns that must be quoted in PostgreSQL are the ones docs/postgres.md names', async () => {
   // Every table and column the catalog can publish (generated families' tables too), against the server's keywords.

@@ -42,7 +42,7 @@ test("make's install leaves package-lock.json as it is, even when npm would add 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}, 150_000);
+});
 
 test('--version prints the version', async () => {
   const r = await runCli(['--version'], { env, timeoutMs: 30_000 });

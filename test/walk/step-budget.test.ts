@@ -51,7 +51,7 @@ test('without step budgets the first step takes the budget; with its own, the ne
 
   const plan = await runCli(['--sandbox', 'plan', file], { env: { ...process.env, SEO_ETL_API_BASE_URL: 'sandbox' }, timeoutMs: 30_000 });
   expect(plan.stdout).toMatch(/Step client_a: its own budget \$0\.225 is less than its \$0\.75: it stops posting at its budget/);
-}, 120_000);
+});
 
 test('a step budget that is not a number is bad input at its line', async () => {
   const r = await runCli(['--sandbox', 'plan', pipelineFile(yaml('    budget_usd: lots\n'))], { env: { ...process.env, SEO_ETL_API_BASE_URL: 'sandbox' }, timeoutMs: 30_000 });

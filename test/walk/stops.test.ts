@@ -61,7 +61,7 @@ test('Ctrl-C while posting says what was interrupted and what resume does; resum
   const resumed = await runCli(['--sandbox', 'resume', PIPELINE, '--no-progress'], { env, timeoutMs: 60_000 });
   expect(resumed.code, resumed.stderr).toBe(0);
   expect(resumed.stderr).toMatch(/task\(s\) were being posted without a clear answer .*looking for them .* until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(collect\.ambiguous_grace_ms = 2 s\)/);
-}, 90_000);
+});
 
 let silent: Server;
 let port = 0;
@@ -86,4 +86,4 @@ test('a service that never answers is given up after two attempts, and --quiet n
   expect(accepted).toBeLessThanOrEqual(4);
   const line = r.stdout.trim().split('\n')[0]; // the outcome line (a report line may follow)
   expect(line).toMatch(/exit 7, .*could not be reached/);
-}, 60_000);
+});

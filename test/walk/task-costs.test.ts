@@ -35,7 +35,7 @@ beforeAll(async () => {
     SEO_ETL_SANDBOX_COMPLETION_DELAY_MS: '30', SEO_ETL_COLLECT_POLL_MIN_MS: '20', SEO_ETL_COLLECT_POLL_MAX_MS: '200', SEO_ETL_LOG_LEVEL: 'warn' };
   const r = await runCli(['run', PIPELINE, '--run-date', '2026-11-20', '--no-progress', '--sandbox'], { env, timeoutMs: 90_000 });
   expect(r.code, r.stderr).toBe(0);
-}, 120_000);
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 test('every collected task has its billed cost beside it, and the sum is what the run spent', async () => {

@@ -59,7 +59,7 @@ test('--wait runs once the holder finishes', async () => {
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   expect(code, stderr).toBe(0);
   expect(stdout).toMatch(/completed/);
-}, 60_000);
+});
 
 test('a duration that is not one is bad input', async () => {
   const r = await run('--wait=soon');

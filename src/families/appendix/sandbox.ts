@@ -18,7 +18,7 @@ export function handleUserData(req: ApiRequest, ctx: SandboxContext): Envelope {
   const spentLastMinute = Math.round(records.charges.filter((c) => c.at > now - 60_000).reduce((a, c) => a + c.cost, 0) * 1e6) / 1e6;
   const result = [{
     login: s.login,
-    timezone: 'UTC',
+    timezone: s.account_timezone,
     rates: {
       limits: { day: { total: null }, minute: { total: s.rate_limit_calls } },
       statistics: { day: { total: callsSince(today) }, minute: { total: callsSince(now - s.rate_limit_window_ms) } },

@@ -6,10 +6,16 @@
  * does not know keeps its common columns and the rest of the item in `extra`, and is counted in the run summary.
  */
 import type { ColumnDef, DuckType, TableDef } from '../../normalize/catalog.js';
+import { RENAMED_FIELDS } from '../../normalize/renamed.js';
 import { c, ts, scalarChild as scalars } from '../../normalize/declare.js';
 import { SERP_CLASS_FIELDS, SERP_ITEM_CLASSES } from './models.generated.js';
 
 const json = (name: string, description: string, path: string = name): ColumnDef => c(name, 'JSON', description, path, 'json');
+/** A JSON field SQL reserves the name of (`table`), in its renamed column (RENAMED_FIELDS). */
+const renamedJson = (field: string, description: string): ColumnDef => {
+  const r = RENAMED_FIELDS[field];
+  return { ...json(r.column, description, field), ...(r.formerly ? { formerly: r.formerly } : {}) };
+};
 
 /** The item bases of the catalog's SERP types (client result models' `items`): every type they map is typed. */
 const ITEM_BASES = ['BaseSerpApiElementItem', 'BaseBingSerpApiElementItem', 'BaseSerpApiGoogleNewsElementItem', 'BaseSerpApiGoogleImagesElementItem', 'BaseSerpApiGoogleMapsElementItem'] as const;
@@ -68,6 +74,7 @@ export function modelColumns(classes: readonly string[], declared: readonly Colu
     else if (types.size === 1 && t === 'number') out.push(c(f, isCount(f) ? 'BIGINT' : 'DOUBLE', `\`${f}\` ${of}.`));
     else if (types.size === 1 && t === 'RatingInfo') out.push(...RATING(f, titleOf(f)));
     else if (types.size === 1 && t === 'AiModeRectangleInfo') out.push(...RECTANGLE(f));
+    else if (RENAMED_FIELDS[f]?.formerly) out.push(renamedJson(f, `\`${f}\` ${of}, as JSON.`));
     else out.push(c(f, 'JSON', `\`${f}\` ${of}, as JSON.`, f, 'json'));
   }
   return out;
@@ -140,7 +147,7 @@ const ITEM_COLUMNS: ColumnDef[] = [
   c('price_displayed', 'VARCHAR', 'Price as displayed.', 'price.displayed_price'),
   json('faq', 'FAQ box of an organic result, as JSON.'),
   json('about_this_result', 'About-this-result panel of an organic result, as JSON.'),
-  json('table', 'Table of a featured snippet, as JSON.'),
+  renamedJson('table', 'Table of a featured snippet (`table`), as JSON.'),
   json('images', 'Images shown with the result (organic, paid, featured_snippet), as JSON.'),
   json('checks', 'Labels the engine put on the result (organic, paid), as JSON.'),
   json('related_result', 'Related results nested under an organic result, as JSON.'),
@@ -296,7 +303,7 @@ function peopleAlsoAskTables(items: string): TableDef[] {
     c('item_type', 'VARCHAR', 'people_also_ask_expanded_element or people_also_ask_ai_overview_expanded_element (an AI Overview answer: its parts and sources are child rows).', 'type', 'item_type'),
     c('featured_title', 'VARCHAR', 'Title of the answer.'), c('url', 'VARCHAR', 'URL of the answer.'), c('domain', 'VARCHAR', 'Domain of the answer.'),
     c('title', 'VARCHAR', 'Title.'), c('description', 'VARCHAR', 'Answer text.'), ts('timestamp', 'Date shown.'),
-    json('images', 'Images of the answer, as JSON.'), json('table', 'Table of the answer, as JSON.'),
+    json('images', 'Images of the answer, as JSON.'), renamedJson('table', 'Table of the answer (`table`), as JSON.'),
   ];
   const aiOnly = ['people_also_ask_ai_overview_expanded_element'];
   return [

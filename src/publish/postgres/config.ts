@@ -2,6 +2,8 @@
  * The one place a connection URL is shown: every message that names the destination goes through `redactUrl`, so
  * the password never reaches a log, a summary or an error. The URL's rules are the configuration's (src/config/postgres.ts).
  */
+import { redactSecretsIn } from '../../api/secret-text.js';
+
 /** The URL with its password replaced by `***` (and any `password=` query parameter too). */
 export function redactUrl(url: string): string {
   try {
@@ -14,13 +16,14 @@ export function redactUrl(url: string): string {
   }
 }
 
-/** Every occurrence of the URL's password (plain and URL-encoded) in a text, replaced by `***`. */
+/** The URL, and its password where a credential can stand in a text (src/api/secret-text.ts), replaced by `***`. */
 export function redactText(text: string, url: string): string {
-  let out = text.split(url).join(redactUrl(url));
+  const out = text.split(url).join(redactUrl(url));
   try {
     const u = new URL(url);
     const secrets = [u.password, decodeURIComponent(u.password), ...[...u.searchParams.entries()].filter(([k]) => /pass/i.test(k)).map(([, v]) => v)];
-    for (const s of secrets) if (s && s.length >= 3) out = out.split(s).join('***');
-  } catch { /* not a URL: nothing more to hide */ }
-  return out;
+    return redactSecretsIn(out, secrets, '***');
+  } catch {
+    return out; // not a URL: nothing more to hide
+  }
 }

@@ -41,7 +41,7 @@ export interface PublishToPostgresOptions {
   runId?: string;
   /** Where CSV files are staged for COPY (removed afterwards); beside the warehouse by default. */
   stageDir?: string;
-  logger?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  logger?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; debug?(obj: object, msg: string): void };
   connectTimeoutMs?: number;
   /** The data folder publishing (src/publish/holder.ts): recorded, and another's refused unless `takeOver`. */
   holder?: Holder;
@@ -59,6 +59,8 @@ export type PostgresOutcome =
     status: 'published'; target: string; schema: string;
     tables: TableOutcome[]; inserted: number; deleted: number; csvBytes: number;
     views: number; viewsFailed: { view: string; error: string }[]; addedColumns: string[];
+    /** Columns the catalog renamed, renamed in place (`<table>.<old> -> <new>`). */
+    renamedColumns: string[];
     /** Foreign keys and join indexes added by this publish, and those PostgreSQL refused (rows without their parent). */
     relationsAdded: number; relationsFailed: { name: string; error: string }[];
     /** Columns converted from json to jsonb (a schema published before jsonb). */
@@ -113,8 +115,10 @@ export async function publishToPostgres(opts: PublishToPostgresOptions): Promise
     await mkdir(stageDir, { recursive: true });
     const result = await publish(client, duck, { ...opts, stageDir });
     const outcome: PostgresOutcome = { status: 'published', target, schema, ...result, durationMs: Date.now() - started };
-    opts.logger?.info({ target, schema, inserted: outcome.inserted, deleted: outcome.deleted, commit_ms: outcome.commitMs, ms: outcome.durationMs,
-      tables: outcome.tables.filter((t) => t.mode !== 'unchanged').map((t) => `${t.table}:${t.mode}`) }, 'published to PostgreSQL');
+    // A count at info; the list of every table changed (10 KB on a full publish) only at debug.
+    const changed = outcome.tables.filter((t) => t.mode !== 'unchanged');
+    opts.logger?.info({ target, schema, inserted: outcome.inserted, deleted: outcome.deleted, commit_ms: outcome.commitMs, ms: outcome.durationMs, tables_changed: changed.length, tables_unchanged: outcome.tables.length - changed.length }, 'published to PostgreSQL');
+    opts.logger?.debug?.({ schema, tables: changed.map((t) => `${t.table}:${t.mode}`) }, 'PostgreSQL tables published');
     for (const f of outcome.viewsFailed) opts.logger?.warn({ view: f.view, error: f.error }, 'view not created in PostgreSQL');
     for (const f of outcome.refreshFailed) opts.logger?.warn({ view: f.view, error: f.error }, 'materialized view not refreshed in PostgreSQL');
     return outcome;
@@ -194,8 +198,8 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
   await stageChangedKeys(client, duck, tables, groups, copier);
   await settleModes(client, duck, schema, plans, state);
   await stageRows(client, duck, schema, plans, copier);
-  const addedColumns = await addNewColumns(client, schema, plans, existing);
-  const views = await viewsToRecreate(client, schema, state, plans, addedColumns);
+  const { addedColumns, renamedColumns } = await addNewColumns(client, schema, plans, existing);
+  const views = await viewsToRecreate(client, schema, state, plans, [...addedColumns, ...renamedColumns]);
 
   await opts.beforeCommit?.();
   const commitStarted = Date.now();
@@ -213,6 +217,7 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
     views: PG_VIEWS.length - viewsFailed.length,
     viewsFailed,
     addedColumns,
+    renamedColumns,
     relationsAdded: done.relationsAdded,
     relationsFailed: done.relationsFailed,
     jsonbColumns: jsonColumns.map((c) => `${c.table_name}.${c.column_name}`),
@@ -296,20 +301,29 @@ async function stageRows(client: pg.Client, duck: DuckSource, schema: string, pl
   }
 }
 
-/** A column the catalog gained: added (nullable, so existing rows keep theirs) in a short transaction of its own. */
-async function addNewColumns(client: pg.Client, schema: string, plans: readonly Plan[], existing: ReadonlyMap<string, Set<string>>): Promise<string[]> {
+/**
+ * A column the catalog gained: added (nullable, so existing rows keep theirs) in a short transaction of its own;
+ * one it renamed (`table` -> `table_json`) is renamed, its rows keeping their values.
+ */
+async function addNewColumns(client: pg.Client, schema: string, plans: readonly Plan[], existing: ReadonlyMap<string, Set<string>>): Promise<{ addedColumns: string[]; renamedColumns: string[] }> {
   const addedColumns: string[] = [];
+  const renamedColumns: string[] = [];
   for (const p of plans) {
     const have = existing.get(p.table.name);
     if (!have) continue;
     for (const c of p.table.columns.filter((x) => !have.has(x.name))) {
       await client.query(`SET lock_timeout = '30s'`);
-      await client.query(`ALTER TABLE ${q(schema)}.${q(p.table.name)} ADD COLUMN IF NOT EXISTS ${q(c.name)} ${c.pgType}`);
+      if (c.formerly && have.has(c.formerly)) {
+        await client.query(`ALTER TABLE ${q(schema)}.${q(p.table.name)} RENAME COLUMN ${q(c.formerly)} TO ${q(c.name)}`);
+        renamedColumns.push(`${p.table.name}.${c.formerly} -> ${c.name}`);
+      } else {
+        await client.query(`ALTER TABLE ${q(schema)}.${q(p.table.name)} ADD COLUMN IF NOT EXISTS ${q(c.name)} ${c.pgType}`);
+        addedColumns.push(`${p.table.name}.${c.name}`);
+      }
       await client.query(`RESET lock_timeout`);
-      addedColumns.push(`${p.table.name}.${c.name}`);
     }
   }
-  return addedColumns;
+  return { addedColumns, renamedColumns };
 }
 
 /** The views' DDL fingerprint, and whether this publish recreates them (their DDL or the tables under them changed). */
@@ -518,6 +532,7 @@ export function describeOutcome(o: PostgresOutcome): string {
   if (o.refreshed.length) lines.push(`  materialized views computed: ${o.refreshed.length} in ${o.refreshMs} ms (${o.refreshed.join(', ')})`);
   for (const f of o.refreshFailed) lines.push(`  materialized view ${f.view} NOT refreshed (it shows the previous publish's rows; recreated at the next publish): ${f.error}`);
   if (o.addedColumns.length) lines.push(`  columns added: ${o.addedColumns.join(', ')}`);
+  if (o.renamedColumns.length) lines.push(`  columns renamed: ${o.renamedColumns.join(', ')}`);
   for (const f of o.viewsFailed) lines.push(`  view ${f.view} NOT created in PostgreSQL: ${f.error}`);
   for (const f of o.relationsFailed) lines.push(`  key or index ${f.name} NOT added in PostgreSQL: ${f.error}`);
   if (o.jsonbColumns.length) lines.push(`  columns converted from json to jsonb: ${o.jsonbColumns.join(', ')}`);

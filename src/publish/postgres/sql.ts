@@ -44,6 +44,8 @@ export interface PgColumn {
   source: string;
   duckType: string;
   pgType: string;
+  /** Its PostgreSQL name in a schema published before the catalog renamed it (renamed in place). */
+  formerly?: string;
 }
 
 /** A table as it is published: its columns, key, and the column a run's changes are tracked by. */
@@ -68,7 +70,7 @@ export function catalogTable(t: TableDef): PgTable {
   return {
     name: pgIdent(t.name),
     source: t.name,
-    columns: allColumns(t).map((c) => ({ name: pgIdent(c.name), source: c.name, duckType: c.type, pgType: pgType(c.type) })),
+    columns: allColumns(t).map((c) => ({ name: pgIdent(c.name), source: c.name, duckType: c.type, pgType: pgType(c.type), ...(c.formerly ? { formerly: pgIdent(c.formerly) } : {}) })),
     primaryKey: ['_id'],
     unit: '_task_id',
     stamp: '_loaded_at',
