@@ -8,6 +8,7 @@
 import type { CrossRule, EndpointDef, EndpointKind, FieldRule } from '../api/catalog.js';
 import type { ColumnDef, DuckType, TableDef } from '../normalize/catalog.js';
 import { RENAMED_FIELDS } from '../normalize/renamed.js';
+import type { FamilyDef } from './types.js';
 import MODELS_FILE from './generated/models.json' with { type: 'json' };
 
 export interface GeneratedRule {
@@ -347,4 +348,27 @@ export function generatedTables(file: GeneratedFile, endpoints: readonly Endpoin
     out.push(...tables);
   }
   return out;
+}
+
+/** What a family declared wholly from its generated file says beyond it (docs/architecture.md, "Add a family"). */
+export interface GeneratedFamilyDef extends Omit<GeneratedFamilyOptions, 'version'> {
+  description: string;
+  /** The `version` the sandbox answers with (the live service's for these families). */
+  version?: string;
+  inFlight?: number;
+}
+
+/**
+ * A family declared wholly from its generated file (`make declarations`): its endpoints and on-demand tables
+ * derived, answered by the sandbox from the models. Registered in one line of registry.ts, with no folder.
+ */
+export function generatedFamily(json: unknown, def: GeneratedFamilyDef): FamilyDef {
+  const file = json as GeneratedFile;
+  const { description, inFlight, version = '0.1.20240801', ...opts } = def;
+  const endpoints = generatedEndpoints(file, { ...opts, version });
+  return {
+    name: file.family, description, endpoints, onDemandTables: generatedTables(file, endpoints),
+    ...(inFlight ? { inFlight } : {}),
+    sandbox: () => import('../sandbox/generated.js'),
+  };
 }

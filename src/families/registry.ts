@@ -1,10 +1,15 @@
-/** The registry: one line per family of the API; its folder declares the rest (src/families/types.ts). */
+/**
+ * The registry: one line per family of the API. A family with declarations of its own has a folder that declares
+ * them (src/families/types.ts); one declared wholly from its generated file is that file and a description.
+ */
+import { generatedFamily } from './generated.js';
+
 export { default as ai_optimization } from './ai_optimization/index.js';
-export { default as app_data } from './app_data/index.js';
+export const app_data = generatedFamily((await import('./generated/app_data.json', { with: { type: 'json' } })).default, { prefix: 'app', description: 'App stores: app searches, app listings, app info and reviews (Google Play, App Store).' });
 export { default as appendix } from './appendix/index.js';
 export { default as backlinks } from './backlinks/index.js';
-export { default as business_data } from './business_data/index.js';
-export { default as content_analysis } from './content_analysis/index.js';
+export const business_data = generatedFamily((await import('./generated/business_data.json', { with: { type: 'json' } })).default, { prefix: 'business', description: 'Business listings and reviews: Google My Business, Google reviews, Trustpilot, Tripadvisor, hotel info.' });
+export const content_analysis = generatedFamily((await import('./generated/content_analysis.json', { with: { type: 'json' } })).default, { prefix: 'content_analysis', description: 'Content analysis: citations of a keyword or a brand on the web, their sentiment and phrase trends.' });
 export { default as content_generation } from './content_generation/index.js';
 export { default as dataforseo_labs } from './dataforseo_labs/index.js';
 export { default as domain_analytics } from './domain_analytics/index.js';
