@@ -176,11 +176,11 @@ async function readSerp(query: Query, o: ReadOptions, dates: string[]): Promise<
   if (tracked) {
     // The client's rank per day, as v_serp_tracked_ranks has it (its subdomains counted in): one line per tracked domain.
     domains = tracked.domains;
-    const ranks = clientRanks(tracked, next + 1);
+    const ranks = clientRanks(tracked, next);
     const rows = await query(
       `SELECT keyword, location_code, device, CAST(date AS VARCHAR) AS date, tracked_domain AS domain, min(position)::INT AS position
-       FROM ${ranks.from} WHERE date BETWEEN $1::DATE AND $2::DATE${kwFilter} AND list_contains($${next}::VARCHAR[], tracked_domain)
-       GROUP BY ALL ORDER BY keyword, location_code, device, domain`, [...params([domains]), ...ranks.params]);
+       FROM ${ranks.from} WHERE date BETWEEN $1::DATE AND $2::DATE${kwFilter}
+       GROUP BY ALL ORDER BY keyword, location_code, device, domain`, [...params(), ...ranks.params]);
     for (const h of rows) {
       const l = line(h.keyword, h.location_code, h.device, h.domain);
       const i = dates.indexOf(String(h.date));
@@ -225,11 +225,11 @@ async function readSerp(query: Query, o: ReadOptions, dates: string[]): Promise<
   // The tracked domains' own moves that day: their rank as the tracked-ranks view has it, not a host's.
   const trackedMoves = async () => {
     if (!tracked || moversDate === null) return [];
-    const ranks = clientRanks(tracked, next + 2);
+    const ranks = clientRanks(tracked, next + 1);
     return (await query(
       `SELECT DISTINCT keyword, location_code, device, tracked_domain AS domain, previous_position, position, change, movement, true AS tracked
-       FROM ${ranks.from} WHERE date BETWEEN $1::DATE AND $2::DATE${kwFilter} AND date = $${next}::DATE AND list_contains($${next + 1}::VARCHAR[], tracked_domain) AND movement IN ('up', 'down')
-       ORDER BY abs(change) DESC, change DESC, keyword, domain, device, location_code LIMIT ${MOVERS}`, [...params([moversDate, domains]), ...ranks.params])).map(mover);
+       FROM ${ranks.from} WHERE date BETWEEN $1::DATE AND $2::DATE${kwFilter} AND date = $${next}::DATE AND movement IN ('up', 'down')
+       ORDER BY abs(change) DESC, change DESC, keyword, domain, device, location_code LIMIT ${MOVERS}`, [...params([moversDate]), ...ranks.params])).map(mover);
   };
 
   const shares = await query(

@@ -213,6 +213,25 @@ describe('alerts of the rank-tracking example over three sandbox days', () => {
     expect(domainLines.sort()).toEqual(expected.filter((l) => / (fell|left|entered) /.test(l)).sort());
   });
 
+  test('alerts.domains in place of targets: the same rule and SQL, so the same ranks for the series the targets track', async () => {
+    const { rankRows } = await import('../../src/report/alerts/index.js');
+    const { withPublished } = await import('../../src/report/index.js');
+    const key = (r: { domain: string; keyword: string; se: string | null; location_code: number | null; device: string; date: string }) => [r.domain, r.keyword, r.se, r.location_code, r.device, r.date].join('|');
+    for (const day of DAYS.slice(1)) {
+      const [fromTargets, fromDomains] = await withPublished(published, async (q) => [
+        await rankRows(q, { domains: TRACKED, targets: ['trailhub', 'fitlab'], pipeline: 'rank-tracking' }, day),
+        await rankRows(q, { domains: TRACKED, pipeline: 'rank-tracking' }, day),
+      ]);
+      expect(fromTargets.length).toBeGreaterThan(10);
+      // alerts.domains watches every SERP task of the pipeline for each domain: fitlab.io on trailhub's keywords too.
+      expect(fromDomains.length).toBeGreaterThan(fromTargets.length);
+      const listed = new Map(fromDomains.map((r) => [key(r), r]));
+      for (const r of fromTargets) expect(listed.get(key(r)), key(r)).toEqual(r);
+      // blog.trailhub.com's #1 is trailhub.com's rank either way.
+      expect(fromDomains.find((r) => r.domain === 'trailhub.com' && r.keyword === 'hiking boots' && r.location_code === 2840 && r.device === 'mobile')?.position).toBe(1);
+    }
+  });
+
   test('issue 47.2: a keyword two clients ask for is posted once a day and tracked for both; plan says it is shared', async () => {
     const shared = `keyword = 'running shoes' AND location_code = 2840`;
     const tasks = await queryFile(published, `SELECT run_id, step, count(*)::INT AS n FROM _tasks WHERE params LIKE '%"running shoes"%' AND params LIKE '%2840%' GROUP BY ALL ORDER BY run_id`);

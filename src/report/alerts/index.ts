@@ -48,13 +48,13 @@ export async function aiVisibilityRows(q: Query, spec: AlertsSpec, runDate: stri
  */
 export async function rankRows(q: Query, tracked: Tracked | undefined, runDate: string, keywords?: readonly string[]): Promise<MovementRow[]> {
   if (!tracked?.domains.length) return [];
-  const kw = keywords?.length ? ' AND list_contains($3::VARCHAR[], keyword)' : '';
-  const ranks = clientRanks(tracked, keywords?.length ? 4 : 3);
+  const kw = keywords?.length ? ' WHERE list_contains($2::VARCHAR[], keyword)' : '';
+  const ranks = clientRanks(tracked, keywords?.length ? 3 : 2);
   const rows = await q(
-    `WITH r AS (SELECT * FROM ${ranks.from} WHERE list_contains($2::VARCHAR[], tracked_domain)${kw}),
+    `WITH r AS (SELECT * FROM ${ranks.from}${kw}),
      day AS (SELECT max(date) AS d FROM r WHERE date BETWEEN $1::DATE - INTERVAL 1 DAY AND $1::DATE + INTERVAL 1 DAY)
      SELECT DISTINCT keyword, se, se_type, location_code, language_code, device, CAST(date AS VARCHAR) AS date, tracked_domain AS domain, position, previous_position, movement
-     FROM r WHERE date = (SELECT d FROM day)`, [runDate, tracked.domains, ...(keywords?.length ? [keywords] : []), ...ranks.params]);
+     FROM r WHERE date = (SELECT d FROM day)`, [runDate, ...(keywords?.length ? [keywords] : []), ...ranks.params]);
   return rows.map((r) => ({
     keyword: String(r.keyword), se: (r.se as string | null) ?? null, se_type: (r.se_type as string | null) ?? null, location_code: r.location_code === null ? null : Number(r.location_code),
     language_code: (r.language_code as string | null) ?? null, device: String(r.device), date: String(r.date), domain: String(r.domain),
