@@ -119,7 +119,8 @@ describe('paging of generated endpoints', () => {
       '',
     ].join('\n'));
     const data = path.join(dir, 'data');
-    const r = await runCli(['run', file, '--sandbox', '--no-progress', '--run-date', DAY], { env: { ...process.env, SEO_ETL_WAREHOUSE_DIR: data }, timeoutMs: 60_000 });
+    // Lists of 30 rows whatever length the request's seed draws (11 to 24): the third page of five passes 12.
+    const r = await runCli(['run', file, '--sandbox', '--no-progress', '--run-date', DAY], { env: { ...process.env, SEO_ETL_WAREHOUSE_DIR: data, SEO_ETL_SANDBOX_GENERATED_ITEMS: '30' }, timeoutMs: 60_000 });
     expect(r.code, r.stderr).toBe(0);
     const q = (sql: string) => queryFile(path.join(data, 'warehouse.duckdb'), sql);
     // Three pages of five: the page that passes 12 is kept whole.
