@@ -56,7 +56,7 @@ export function renderTablesDoc(): string {
     'result and child tables also `_list_idx` (position in the source list), child tables `_parent_id` (the parent row\'s `_id`),',
     'and those below a result root `_parent_key` (the same without its leading `<task_id>:`, which is what DuckDB stores).',
     'A child table is named `<parent>__<child>`. Fields the catalog does not know are kept in the `extra` JSON column',
-    '(and counted in the run summary). Item types are stored engine-neutral in `item_type` beside the raw `type`.',
+    '(and named with its count in the run summary). Item types are stored engine-neutral in `item_type` beside the raw `type`.',
     'Loads replace a task\'s rows as a unit, so loading the same response twice changes nothing.',
     '',
     'The families declared from the official client\'s models have their tables (created only once a pipeline fetches',

@@ -142,5 +142,17 @@ describe('every item type of the client\'s models through ingest', () => {
     // Features without a table of their own: their elements typed.
     const el = await q(`SELECT i.item_type AS feature, e.title, e.url FROM serp_results__items__elements e JOIN serp_results__items i ON i._id = e._parent_id WHERE i.item_type = 'discussions_and_forums'`);
     expect(el[0]).toMatchObject({ title: 's0', url: 'https://site0.example/p' });
+    // Popular products: each product's price and identifiers (gid) in typed columns, not JSON.
+    const product = ((items.find((i) => i.type === 'popular_products')!.items) as Record<string, any>[])[0];
+    const [pp] = await q(`SELECT e.price_current, e.price_regular, e.price_currency, e.price_is_price_range, e.price_displayed_price, e.product_identifiers_gid, e.product_identifiers_product_id
+      FROM serp_results__items__elements e JOIN serp_results__items i ON i._id = e._parent_id WHERE i.item_type = 'popular_products' ORDER BY e._list_idx LIMIT 1`);
+    expect(pp).toEqual({
+      price_current: product.price.current, price_regular: product.price.regular, price_currency: product.price.currency, price_is_price_range: product.price.is_price_range,
+      price_displayed_price: product.price.displayed_price, product_identifiers_gid: product.product_identifiers.gid, product_identifiers_product_id: product.product_identifiers.product_id,
+    });
+    // The answer box's text (a list of lines): one typed row per line, in order.
+    const box = items.find((i) => i.type === 'answer_box')!;
+    const lines = await q(`SELECT t.text FROM serp_results__items__text t JOIN serp_results__items i ON i._id = t._parent_id WHERE i.item_type = 'answer_box' ORDER BY t._list_idx`);
+    expect(lines.map((r) => r.text)).toEqual(box.text);
   });
 });

@@ -27,6 +27,10 @@ export const SERP_ITEM_TYPES: readonly string[] = [...new Set(ITEM_BASES.flatMap
 const typesWith = (field: string, bases: readonly string[] = ITEM_BASES): string[] =>
   [...new Set(bases.flatMap((b) => Object.entries(SERP_ITEM_CLASSES[b] ?? {}).filter(([, cls]) => SERP_CLASS_FIELDS[cls]?.[field]).map(([t]) => t)))].sort();
 
+/** Item types whose field `field` is a list of strings (the answer box's `text`). */
+const typesWithList = (field: string, bases: readonly string[] = ITEM_BASES): string[] =>
+  [...new Set(bases.flatMap((b) => Object.entries(SERP_ITEM_CLASSES[b] ?? {}).filter(([, cls]) => SERP_CLASS_FIELDS[cls]?.[field] === 'string[]').map(([t]) => t)))].sort();
+
 /** The classes a declared type stands for: a class, or every subclass of a polymorphic base. */
 function classesOf(type: string): string[] {
   const name = type.replace(/\[\]$/, '');
@@ -67,17 +71,36 @@ export function modelColumns(classes: readonly string[], declared: readonly Colu
     }
   }
   const out: ColumnDef[] = [];
+  // A flattened field's column never takes a name a declared column or another field has (`image_url`).
+  const taken = new Set([...declared.map((d) => d.name), ...byField.keys()]);
   for (const [f, { types, owners }] of [...byField].sort(([a], [b]) => a.localeCompare(b))) {
     const of = `(${[...owners].slice(0, 4).join(', ')}${owners.size > 4 ? `, +${owners.size - 4}` : ''})`;
     const [t] = types;
+    const flat = types.size === 1 ? scalarObject(t) : undefined;
     if (types.size === 1 && SCALAR[t]) out.push(c(f, SCALAR[t], `\`${f}\` ${of}.`));
     else if (types.size === 1 && t === 'number') out.push(c(f, isCount(f) ? 'BIGINT' : 'DOUBLE', `\`${f}\` ${of}.`));
     else if (types.size === 1 && t === 'RatingInfo') out.push(...RATING(f, titleOf(f)));
     else if (types.size === 1 && t === 'AiModeRectangleInfo') out.push(...RECTANGLE(f));
     else if (RENAMED_FIELDS[f]?.formerly) out.push(renamedJson(f, `\`${f}\` ${of}, as JSON.`));
-    else out.push(c(f, 'JSON', `\`${f}\` ${of}, as JSON.`, f, 'json'));
+    else if (flat) {
+      // An object of scalars (a price, product identifiers): a typed column per field, the object kept as JSON beside.
+      out.push(c(f, 'JSON', `\`${f}\` ${of}, as JSON; \`${f}_*\` columns type its fields.`, f, 'json'));
+      for (const [sub, st] of flat) {
+        if (taken.has(`${f}_${sub}`)) continue;
+        taken.add(`${f}_${sub}`);
+        out.push(c(`${f}_${sub}`, SCALAR[st] ?? (isCount(sub) ? 'BIGINT' : 'DOUBLE'), `\`${f}.${sub}\` ${of}.`, `${f}.${sub}`));
+      }
+    } else out.push(c(f, 'JSON', `\`${f}\` ${of}, as JSON.`, f, 'json'));
   }
   return out;
+}
+
+/** The fields of a class whose fields are all scalars (PriceInfo, ProductIdentifiers), or undefined. */
+function scalarObject(cls: string): [string, string][] | undefined {
+  const fields = SERP_CLASS_FIELDS[cls];
+  if (!fields) return undefined;
+  const all = Object.entries(fields);
+  return all.length > 0 && all.every(([, t]) => SCALAR[t] || t === 'number') ? all : undefined;
 }
 const titleOf = (f: string) => f.replace(/_/g, ' ').replace(/^./, (x) => x.toUpperCase());
 
@@ -257,6 +280,8 @@ function itemFamily(root: string, resultKind: 'serp_advanced' | 'serp_regular', 
       description: 'Links of an item (sitelinks of organic and paid results, links of answer boxes and other features).', columns: [...LINK_COLUMNS, ...modelColumns(elementClasses('links', typesWith('links')), LINK_COLUMNS)],
     },
     scalars(`${items}__highlighted`, items, 'highlighted', c('text', 'VARCHAR', 'Highlighted words.', '$'), 'Words highlighted in an organic or paid snippet.', typesWith('highlighted')),
+    // `text` is a string of most item types and a list of lines of the answer box: the lines, typed, one row each.
+    scalars(`${items}__text`, items, 'text', c('text', 'VARCHAR', 'A line of the text.', '$'), 'Lines of the text of an item whose `text` is a list (the answer box), in order; `text` keeps them as JSON.', typesWithList('text')),
     {
       name: `${items}__elements`, parent: items, extra: true, source: { kind: 'objects', path: 'items' }, onlyForItemTypes: elementTypes,
       description: 'Elements of every feature without a table of its own (popular products, discussions and forums, perspectives, short videos, carousels, jobs, ...), typed from each element class of the client\'s models.',

@@ -450,7 +450,7 @@ LEFT JOIN target_domains t ON t.registrable_domain = s.registrable_domain`,
     name: 'v_serp_unknown_item_types',
     question: 'Which item types did the service send that the catalog (the client\'s models) does not know yet?',
     grain: 'one row per unknown item type and result variant.',
-    notes: 'Items whose type is none of the client models\' types: they are kept with their common columns and the rest of the item in `extra`, and counted in the run summary. A row here means a new feature to type (regenerate the declarations from a newer client).',
+    notes: 'Items whose type is none of the client models\' types: they are kept with their common columns and the rest of the item in `extra`, and named with their count in the summary of a run or an ingest. A row here means a new feature to type (regenerate the declarations from a newer client).',
     columns: [
       col('item_type', 'The unknown item type, without an engine prefix.'),
       col('variant', 'advanced or regular.'),
