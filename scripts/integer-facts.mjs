@@ -14,21 +14,26 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const FACTS = path.join(ROOT, 'scripts', 'facts', 'integer-fields.json');
 
-/** Model name -> its integer fields (sorted), from the client's docs/*.md tables. */
+/** Model name -> its integer fields and its other numbers (sorted), from the client's docs/*.md tables. */
 export function integerFields(docsDir) {
   const out = {};
+  const doubles = {};
   for (const f of readdirSync(docsDir).filter((x) => x.endsWith('.md')).sort()) {
     const text = readFileSync(path.join(docsDir, f), 'utf8');
     const model = /^# (\w+)\s*$/m.exec(text)?.[1];
     if (!model) continue;
     const ints = [];
+    const floats = [];
     // A row: **name** | **type** | ...; an integer scalar, a list of integers or a map to integers.
     for (const m of text.matchAll(/^\*\*(\w+)\*\* \| \*\*([^*]+)\*\*/gm)) {
       if (/^(StrictInt|int|List\[Optional\[StrictInt\]\]|Dict\[str, Optional\[StrictInt\]\])$/.test(m[2].trim())) ints.push(m[1]);
+      if (/^(StrictFloat|float|Union\[StrictFloat, StrictInt\])$/.test(m[2].trim())) floats.push(m[1]);
     }
     if (ints.length) out[model] = ints.sort();
+    if (floats.length) doubles[model] = floats.sort();
   }
-  return Object.fromEntries(Object.keys(out).sort().map((k) => [k, out[k]]));
+  const sorted = (o) => Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]));
+  return { models: sorted(out), doubles: sorted(doubles) };
 }
 
 function main() {
@@ -39,10 +44,11 @@ function main() {
   }
   const pkg = readFileSync(path.join(repo, 'setup.py'), 'utf8');
   const version = /VERSION = "([^"]+)"/.exec(pkg)?.[1] ?? 'unknown';
-  const models = integerFields(path.join(repo, 'docs'));
-  const body = { source: `dataforseo-client (Python) ${version}: fields its models type StrictInt`, models };
+  const { models, doubles } = integerFields(path.join(repo, 'docs'));
+  // models: the integer fields; doubles: the numbers it types StrictFloat (a field in neither is not in its docs).
+  const body = { source: `dataforseo-client (Python) ${version}: fields its models type StrictInt (models) and StrictFloat (doubles)`, models, doubles };
   writeFileSync(FACTS, `${JSON.stringify(body, null, 1)}\n`);
-  console.log(`wrote ${path.relative(ROOT, FACTS)}: ${Object.values(models).flat().length} integer fields in ${Object.keys(models).length} models`);
+  console.log(`wrote ${path.relative(ROOT, FACTS)}: ${Object.values(models).flat().length} integer fields in ${Object.keys(models).length} models, ${Object.values(doubles).flat().length} other numbers`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) main();

@@ -3380,3 +3380,657 @@ export const SERP_CLASS_FIELDS: Readonly<Record<string, Readonly<Record<string, 
     "current_status": "string"
   }
 };
+
+/** The scalar fields a column types more closely than the client: `integer` or `double` (the specification's) or `time` (a note's format). */
+export const SERP_FIELD_TYPES: Readonly<Record<string, Readonly<Record<string, 'integer' | 'double' | 'time'>>>> = {
+  "AiModeAiOverviewInfo": {
+    "rank_group": "integer",
+    "rank_absolute": "integer",
+    "page": "integer"
+  },
+  "AiModeRectangleInfo": {
+    "x": "double",
+    "y": "double",
+    "width": "double",
+    "height": "double"
+  },
+  "AiOverviewSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "AnswerBoxSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "AppSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "BaseBingSerpApiElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer",
+    "page": "integer"
+  },
+  "BaseSerpApiElementItem": {
+    "page": "integer"
+  },
+  "BaseSerpApiGoogleImagesElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "BaseSerpApiGoogleMapsElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "BaseSerpApiGoogleNewsElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "BaseSerpApiKnowledgeGraphElementItem": {
+    "page": "integer"
+  },
+  "BingFeaturedSnippetSerpElementItem": {
+    "timestamp": "time"
+  },
+  "BingHotelsPackSerpElementItem": {
+    "date_from": "time",
+    "date_to": "time"
+  },
+  "BingOrganicSerpElementItem": {
+    "timestamp": "time"
+  },
+  "CarouselSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "CommercialUnitsSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "CompareSitesSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "CoursesSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "CurrencyBoxSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer",
+    "value": "double",
+    "converted_value": "double",
+    "timestamp": "time"
+  },
+  "DictionarySerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "DiscussionsAndForumsElement": {
+    "timestamp": "time",
+    "posts_count": "integer"
+  },
+  "DiscussionsAndForumsSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "EventsSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "ExploreBrandsSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "FeaturedSnippetSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer",
+    "timestamp": "time"
+  },
+  "FindResultsOnSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "FoundOnWebSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "GoogleFlightsSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "GoogleHotelsSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "GooglePostsSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "GoogleReviewsSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer",
+    "reviews_count": "integer"
+  },
+  "GraphElement": {
+    "value": "double"
+  },
+  "HotelsPackSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer",
+    "date_from": "time",
+    "date_to": "time"
+  },
+  "HtmlItemInfo": {
+    "page": "integer",
+    "date": "time"
+  },
+  "ImagesSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "JobsElement": {
+    "timestamp": "time"
+  },
+  "JobsSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "KnowledgeGraphCarouselItemSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "KnowledgeGraphDescriptionItemSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "KnowledgeGraphExpandedElement": {
+    "timestamp": "time"
+  },
+  "KnowledgeGraphExpandedItemSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "KnowledgeGraphHotelsBookingItemSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer",
+    "date_from": "time",
+    "date_to": "time"
+  },
+  "KnowledgeGraphImagesItemSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "KnowledgeGraphListItemSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "KnowledgeGraphPartItemSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "KnowledgeGraphRowItemSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "KnowledgeGraphSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "KnowledgeGraphShoppingItemSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "LocalPackSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "LocalServicesSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "MapSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "MathSolverSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "MentionCarouselSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "MultiCarouselSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "OrganicSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer",
+    "timestamp": "time"
+  },
+  "PaidSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "PeopleAlsoAskSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "PeopleAlsoSearchSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "PerspectivesElement": {
+    "timestamp": "time"
+  },
+  "PerspectivesSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "PodcastsElement": {
+    "timestamp": "time"
+  },
+  "PodcastsSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "PopularProductsSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "PriceInfo": {
+    "current": "double",
+    "regular": "double",
+    "max_value": "double"
+  },
+  "ProductConsiderationsSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "QuestionsAndAnswersElement": {
+    "votes": "integer"
+  },
+  "QuestionsAndAnswersSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "RatingInfo": {
+    "value": "double",
+    "votes_count": "integer",
+    "rating_max": "integer"
+  },
+  "RecipesSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "RefineProductsSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "RelatedResult": {
+    "page": "integer",
+    "timestamp": "time"
+  },
+  "RelatedSearchesSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "ScholarlyArticlesSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "SerpApiAiModeAiOverviewVideoElementItem": {
+    "timestamp": "time"
+  },
+  "SerpApiAiOverviewVideoElementItem": {
+    "timestamp": "time"
+  },
+  "SerpApiBingAiOverviewVideoElementItem": {
+    "timestamp": "time"
+  },
+  "SerpApiGoogleImagesCarouselElementItem": {
+    "page": "integer"
+  },
+  "SerpApiGoogleImagesRelatedSearchesElementItem": {
+    "page": "integer"
+  },
+  "SerpApiGoogleNewsNewsSearchElementItem": {
+    "timestamp": "time"
+  },
+  "SerpApiGoogleNewsTopStoriesElementItem": {
+    "page": "integer"
+  },
+  "SerpApiKnowledgeGraphCarouselItemElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "SerpApiKnowledgeGraphDescriptionItemElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "SerpApiKnowledgeGraphExpandedItemElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "SerpApiKnowledgeGraphHotelsBookingItemElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer",
+    "date_from": "time",
+    "date_to": "time"
+  },
+  "SerpApiKnowledgeGraphImagesItemElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "SerpApiKnowledgeGraphListItemElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "SerpApiKnowledgeGraphPartItemElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "SerpApiKnowledgeGraphRowItemElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "SerpApiKnowledgeGraphShoppingItemElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "SerpApiMapsSearchElementItem": {
+    "hotel_rating": "double",
+    "total_photos": "integer",
+    "latitude": "double",
+    "longitude": "double"
+  },
+  "SerpApiPeopleAlsoAskExpandedElementItem": {
+    "timestamp": "time"
+  },
+  "SerpApiProductConsiderationsExpandedElementItem": {
+    "timestamp": "time"
+  },
+  "SerpBaiduOrganicTaskGetAdvancedResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "se_results_count": "integer",
+    "pages_count": "integer",
+    "items_count": "integer"
+  },
+  "SerpBaiduOrganicTaskGetHtmlResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "items_count": "integer"
+  },
+  "SerpBaiduOrganicTaskGetRegularResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "se_results_count": "integer",
+    "pages_count": "integer",
+    "items_count": "integer"
+  },
+  "SerpBaiduOrganicTasksReadyResultInfo": {
+    "date_posted": "time"
+  },
+  "SerpBingOrganicLiveAdvancedResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "se_results_count": "integer",
+    "pages_count": "integer",
+    "items_count": "integer"
+  },
+  "SerpBingOrganicLiveHtmlResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "items_count": "integer"
+  },
+  "SerpBingOrganicLiveRegularResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "se_results_count": "integer",
+    "pages_count": "integer",
+    "items_count": "integer"
+  },
+  "SerpBingOrganicTaskGetAdvancedResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "se_results_count": "integer",
+    "pages_count": "integer",
+    "items_count": "integer"
+  },
+  "SerpBingOrganicTaskGetHtmlResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "items_count": "integer"
+  },
+  "SerpBingOrganicTaskGetRegularResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "se_results_count": "integer",
+    "pages_count": "integer",
+    "items_count": "integer"
+  },
+  "SerpBingOrganicTasksReadyResultInfo": {
+    "date_posted": "time"
+  },
+  "SerpGoogleAiModeLiveAdvancedResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "se_results_count": "integer",
+    "items_count": "integer"
+  },
+  "SerpGoogleAiModeLiveHtmlResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "items_count": "integer"
+  },
+  "SerpGoogleAiModeTaskGetAdvancedResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "se_results_count": "integer",
+    "items_count": "integer"
+  },
+  "SerpGoogleAiModeTaskGetHtmlResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "items_count": "integer"
+  },
+  "SerpGoogleAiModeTasksReadyResultInfo": {
+    "date_posted": "time"
+  },
+  "SerpGoogleImagesLiveAdvancedResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "se_results_count": "integer",
+    "items_count": "integer"
+  },
+  "SerpGoogleImagesLiveHtmlResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "items_count": "integer"
+  },
+  "SerpGoogleImagesTaskGetAdvancedResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "se_results_count": "integer",
+    "items_count": "integer"
+  },
+  "SerpGoogleImagesTaskGetHtmlResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "items_count": "integer"
+  },
+  "SerpGoogleImagesTasksReadyResultInfo": {
+    "date_posted": "time"
+  },
+  "SerpGoogleMapsLiveAdvancedResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "se_results_count": "integer",
+    "items_count": "integer"
+  },
+  "SerpGoogleMapsTaskGetAdvancedResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "se_results_count": "integer",
+    "items_count": "integer"
+  },
+  "SerpGoogleMapsTasksReadyResultInfo": {
+    "date_posted": "time"
+  },
+  "SerpGoogleNewsLiveAdvancedResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "se_results_count": "integer",
+    "items_count": "integer"
+  },
+  "SerpGoogleNewsLiveHtmlResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "items_count": "integer"
+  },
+  "SerpGoogleNewsTaskGetAdvancedResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "se_results_count": "integer",
+    "items_count": "integer"
+  },
+  "SerpGoogleNewsTaskGetHtmlResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "items_count": "integer"
+  },
+  "SerpGoogleNewsTasksReadyResultInfo": {
+    "date_posted": "time"
+  },
+  "SerpGoogleOrganicLiveAdvancedResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "se_results_count": "integer",
+    "pages_count": "integer",
+    "items_count": "integer"
+  },
+  "SerpGoogleOrganicLiveHtmlResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "items_count": "integer"
+  },
+  "SerpGoogleOrganicLiveRegularResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "se_results_count": "integer",
+    "pages_count": "integer",
+    "items_count": "integer"
+  },
+  "SerpGoogleOrganicTaskGetAdvancedResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "se_results_count": "integer",
+    "pages_count": "integer",
+    "items_count": "integer"
+  },
+  "SerpGoogleOrganicTaskGetHtmlResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "items_count": "integer"
+  },
+  "SerpGoogleOrganicTaskGetRegularResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "se_results_count": "integer",
+    "pages_count": "integer",
+    "items_count": "integer"
+  },
+  "SerpGoogleOrganicTasksReadyResultInfo": {
+    "date_posted": "time"
+  },
+  "SerpYahooOrganicLiveAdvancedResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "se_results_count": "integer",
+    "pages_count": "integer",
+    "items_count": "integer"
+  },
+  "SerpYahooOrganicLiveHtmlResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "items_count": "integer"
+  },
+  "SerpYahooOrganicLiveRegularResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "se_results_count": "integer",
+    "pages_count": "integer",
+    "items_count": "integer"
+  },
+  "SerpYahooOrganicTaskGetAdvancedResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "se_results_count": "integer",
+    "pages_count": "integer",
+    "items_count": "integer"
+  },
+  "SerpYahooOrganicTaskGetHtmlResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "items_count": "integer"
+  },
+  "SerpYahooOrganicTaskGetRegularResultInfo": {
+    "location_code": "integer",
+    "datetime": "time",
+    "se_results_count": "integer",
+    "pages_count": "integer",
+    "items_count": "integer"
+  },
+  "SerpYahooOrganicTasksReadyResultInfo": {
+    "date_posted": "time"
+  },
+  "ShoppingSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "ShortVideosSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "StocksBoxSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "ThirdPartyReviewsSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer",
+    "reviews_count": "integer"
+  },
+  "TopSightsSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "TopStoriesElement": {
+    "timestamp": "time"
+  },
+  "TopStoriesSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "TwitterElement": {
+    "timestamp": "time"
+  },
+  "TwitterSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "VideoElement": {
+    "timestamp": "time"
+  },
+  "VideoSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  },
+  "VisualStoriesSerpElementItem": {
+    "rank_group": "integer",
+    "rank_absolute": "integer"
+  }
+};

@@ -8,7 +8,7 @@
 import type { ColumnDef, DuckType, TableDef } from '../../normalize/catalog.js';
 import { RENAMED_FIELDS } from '../../normalize/renamed.js';
 import { c, ts, scalarChild as scalars } from '../../normalize/declare.js';
-import { SERP_CLASS_FIELDS, SERP_ITEM_CLASSES } from './models.generated.js';
+import { SERP_CLASS_FIELDS, SERP_FIELD_TYPES, SERP_ITEM_CLASSES } from './models.generated.js';
 
 const json = (name: string, description: string, path: string = name): ColumnDef => c(name, 'JSON', description, path, 'json');
 /** A JSON field SQL reserves the name of (`table`), in its renamed column (RENAMED_FIELDS). */
@@ -51,7 +51,21 @@ function elementClasses(field: string, types: readonly string[], bases: readonly
 
 const SCALAR: Record<string, DuckType> = { string: 'VARCHAR', boolean: 'BOOLEAN' };
 /** Whole numbers by the models' naming (counts, ranks, pages); other numbers are DOUBLE. */
+/**
+ * A scalar field's column type by the classes declaring it: BIGINT for a number every one types integer, TIMESTAMPTZ
+ * for a string every one's note gives a time format (SERP_FIELD_TYPES, `make declarations`). A number the
+ * specification's facts lack (a field newer than them) is whole when its name counts something.
+ */
+/** Whole numbers by the models' naming (counts, ranks, pages), where the facts say nothing. */
 const isCount = (name: string) => /(^|_)(count|rank_group|rank_absolute|page|votes_count|position_in_group)$/.test(name) || name.endsWith('_count');
+
+function scalarType(t: string, field: string, owners: Iterable<string>): DuckType | undefined {
+  const refined = [...owners].map((cls) => SERP_FIELD_TYPES[cls]?.[field]);
+  if (t === 'number' && refined.every((r) => r === undefined)) return isCount(field) ? 'BIGINT' : 'DOUBLE';
+  if (t === 'number') return refined.every((r) => r === 'integer') ? 'BIGINT' : 'DOUBLE';
+  if (t === 'string' && refined.every((r) => r === 'time')) return 'TIMESTAMPTZ';
+  return SCALAR[t];
+}
 
 /**
  * The columns the client's models declare for `classes` that the hand-written `declared` columns, the child tables
@@ -77,8 +91,8 @@ export function modelColumns(classes: readonly string[], declared: readonly Colu
     const of = `(${[...owners].slice(0, 4).join(', ')}${owners.size > 4 ? `, +${owners.size - 4}` : ''})`;
     const [t] = types;
     const flat = types.size === 1 ? scalarObject(t) : undefined;
-    if (types.size === 1 && SCALAR[t]) out.push(c(f, SCALAR[t], `\`${f}\` ${of}.`));
-    else if (types.size === 1 && t === 'number') out.push(c(f, isCount(f) ? 'BIGINT' : 'DOUBLE', `\`${f}\` ${of}.`));
+    const scalar = types.size === 1 ? scalarType(t, f, owners) : undefined;
+    if (scalar) out.push(c(f, scalar, `\`${f}\` ${of}.`));
     else if (types.size === 1 && t === 'RatingInfo') out.push(...RATING(f, titleOf(f)));
     else if (types.size === 1 && t === 'AiModeRectangleInfo') out.push(...RECTANGLE(f));
     else if (RENAMED_FIELDS[f]?.formerly) out.push(renamedJson(f, `\`${f}\` ${of}, as JSON.`));
@@ -88,7 +102,7 @@ export function modelColumns(classes: readonly string[], declared: readonly Colu
       for (const [sub, st] of flat) {
         if (taken.has(`${f}_${sub}`)) continue;
         taken.add(`${f}_${sub}`);
-        out.push(c(`${f}_${sub}`, SCALAR[st] ?? (isCount(sub) ? 'BIGINT' : 'DOUBLE'), `\`${f}.${sub}\` ${of}.`, `${f}.${sub}`));
+        out.push(c(`${f}_${sub}`, scalarType(st, sub, [t]) ?? 'VARCHAR', `\`${f}.${sub}\` ${of}.`, `${f}.${sub}`));
       }
     } else out.push(c(f, 'JSON', `\`${f}\` ${of}, as JSON.`, f, 'json'));
   }
