@@ -232,9 +232,9 @@ function fieldRule(f) {
     rule.maxRules = /no more than (three|3|five|5) sorting rules/.test(n) ? ({ three: 3, five: 5 }[/no more than (\w+)/.exec(n)[1]] ?? 3) : 3;
   } else if (f.type === 'string[]') {
     rule.type = 'string_array';
-    const items = /maximum number of [a-z ]+? you can specify(?: in this array)?: (\d[\d,]*)/.exec(n) ?? /up to (\d[\d,]*) (?!characters)[a-z]+/.exec(n);
+    const items = /maximum number of [a-z ]+? you can specify(?: in this array)?: (\d[\d,]*)/.exec(n) ?? /up to (\d[\d,]*) (?!characters)[a-z]+/.exec(n) ?? /maximum amount of words: (\d[\d,]*)/.exec(n);
     if (items) rule.maxItems = num(items[1]);
-    const itemLen = /maximum number of characters for each [a-z ]+?: (\d+)/.exec(n);
+    const itemLen = /maximum number of characters for each [a-z ]+?: (\d+)/.exec(n) ?? /maximum word length: (\d+) characters/.exec(n);
     if (itemLen) rule.itemMaxLength = num(itemLen[1]);
     const words = /maximum number of words for each [a-z ]+?: (\d+)/.exec(n);
     if (words) rule.itemMaxWords = num(words[1]);

@@ -82,6 +82,9 @@ describe('declared rules of a generated family', () => {
     expect(issues('on_page.instant_pages', { url: 'https://example.com/', check_spell: true, switch_pool: false })).toEqual([]);
     expect(issues('on_page.task_post', { target: 'example.com', max_crawl_pages: 10, tag: 'x'.repeat(256) })).toEqual(['40501 tag must be at most 255 characters']);
     expect(issues('on_page.task_post', { target: 'example.com', max_crawl_pages: 10, check_spell: 'yes' })).toEqual(['40501 check_spell must be true or false']);
+    // The note's limits on the spell check's exceptions: words of at most 100 characters, at most 1000 words.
+    expect(issues('on_page.task_post', { target: 'example.com', max_crawl_pages: 10, check_spell_exceptions: ['x'.repeat(101)] })).toEqual(['40501 check_spell_exceptions[0] must be at most 100 characters']);
+    expect(issues('on_page.task_post', { target: 'example.com', max_crawl_pages: 10, check_spell_exceptions: Array.from({ length: 1001 }, (_, i) => `w${i}`) })).toEqual(['40501 check_spell_exceptions must hold at most 1000 items']);
     for (const id of ['keywords_data.google_trends.explore.task_post', 'keywords_data.google_trends.explore.live']) {
       expect(issues(id, { keywords: ['rugby'], location_code: 2840 })).toEqual([]);
       expect(issues(id, { keywords: ['rugby'], location_code: '2840' })).toEqual([]);
