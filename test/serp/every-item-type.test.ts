@@ -12,7 +12,7 @@ import { ingestCommand } from '../../src/run/archive-command.js';
 import { warehousePaths } from '../../src/publish/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { TABLES } from '../../src/normalize/catalog.js';
-import { SERP_CLASS_FIELDS, SERP_ITEM_CLASSES } from '../../src/families/serp/models.generated.js';
+import { SERP_CLASS_FIELDS, SERP_ITEM_CLASSES, SERP_FIELD_TYPES } from '../../src/families/serp/models.generated.js';
 import { typeNameOf } from '../../src/families/serp/shape.js';
 import { queryFile } from '../helpers/project.js';
 
@@ -38,7 +38,7 @@ function sample(type: string, depth: number, n: number, typeName?: string): unkn
   const out: Record<string, unknown> = {};
   for (const [k, ft] of Object.entries(fields)) {
     if (k === 'type') out[k] = typeName ?? typeNameOf(t);
-    else if (k === 'timestamp' || k === 'datetime') out[k] = '2026-11-20 08:15:02 +00:00';
+    else if (k === 'timestamp' || k === 'datetime' || SERP_FIELD_TYPES[t]?.[k] === 'time') out[k] = '2026-11-20 08:15:02 +00:00';
     else if (k === 'url' || k.endsWith('_url')) out[k] = `https://site${n}.example/p`;
     else if (k === 'domain') out[k] = `site${n}.example`;
     else out[k] = sample(ft, depth, n);
@@ -142,6 +142,11 @@ describe('every item type of the client\'s models through ingest', () => {
     // Features without a table of their own: their elements typed.
     const el = await q(`SELECT i.item_type AS feature, e.title, e.url FROM serp_results__items__elements e JOIN serp_results__items i ON i._id = e._parent_id WHERE i.item_type = 'discussions_and_forums'`);
     expect(el[0]).toMatchObject({ title: 's0', url: 'https://site0.example/p' });
+    // Times the models declare are timestamps here too, not text; a count the specification types integer, a whole number.
+    const [when] = await q(`SELECT e.timestamp, typeof(e.timestamp) AS t FROM serp_results__items__elements e JOIN serp_results__items i ON i._id = e._parent_id WHERE i.item_type = 'discussions_and_forums' AND e.timestamp IS NOT NULL LIMIT 1`);
+    expect(when.t).toBe('TIMESTAMP WITH TIME ZONE');
+    expect(when.timestamp).toBeInstanceOf(Date);
+    expect((await q(`SELECT typeof(votes) AS t FROM serp_results__items__elements LIMIT 1`))[0].t).toBe('BIGINT');
     // Popular products: each product's price and identifiers (gid) in typed columns, not JSON.
     const product = ((items.find((i) => i.type === 'popular_products')!.items) as Record<string, any>[])[0];
     const [pp] = await q(`SELECT e.price_current, e.price_regular, e.price_currency, e.price_is_price_range, e.price_displayed_price, e.product_identifiers_gid, e.product_identifiers_product_id
