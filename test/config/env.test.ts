@@ -64,7 +64,7 @@ function anotherValue(section: string, key: string, current: unknown): string {
   const schema = (configSchema.shape as unknown as Record<string, { shape: Record<string, { safeParse(v: unknown): { success: boolean } }> }>)[section].shape[key];
   const candidates: unknown[] = typeof current === 'number'
     ? [current + 2048, current + 1, current - 1, current / 2, 8192, 1, 0]
-    : ['zz_other', 'http://127.0.0.1:9/x', 'postgres://u:p@127.0.0.1:5432/db', 'smtp://127.0.0.1:25', 's3://seo-etl-lake/nightly', '512MB', '', 'x'];
+    : ['zz_other', 'Europe/Berlin', 'http://127.0.0.1:9/x', 'postgres://u:p@127.0.0.1:5432/db', 'smtp://127.0.0.1:25', 's3://seo-etl-lake/nightly', '512MB', '', 'x'];
   const v = candidates.find((c) => c !== current && schema.safeParse(c).success);
   if (v === undefined) throw new Error(`no other valid value for ${section}.${key}`);
   return String(v);

@@ -239,14 +239,22 @@ export interface RunCliOptions {
   /** SIGKILL as soon as stderr or stdout contains this text (after `beforeKill`, if given). */
   killOnMarker?: string;
   beforeKill?: () => Promise<void>;
-  /** A hard limit: the child is killed and the promise rejects. */
+  /** A hang guard: the child is killed and the promise rejects after this long, CHILD_HANG_MS at least. */
   timeoutMs?: number;
   /** Working directory of the child (default: this checkout). */
   cwd?: string;
 }
 
+/**
+ * The least time a child may take before it counts as hung: on 2 cores beside another heavy process, `plan` alone
+ * took over 30 s (its callers' own limits, 30-180 s, were a speed check there). Below the tests' 300 s, so the
+ * failure names the command.
+ */
+export const CHILD_HANG_MS = 240_000;
+
 /** Runs `seo-etl <args>` as a child process. */
 export function runCli(args: string[], opts: RunCliOptions): Promise<ChildResult> {
+  const hangMs = Math.max(opts.timeoutMs ?? 0, CHILD_HANG_MS);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd ?? ROOT, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -277,8 +285,8 @@ export function runCli(args: string[], opts: RunCliOptions): Promise<ChildResult
     const timer = opts.killAfterMs !== undefined ? setTimeout(kill, opts.killAfterMs) : undefined;
     const hard = setTimeout(() => {
       kill();
-      reject(new Error(`seo-etl ${args.join(' ')} did not finish within ${opts.timeoutMs ?? 60_000} ms\n${stderr.slice(-3000)}`));
-    }, opts.timeoutMs ?? 60_000);
+      reject(new Error(`seo-etl ${args.join(' ')} did not finish within ${hangMs} ms\n${stderr.slice(-3000)}`));
+    }, hangMs);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);

@@ -28,7 +28,7 @@ describe('SERP answers of the live service through ingest', () => {
     const [paid] = await q(`SELECT website_name, description_rows, extra_info, extra FROM serp_results__items WHERE item_type = 'paid'`);
     expect(paid).toMatchObject({ website_name: 'ShoeShop', extra: null });
     expect(JSON.parse(String(paid.description_rows))).toEqual(['Top brands', 'Easy returns']);
-    const [fs] = await q(`SELECT featured_title, "table" FROM serp_results__items WHERE item_type = 'featured_snippet'`);
+    const [fs] = await q(`SELECT featured_title, table_json FROM serp_results__items WHERE item_type = 'featured_snippet'`);
     expect(fs.featured_title).toBe('Choosing running shoes');
     const [lp] = await q(`SELECT phone, cid, is_paid, rating_value FROM serp_results__items WHERE item_type = 'local_pack'`);
     expect(lp).toMatchObject({ phone: '+1 555-0101', cid: '10537891234567890123', is_paid: false, rating_value: 4.6 });

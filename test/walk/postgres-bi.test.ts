@@ -68,7 +68,7 @@ afterAll(() => { pgs?.close(); rmSync(dir, { recursive: true, force: true }); })
 
 test('docs/postgres.md followed step by step from a fresh server, then a run publishes a schema BI tools can use', async () => {
   const blocks = docBlocks();
-  expect(blocks.map((b) => b.role)).toEqual(['the administrator', 'seo_etl_writer']);
+  expect(blocks.map((b) => b.role)).toEqual(['the administrator', 'seo_etl_writer', 'bi_reader', 'bi_reader']);
   const admin = (db: string) => url('postgres', pgs.password, db);
   await runBlock(blocks[0], admin, 'postgres');
   writer = url('seo_etl_writer', 'writer-password', 'analytics');
@@ -86,6 +86,20 @@ test('docs/postgres.md followed step by step from a fresh server, then a run pub
   const [{ n }] = await as<{ n: string }>(reader, 'SELECT count(*) AS n FROM serp_results__items');
   expect(Number(n)).toBeGreaterThan(0);
   await as(reader, 'SELECT * FROM v_serp_features LIMIT 1');
+
+  // Issue 47, point 8: what the reader finds of shortened names and of keys, as docs/postgres.md says.
+  const [namesBlock, keysBlock] = blocks.slice(2);
+  const tablesCut = await as<{ postgres_name: string; description: string }>(reader, namesBlock.statements[0]);
+  const columnsCut = await as<{ table_name: string; postgres_name: string; description: string }>(reader, namesBlock.statements[1]);
+  expect(columnsCut.filter((c) => c.table_name === 'labs_ranked_keywords__items')).toHaveLength(4);
+  for (const t of [...tablesCut, ...columnsCut]) {
+    const full = /^\((\S+) in the warehouse\) /.exec(t.description)?.[1];
+    expect(full && full.length > 63 && t.postgres_name.length === 63 && full.startsWith(t.postgres_name.slice(0, 54)), t.description).toBe(true);
+  }
+  expect(await as(reader, `SELECT count(*)::int AS n FROM information_schema.table_constraints WHERE table_schema = 'seo_etl'`)).toEqual([{ n: 0 }]);
+  const keys = await as<{ table_name: string; kind: string; definition: string }>(reader, keysBlock.statements[0]);
+  expect(keys).toContainEqual({ table_name: 'serp_results__items', kind: 'p', definition: 'PRIMARY KEY (_id)' });
+  expect(keys.some((k) => k.table_name === 'serp_results__items' && k.kind === 'f' && k.definition.startsWith('FOREIGN KEY (_parent_id) REFERENCES serp_results(_id)'))).toBe(true);
 
   // Keys from the catalog: every nested table's _parent_id, the ledger's run_id.
   const fks = await as<{ table_name: string; column_name: string; foreign_table: string }>(writer, `
