@@ -233,7 +233,11 @@ export function viewRelations(v: ViewDef): { name: string; kind: 'v' | 'm' }[] {
  */
 export function viewDdl(schema: string, v: ViewDef): string[] {
   const [create, ...comments] = viewStatements(v);
-  const select = viewSqlForPostgres(create.replace(/^CREATE OR REPLACE VIEW "[^"]+" AS /, ''));
+  // A quoted name past PostgreSQL's 63 bytes (a deep generated table v_run_rows counts) is the table's pgIdent there.
+  const select = viewSqlForPostgres(create.replace(/^CREATE OR REPLACE VIEW "[^"]+" AS /, '')).replace(/"((?:[^"]|"")+)"/g, (m, n: string) => {
+    const pg = pgIdent(n.replace(/""/g, '"'));
+    return pg === n.replace(/""/g, '"') ? m : q(pg);
+  });
   const name = `${q(schema)}.${q(v.name)}`;
   const drop = `DROP VIEW IF EXISTS ${name}`;
   if (!v.pgMaterializedKey) return [drop, `CREATE VIEW ${name} AS ${select}`, ...comments];
