@@ -118,34 +118,8 @@ export async function benchLake(opts: { quick: boolean; dir: string; log?: (l: s
     const late = await publish(grown, state);
     opts.log?.(`  lake: publishing one night with 1 night of history before it: ${Math.round(early.ms)} ms; with ${history}: ${Math.round(late.ms)} ms`);
 
-    // The DuckDB file's publish copies the whole working file: timed with 1 night in it, then with `duckNights`.
     const duckNights = opts.quick ? 3 : 10;
-    const duckPublish = async () => {
-      const t0 = performance.now();
-      await publishWarehouse({ workPath: file, publishedPath: path.join(dir, 'published.duckdb'), statements: curatedViews(), ...WAREHOUSE_STORAGE });
-      return performance.now() - t0;
-    };
-    const duckOne = await duckPublish();
-    const grow = await Warehouse.open(file, WAREHOUSE_STORAGE);
-    try {
-      // Only the tables this warehouse has: other sections of the bench put more of the catalog in use.
-      const present = new Set((await grow.connection.runAndReadAll(`SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()`)).getRows().map((r) => String(r[0])));
-      for (let n = 1; n < duckNights; n++) {
-        // Task ids re-keyed, and the stored ids that begin with them; a derived `_id` follows by itself.
-        const moved = (c: string) => `_task_id || '~n${n}' || substr(${c}, length(_task_id) + 1)`;
-        for (const t of TABLES.filter((x) => present.has(x.name))) {
-          const cols = allColumns(t);
-          const derived = cols.filter((c) => c.derived).map((c) => q(c.name));
-          const rekeyed = cols.filter((c) => !c.derived && (c.name === '_id' || c.name === '_parent_id')).map((c) => `${moved(c.name)} AS ${q(c.name)}`);
-          await grow.connection.run(`INSERT INTO ${q(t.name)} BY NAME SELECT * ${derived.length ? `EXCLUDE (${derived.join(', ')}) ` : ''}REPLACE (${[...rekeyed, `_task_id || '~n${n}' AS _task_id`, `'bench-n${n}' AS _run_id`].join(', ')}) FROM ${q(t.name)} WHERE _run_id = 'bench'`);
-        }
-      }
-      await grow.connection.run('CHECKPOINT');
-    } finally {
-      grow.close();
-    }
-    const duckMany = await duckPublish();
-    const duckBytes = statSync(file).size;
+    const { duckOne, duckMany, duckBytes } = await timeDuckdbPublish(file, path.join(dir, 'published.duckdb'), duckNights);
     opts.log?.(`  lake: the DuckDB file's publish with 1 night: ${Math.round(duckOne)} ms (${sizes.warehouse} B); with ${duckNights}: ${Math.round(duckMany)} ms (${duckBytes} B)`);
 
     const how = `a night of ${tasks} tasks (${keywordTasks} keyword tasks of 20 results, ${merchant} merchant, ${tech} technology; ${rows} rows, ${files.length} raw archive file(s)) loaded into a fresh DuckDB warehouse as reprocess does`;
@@ -163,6 +137,40 @@ export async function benchLake(opts: { quick: boolean; dir: string; log?: (l: s
     client.destroy();
     await server.close();
   }
+}
+
+/**
+ * The DuckDB file's publish copies the whole working file: timed with 1 night in it, then with `duckNights` (the
+ * night's rows copied under other task ids).
+ */
+async function timeDuckdbPublish(file: string, publishedPath: string, duckNights: number): Promise<{ duckOne: number; duckMany: number; duckBytes: number }> {
+  const duckPublish = async () => {
+    const t0 = performance.now();
+    await publishWarehouse({ workPath: file, publishedPath, statements: curatedViews(), ...WAREHOUSE_STORAGE });
+    return performance.now() - t0;
+  };
+  const duckOne = await duckPublish();
+  const grow = await Warehouse.open(file, WAREHOUSE_STORAGE);
+  try {
+    // Only the tables this warehouse has: other sections of the bench put more of the catalog in use.
+    const present = new Set((await grow.connection.runAndReadAll(`SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()`)).getRows().map((r) => String(r[0])));
+    for (let n = 1; n < duckNights; n++) {
+      // Task ids re-keyed, and the stored ids that begin with them; a derived `_id` follows by itself.
+      const moved = (c: string) => `_task_id || '~n${n}' || substr(${c}, length(_task_id) + 1)`;
+      for (const t of TABLES.filter((x) => present.has(x.name))) {
+        const cols = allColumns(t);
+        const derived = cols.filter((c) => c.derived).map((c) => q(c.name));
+        const rekeyed = cols.filter((c) => !c.derived && (c.name === '_id' || c.name === '_parent_id')).map((c) => `${moved(c.name)} AS ${q(c.name)}`);
+        await grow.connection.run(`INSERT INTO ${q(t.name)} BY NAME SELECT * ${derived.length ? `EXCLUDE (${derived.join(', ')}) ` : ''}REPLACE (${[...rekeyed, `_task_id || '~n${n}' AS _task_id`, `'bench-n${n}' AS _run_id`].join(', ')}) FROM ${q(t.name)} WHERE _run_id = 'bench'`);
+      }
+    }
+    await grow.connection.run('CHECKPOINT');
+  } finally {
+    grow.close();
+  }
+  const duckMany = await duckPublish();
+  const duckBytes = statSync(file).size;
+  return { duckOne, duckMany, duckBytes };
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

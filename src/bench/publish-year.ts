@@ -32,6 +32,21 @@ function bytesUnder(dir: string): number {
   return n;
 }
 
+/**
+ * The same rows as the nightly Parquet export: each night's run exported by the job's own export (one zstd file
+ * per table and night). Returns the rows exported.
+ */
+async function exportEachNight(work: string, parquet: string, nights: number): Promise<number> {
+  const wh = await Warehouse.open(work, WAREHOUSE_STORAGE);
+  let rows = 0;
+  try {
+    for (let n = 0; n < nights; n++) for (const f of await wh.exportParquet(parquet, nightDay(n), nightRunId(n))) rows += f.rows;
+  } finally {
+    wh.close();
+  }
+  return rows;
+}
+
 export async function benchPublishYear(opts: { quick: boolean; dir: string; log?: (l: string) => void }): Promise<Figures> {
   // Quick mode shows the code runs (make test): a few nights, not a trend.
   const nights = opts.quick ? 8 : 365;
@@ -115,16 +130,8 @@ export async function benchPublishYear(opts: { quick: boolean; dir: string; log?
   const list = (ms: number[]) => ms.map((x) => Math.round(x)).join(', ');
   opts.log?.(`  publish_year: one night's publish with ${early} nights behind it: applied ${list(at30.applied.wall)} ms (median ${Math.round(med.at30)}; CPU ${list(at30.applied.cpu)} ms, median ${Math.round(cpu.at30)}), copied ${Math.round(at30.copied)} ms; with ${nights}: applied ${list(at365.applied.wall)} ms (median ${Math.round(med.at365)}; CPU ${list(at365.applied.cpu)} ms, median ${Math.round(cpu.at365)}), copied ${Math.round(at365.copied)} ms`);
 
-  // The same rows as the nightly Parquet export: each night's run exported by the job's own export (one zstd file
-  // per table and night).
   const parquet = path.join(dir, 'parquet');
-  const wh = await Warehouse.open(work, WAREHOUSE_STORAGE);
-  let rows = 0;
-  try {
-    for (let n = 0; n < nights; n++) for (const f of await wh.exportParquet(parquet, nightDay(n), nightRunId(n))) rows += f.rows;
-  } finally {
-    wh.close();
-  }
+  const rows = await exportEachNight(work, parquet, nights);
   const bytes = { ...at365.sizes, parquet: bytesUnder(parquet), raw: bytesUnder(raw) };
   opts.log?.(`  publish_year: ${rows} rows; published ${bytes.published} B, working ${bytes.work} B, Parquet ${bytes.parquet} B, raw ${bytes.raw} B`);
   const how = `${nights} generated nights of rank tracking (${keywords} keywords on desktop and mobile, one organic page of 20 results each, every night its own run; ${rows} rows at the end), loaded night by night into a working warehouse`;

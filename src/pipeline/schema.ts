@@ -310,6 +310,9 @@ function readTargets(r: SchemaReader, node: Node | null, at: Place): Target[] {
   return out;
 }
 
+/** A mapping's entries as SchemaReader.entries returns them. */
+type Entries = ReturnType<SchemaReader['entries']>;
+
 function readStep(r: SchemaReader, node: Node | null, index: number, at: Place, config: Config, pipelineDir: string): StepDraft | undefined {
   const kp = `steps[${index}]`;
   if (!r.expectMap(node, at, kp, 'a mapping with name, endpoint and params')) return undefined;
@@ -317,7 +320,24 @@ function readStep(r: SchemaReader, node: Node | null, index: number, at: Place, 
   const e = r.entries(node, kp, STEP_KEYS, ['name', 'endpoint']);
   const name = e.has('name') ? r.string(e.get('name')!.value, e.get('name')!.keyPlace, `${kp}.name`, { pattern: NAME_PATTERN, patternRule: NAME_RULE }) : undefined;
   if (e.has('description')) r.string(e.get('description')!.value, e.get('description')!.keyPlace, `${kp}.description`, { allowEmpty: true });
+  const { endpointId, def } = readStepEndpoint(r, e, kp);
+  const { target, targetPlace } = readStepTarget(r, e, kp, def);
+  const collect = readCollect(r, e, kp, def);
+  const fixed = readParams(r, e, kp, def, collect, stepAt);
+  const axes = readAxes(r, e, kp, def, fixed.params, pipelineDir);
+  const paging = readPaging(r, e, kp, def);
 
+  // A step's own budget, besides the pipeline's: a step early in the file cannot starve the later ones.
+  const budgetEntry = e.get('budget_usd');
+  const budgetUsd = budgetEntry ? r.number(budgetEntry.value, budgetEntry.keyPlace, `${kp}.budget_usd`, { min: 0 }) : undefined;
+
+  void config;
+  if (name === undefined || endpointId === undefined) return undefined;
+  return { index, name, endpointId, def, collect, ...fixed, axes, paging, ...(budgetUsd !== undefined ? { budgetUsd } : {}), ...(target !== undefined ? { target, targetPlace } : {}), at: stepAt };
+}
+
+/** The step's endpoint: its id as written, and its definition when it is one a step can name. */
+function readStepEndpoint(r: SchemaReader, e: Entries, kp: string): { endpointId?: string; def?: EndpointDef } {
   let def: EndpointDef | undefined;
   const endpointEntry = e.get('endpoint');
   const endpointId = endpointEntry ? r.string(endpointEntry.value, endpointEntry.keyPlace, `${kp}.endpoint`) : undefined;
@@ -333,18 +353,21 @@ function readStep(r: SchemaReader, node: Node | null, index: number, at: Place, 
       r.issue(r.place(endpointEntry!.value), `${kp}.endpoint`, `${endpointId} is a ${found.kind} endpoint the run calls itself, not a step${post}`);
     } else def = found;
   }
+  return { endpointId, def };
+}
 
-  // The tracked target the step's pages are read for (SERP result pages only).
-  let target: string | undefined;
-  let targetPlace: Place | undefined;
+/** The tracked target the step's pages are read for (SERP result pages only). */
+function readStepTarget(r: SchemaReader, e: Entries, kp: string, def: EndpointDef | undefined): { target?: string; targetPlace?: Place } {
   const targetEntry = e.get('target');
-  if (targetEntry) {
-    target = r.string(targetEntry.value, targetEntry.keyPlace, `${kp}.target`);
-    targetPlace = r.place(targetEntry.value, targetEntry.keyPlace);
-    if (target !== undefined && def && def.api !== 'serp') r.issue(targetPlace, `${kp}.target`, `only for SERP steps; ${def.id} has no result pages to track a domain on`);
-  }
+  if (!targetEntry) return {};
+  const target = r.string(targetEntry.value, targetEntry.keyPlace, `${kp}.target`);
+  const targetPlace = r.place(targetEntry.value, targetEntry.keyPlace);
+  if (target !== undefined && def && def.api !== 'serp') r.issue(targetPlace, `${kp}.target`, `only for SERP steps; ${def.id} has no result pages to track a domain on`);
+  return { target, targetPlace };
+}
 
-  // Collection mode: chosen for task_post endpoints, fixed by the endpoint otherwise.
+/** Collection mode: chosen for task_post endpoints, fixed by the endpoint otherwise. */
+function readCollect(r: SchemaReader, e: Entries, kp: string, def: EndpointDef | undefined): CollectMode {
   let collect: CollectMode = def?.kind === 'task_post' ? 'tasks_ready' : def?.kind === 'live' ? 'live' : 'list';
   const collectEntry = e.get('collect');
   if (collectEntry) {
@@ -359,8 +382,11 @@ function readStep(r: SchemaReader, node: Node | null, index: number, at: Place, 
       } else collect = c as CollectMode;
     }
   }
+  return collect;
+}
 
-  // Fixed parameters.
+/** The step's fixed parameters, and where each (and each item of a list) is written. */
+function readParams(r: SchemaReader, e: Entries, kp: string, def: EndpointDef | undefined, collect: CollectMode, stepAt: Place): Pick<StepDraft, 'params' | 'paramPlaces' | 'paramItemPlaces' | 'paramsPlace'> {
   const params: Record<string, unknown> = {};
   const paramPlaces: Record<string, Place> = {};
   const paramItemPlaces: Record<string, Place[]> = {};
@@ -386,8 +412,11 @@ function readStep(r: SchemaReader, node: Node | null, index: number, at: Place, 
   if ('postback_data' in params && collect !== 'postback') {
     r.issue(paramPlaces.postback_data, `${kp}.params.postback_data`, 'only with collect: postback');
   }
+  return { params, paramPlaces, paramItemPlaces, paramsPlace };
+}
 
-  // Enumeration.
+/** The step's enumeration (`for_each` values and `rows`), outermost first in the order the file writes them. */
+function readAxes(r: SchemaReader, e: Entries, kp: string, def: EndpointDef | undefined, params: Record<string, unknown>, pipelineDir: string): Axis[] {
   const axes: Axis[] = [];
   const bound = new Map<string, string>();
   const forEach = e.get('for_each');
@@ -416,44 +445,44 @@ function readStep(r: SchemaReader, node: Node | null, index: number, at: Place, 
       axes.push({ kind: 'values', param, source: src.source, chunk: src.chunk, at: keyPlace, keyPath: axisPath });
     }
   }
-  const rowsEntry = e.get('rows');
-  if (rowsEntry) {
-    if (def && def.method === 'GET') r.issue(rowsEntry.keyPlace, `${kp}.rows`, `${def.id} is a GET endpoint and takes no parameters`);
-    else {
-      const src = readSource(r, rowsEntry.value, rowsEntry.keyPlace, `${kp}.rows`, pipelineDir, { rows: true });
-      if (src.source && src.source.type !== 'list') {
-        for (const param of Object.keys(src.columns ?? {})) {
-          if (def && !def.fields?.[param]) r.issue(rowsEntry.keyPlace, `${kp}.rows.columns.${param}`, `is not a parameter of ${def.id}${suggest(param, Object.keys(def.fields ?? {}))}`);
-          if (param in params || bound.has(param)) r.issue(rowsEntry.keyPlace, `${kp}.rows.columns.${param}`, 'is also set in params or for_each; set it in one place');
-        }
-        if (src.source.column !== undefined) r.issue(rowsEntry.keyPlace, `${kp}.rows.column`, 'rows bind every column; use columns: { parameter: column } to pick and rename');
-        axes.push({ kind: 'rows', source: src.source, columns: src.columns, at: rowsEntry.keyPlace, keyPath: `${kp}.rows` });
-      }
-    }
-  }
+  const rows = readRowsAxis(r, e, kp, def, params, bound, pipelineDir);
+  if (rows) axes.push(rows);
 
   // The matrix nests in the order the file writes its axes: the first written is the outermost.
   axes.sort((a, b) => a.at.line - b.at.line || a.at.column - b.at.column);
+  return axes;
+}
 
-  // Paging of live and list endpoints that page.
-  let paging: StepDraft['paging'];
-  const pagingEntry = e.get('paging');
-  if (pagingEntry && def) {
-    if (!def.paging) {
-      r.issue(pagingEntry.keyPlace, `${kp}.paging`, `${def.id} does not page${def.kind === 'task_post' ? ' (task results come whole)' : ''}`);
-    } else if (r.expectMap(pagingEntry.value, pagingEntry.keyPlace, `${kp}.paging`, 'a mapping with max_pages and/or max_items')) {
-      const pe = r.entries(pagingEntry.value, `${kp}.paging`, PAGING_KEYS);
-      paging = {};
-      if (pe.has('max_pages')) paging.maxPages = r.number(pe.get('max_pages')!.value, pe.get('max_pages')!.keyPlace, `${kp}.paging.max_pages`, { integer: true, min: 1 });
-      if (pe.has('max_items')) paging.maxItems = r.number(pe.get('max_items')!.value, pe.get('max_items')!.keyPlace, `${kp}.paging.max_items`, { integer: true, min: 1 });
-    }
+/** The step's `rows` axis: a file or query whose columns bind parameters, none bound elsewhere. */
+function readRowsAxis(r: SchemaReader, e: Entries, kp: string, def: EndpointDef | undefined, params: Record<string, unknown>, bound: ReadonlyMap<string, string>, pipelineDir: string): Axis | undefined {
+  const rowsEntry = e.get('rows');
+  if (!rowsEntry) return undefined;
+  if (def && def.method === 'GET') {
+    r.issue(rowsEntry.keyPlace, `${kp}.rows`, `${def.id} is a GET endpoint and takes no parameters`);
+    return undefined;
   }
+  const src = readSource(r, rowsEntry.value, rowsEntry.keyPlace, `${kp}.rows`, pipelineDir, { rows: true });
+  if (!src.source || src.source.type === 'list') return undefined;
+  for (const param of Object.keys(src.columns ?? {})) {
+    if (def && !def.fields?.[param]) r.issue(rowsEntry.keyPlace, `${kp}.rows.columns.${param}`, `is not a parameter of ${def.id}${suggest(param, Object.keys(def.fields ?? {}))}`);
+    if (param in params || bound.has(param)) r.issue(rowsEntry.keyPlace, `${kp}.rows.columns.${param}`, 'is also set in params or for_each; set it in one place');
+  }
+  if (src.source.column !== undefined) r.issue(rowsEntry.keyPlace, `${kp}.rows.column`, 'rows bind every column; use columns: { parameter: column } to pick and rename');
+  return { kind: 'rows', source: src.source, columns: src.columns, at: rowsEntry.keyPlace, keyPath: `${kp}.rows` };
+}
 
-  // A step's own budget, besides the pipeline's: a step early in the file cannot starve the later ones.
-  const budgetEntry = e.get('budget_usd');
-  const budgetUsd = budgetEntry ? r.number(budgetEntry.value, budgetEntry.keyPlace, `${kp}.budget_usd`, { min: 0 }) : undefined;
-
-  void config;
-  if (name === undefined || endpointId === undefined) return undefined;
-  return { index, name, endpointId, def, collect, params, paramPlaces, paramItemPlaces, paramsPlace, axes, paging, ...(budgetUsd !== undefined ? { budgetUsd } : {}), ...(target !== undefined ? { target, targetPlace } : {}), at: stepAt };
+/** Paging of live and list endpoints that page. */
+function readPaging(r: SchemaReader, e: Entries, kp: string, def: EndpointDef | undefined): StepDraft['paging'] {
+  const pagingEntry = e.get('paging');
+  if (!pagingEntry || !def) return undefined;
+  if (!def.paging) {
+    r.issue(pagingEntry.keyPlace, `${kp}.paging`, `${def.id} does not page${def.kind === 'task_post' ? ' (task results come whole)' : ''}`);
+    return undefined;
+  }
+  if (!r.expectMap(pagingEntry.value, pagingEntry.keyPlace, `${kp}.paging`, 'a mapping with max_pages and/or max_items')) return undefined;
+  const pe = r.entries(pagingEntry.value, `${kp}.paging`, PAGING_KEYS);
+  const paging: NonNullable<StepDraft['paging']> = {};
+  if (pe.has('max_pages')) paging.maxPages = r.number(pe.get('max_pages')!.value, pe.get('max_pages')!.keyPlace, `${kp}.paging.max_pages`, { integer: true, min: 1 });
+  if (pe.has('max_items')) paging.maxItems = r.number(pe.get('max_items')!.value, pe.get('max_items')!.keyPlace, `${kp}.paging.max_items`, { integer: true, min: 1 });
+  return paging;
 }

@@ -21,6 +21,7 @@ import { createReadStream, existsSync, readdirSync, readFileSync, renameSync, st
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, UploadPartCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import PQueue from 'p-queue';
 import type { LakeLocation } from '../../config/lake.js';
 import { createDuckdb } from '../../load/threads.js';
@@ -96,81 +97,10 @@ export function objectName(source: string, sha256: string): string {
 }
 
 export async function syncLake(opts: LakeSyncOptions): Promise<LakeSyncResult> {
-  const { client, location } = opts;
-  const { bucket } = location;
-  const key = (rel: string) => `${location.prefix}${rel}`;
+  const { location } = opts;
   const state = readState(opts.stateFile, location.url);
   const result: LakeSyncResult = { partitions: 0, uploaded: { files: 0, bytes: 0 }, present: 0, raw: { files: 0, bytes: 0 }, removed: 0, manifests: 0, parts: { sent: 0, resumed: 0 } };
-  const partBytes = PART_BYTES;
-  const uploads = (state.uploads ??= {});
-  const started = new Set<string>();
-  const queue = new PQueue({ concurrency: opts.concurrency ?? 4 });
-  const queued: Promise<void>[] = [];
-  const upload = (fn: () => Promise<void>) => { queued.push(queue.add(fn)); };
-
-  /** Uploads a file unless the bucket holds an object of that name and size (names carry content or are immutable). */
-  const put = async (objectKey: string, file: string, size: number): Promise<boolean> => {
-    const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: objectKey })).catch((err: { name?: string; $metadata?: { httpStatusCode?: number } }) => {
-      if (err?.name === 'NotFound' || err?.$metadata?.httpStatusCode === 404) return undefined;
-      throw err;
-    });
-    if (head && head.ContentLength === size) { result.present++; return false; }
-    if (size <= partBytes) await client.send(new PutObjectCommand({ Bucket: bucket, Key: objectKey, Body: readFileSync(file), ContentLength: size }));
-    else await putInParts(objectKey, file, size);
-    return true;
-  };
-
-  /**
-   * A large file in parts, resuming the upload an earlier publish recorded for the same key and the same file (size
-   * and modification time); one the storage no longer knows (aborted, expired) is started again, once.
-   */
-  const putInParts = async (objectKey: string, file: string, size: number, again = false): Promise<void> => {
-    started.add(objectKey);
-    const { mtimeMs } = statSync(file);
-    let rec: UploadState | undefined = uploads[objectKey];
-    if (rec && (rec.size !== size || rec.mtimeMs !== mtimeMs || rec.partBytes !== partBytes)) {
-      await abortUpload(objectKey, rec.uploadId);
-      rec = undefined;
-    }
-    if (!rec) {
-      const created = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: objectKey }));
-      rec = uploads[objectKey] = { uploadId: created.UploadId!, size, mtimeMs, partBytes, parts: {} };
-      writeState(opts.stateFile, state);
-    }
-    const count = Math.ceil(size / partBytes);
-    const fh = await open(file, 'r');
-    try {
-      for (let n = 1; n <= count; n++) {
-        if (rec.parts[n]) { result.parts.resumed++; continue; }
-        const length = Math.min(partBytes, size - (n - 1) * partBytes);
-        const body = Buffer.alloc(length);
-        await fh.read(body, 0, length, (n - 1) * partBytes);
-        const r = await client.send(new UploadPartCommand({ Bucket: bucket, Key: objectKey, UploadId: rec.uploadId, PartNumber: n, Body: body, ContentLength: length }));
-        rec.parts[n] = r.ETag!;
-        writeState(opts.stateFile, state);
-        result.parts.sent++;
-        if (result.parts.sent === 1) await opts.pause?.('part');
-      }
-      const parts = Array.from({ length: count }, (_, i) => ({ PartNumber: i + 1, ETag: rec!.parts[i + 1] }));
-      await client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: objectKey, UploadId: rec.uploadId, MultipartUpload: { Parts: parts } }));
-    } catch (err) {
-      if (!again && (err as { name?: string }).name === 'NoSuchUpload') {
-        delete uploads[objectKey];
-        return putInParts(objectKey, file, size, true);
-      }
-      throw err; // the recorded parts stay for the next publish
-    } finally {
-      await fh.close();
-    }
-    delete uploads[objectKey];
-    writeState(opts.stateFile, state);
-  };
-
-  /** Gives up an upload nothing will complete (its file changed or is gone); storage without the call keeps it. */
-  const abortUpload = async (objectKey: string, uploadId: string): Promise<void> => {
-    await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: objectKey, UploadId: uploadId })).catch(() => undefined);
-    delete uploads[objectKey];
-  };
+  const ctx: SyncContext = { opts, state, result, uploads: new Uploads(opts, state, result), key: (rel) => `${location.prefix}${rel}` };
 
   // Which partitions differ from what was last published: by name, size and modification time, no reading. A day
   // no longer on the local disk stays in the lake: local copies of days the bucket holds may be cleaned away.
@@ -179,82 +109,214 @@ export async function syncLake(opts: LakeSyncOptions): Promise<LakeSyncResult> {
   result.partitions = changed.length;
 
   // 1. Data files, and the raw archive's closed files.
-  const db = changed.length ? await createDuckdb(':memory:') : undefined;
-  const conn = await db?.connect();
-  const manifests = new Map<string, { manifest: Manifest; state: Record<string, StateFile> }>();
-  try {
-    for (const p of changed) {
-      const files = local.get(p) ?? [];
-      const [table, part] = p.split('/');
-      const entries: ManifestFile[] = [];
-      const next: Record<string, StateFile> = {};
-      for (const f of files) {
-        const known = state.partitions[p]?.[f.name];
-        const same = known && known.size === f.size && known.mtimeMs === f.mtimeMs;
-        const sha256 = same ? known.sha256 : await sha256Of(f.file);
-        const rows = same ? known.rows : Number((await conn!.runAndReadAll(`SELECT num_rows FROM parquet_file_metadata(${lit(f.file)})`)).getRows()[0][0]);
-        next[f.name] = { size: f.size, mtimeMs: f.mtimeMs, sha256, rows };
-        const entry = { name: objectName(f.name, sha256), source: f.name, rows, bytes: f.size, sha256 };
-        entries.push(entry);
-        upload(async () => {
-          if (await put(key(`parquet/${p}/${entry.name}`), f.file, f.size)) {
-            result.uploaded.files++;
-            result.uploaded.bytes += f.size;
-            if (result.uploaded.files === 1) await opts.pause?.('file');
-          }
-        });
-      }
-      manifests.set(p, {
-        manifest: { format: 'seo-etl-lake-manifest/1', table, snapshot_date: part.slice('snapshot_date='.length), rows: entries.reduce((a, e) => a + e.rows, 0), files: entries },
-        state: next,
-      });
-    }
-  } catch (err) {
-    await Promise.allSettled(queued); // the uploads already queued end before the error is reported
-    throw err;
-  } finally {
-    conn?.closeSync();
-    db?.closeSync();
-  }
-  for (const r of scanRaw(opts.rawDir)) {
-    if (state.raw[r.rel] === r.size) continue;
-    upload(async () => {
-      if (await put(key(`raw/${r.rel}`), r.file, r.size)) { result.raw.files++; result.raw.bytes += r.size; }
-      state.raw[r.rel] = r.size;
-    });
-  }
-  const settled = await Promise.allSettled(queued);
+  const manifests = await queuePartitions(changed, local, ctx);
+  queueRawFiles(ctx);
+  const settled = await ctx.uploads.settle();
   writeState(opts.stateFile, state); // the raw files that went up count even if a data file failed
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) throw failed.reason;
-  // Uploads an earlier publish began for objects this one no longer sends (their file was superseded).
-  for (const [objectKey, rec] of Object.entries(uploads)) if (!started.has(objectKey)) await abortUpload(objectKey, rec.uploadId);
+  await ctx.uploads.abortUnstarted();
   writeState(opts.stateFile, state);
   await opts.pause?.('manifests');
 
   // 2. Manifests, then markers: a partition's new state becomes visible at once.
   try {
-    await commitPartitions();
+    await commitPartitions(manifests, ctx);
   } finally {
     writeState(opts.stateFile, state);
   }
   return result;
+}
 
-  async function commitPartitions(): Promise<void> {
-    for (const [p, { manifest }] of manifests) {
-      const dir = `parquet/${p}`;
-      const body = Buffer.from(`${JSON.stringify(manifest, null, 1)}\n`);
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key(`${dir}/${MANIFEST}`), Body: body, ContentLength: body.length, ContentType: 'application/json' }));
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key(`${dir}/${SUCCESS}`), Body: Buffer.alloc(0), ContentLength: 0 }));
-      result.manifests++;
+/** What one publish to the lake works with. */
+interface SyncContext {
+  opts: LakeSyncOptions;
+  state: LakeState;
+  result: LakeSyncResult;
+  uploads: Uploads;
+  /** The object key of a path below the lake's prefix. */
+  key: (rel: string) => string;
+}
+
+/** A changed partition's manifest, and the state its files will be remembered by once it is committed. */
+interface PartitionCommit { manifest: Manifest; state: Record<string, StateFile> }
+
+/** The bucket's uploads: a few in flight at once, a large file in parts resumed across publishes. */
+class Uploads {
+  private readonly queue: PQueue;
+  private readonly queued: Promise<void>[] = [];
+  /** Objects this publish began or resumed a multipart upload for. */
+  private readonly started = new Set<string>();
+  private readonly uploads: Record<string, UploadState>;
+  private readonly bucket: string;
+
+  constructor(private readonly opts: LakeSyncOptions, private readonly state: LakeState, private readonly result: LakeSyncResult) {
+    this.queue = new PQueue({ concurrency: opts.concurrency ?? 4 });
+    this.uploads = (state.uploads ??= {});
+    this.bucket = opts.location.bucket;
+  }
+
+  enqueue(fn: () => Promise<void>): void {
+    this.queued.push(this.queue.add(fn));
+  }
+
+  /** Waits for every upload queued so far, failed or not. */
+  settle(): Promise<PromiseSettledResult<void>[]> {
+    return Promise.allSettled(this.queued);
+  }
+
+  /** Uploads a file unless the bucket holds an object of that name and size (names carry content or are immutable). */
+  async put(objectKey: string, file: string, size: number): Promise<boolean> {
+    const { client } = this.opts;
+    const head = await client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: objectKey })).catch((err: { name?: string; $metadata?: { httpStatusCode?: number } }) => {
+      if (err?.name === 'NotFound' || err?.$metadata?.httpStatusCode === 404) return undefined;
+      throw err;
+    });
+    if (head && head.ContentLength === size) { this.result.present++; return false; }
+    if (size <= PART_BYTES) await client.send(new PutObjectCommand({ Bucket: this.bucket, Key: objectKey, Body: readFileSync(file), ContentLength: size }));
+    else await this.putInParts(objectKey, file, size);
+    return true;
+  }
+
+  /**
+   * A large file in parts, resuming the upload an earlier publish recorded for the same key and the same file (size
+   * and modification time); one the storage no longer knows (aborted, expired) is started again, once.
+   */
+  private async putInParts(objectKey: string, file: string, size: number, again = false): Promise<void> {
+    const { client } = this.opts;
+    const partBytes = PART_BYTES;
+    this.started.add(objectKey);
+    const rec = await this.uploadFor(objectKey, file, size);
+    const count = Math.ceil(size / partBytes);
+    const fh = await open(file, 'r');
+    try {
+      for (let n = 1; n <= count; n++) {
+        if (rec.parts[n]) { this.result.parts.resumed++; continue; }
+        const length = Math.min(partBytes, size - (n - 1) * partBytes);
+        const body = Buffer.alloc(length);
+        await fh.read(body, 0, length, (n - 1) * partBytes);
+        const r = await client.send(new UploadPartCommand({ Bucket: this.bucket, Key: objectKey, UploadId: rec.uploadId, PartNumber: n, Body: body, ContentLength: length }));
+        rec.parts[n] = r.ETag!;
+        writeState(this.opts.stateFile, this.state);
+        this.result.parts.sent++;
+        if (this.result.parts.sent === 1) await this.opts.pause?.('part');
+      }
+      const parts = Array.from({ length: count }, (_, i) => ({ PartNumber: i + 1, ETag: rec.parts[i + 1] }));
+      await client.send(new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key: objectKey, UploadId: rec.uploadId, MultipartUpload: { Parts: parts } }));
+    } catch (err) {
+      if (!again && (err as { name?: string }).name === 'NoSuchUpload') {
+        delete this.uploads[objectKey];
+        return this.putInParts(objectKey, file, size, true);
+      }
+      throw err; // the recorded parts stay for the next publish
+    } finally {
+      await fh.close();
     }
-    // 3. What no manifest names any more.
-    for (const [p, { manifest, state: next }] of manifests) {
-      const dir = key(`parquet/${p}/`);
-      const keep = new Set([MANIFEST, SUCCESS, ...manifest.files.map((f) => f.name)]);
-      result.removed += await deleteKeys(client, bucket, (await listKeys(client, bucket, dir)).filter((k) => !keep.has(k.slice(dir.length))));
-      state.partitions[p] = next;
+    delete this.uploads[objectKey];
+    writeState(this.opts.stateFile, this.state);
+  }
+
+  /** The recorded upload of this key for this very file, or a new one (recorded before any part is sent). */
+  private async uploadFor(objectKey: string, file: string, size: number): Promise<UploadState> {
+    const { mtimeMs } = statSync(file);
+    let rec: UploadState | undefined = this.uploads[objectKey];
+    if (rec && (rec.size !== size || rec.mtimeMs !== mtimeMs || rec.partBytes !== PART_BYTES)) {
+      await this.abortUpload(objectKey, rec.uploadId);
+      rec = undefined;
     }
+    if (!rec) {
+      const created = await this.opts.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: objectKey }));
+      rec = this.uploads[objectKey] = { uploadId: created.UploadId!, size, mtimeMs, partBytes: PART_BYTES, parts: {} };
+      writeState(this.opts.stateFile, this.state);
+    }
+    return rec;
+  }
+
+  /** Gives up an upload nothing will complete (its file changed or is gone); storage without the call keeps it. */
+  private async abortUpload(objectKey: string, uploadId: string): Promise<void> {
+    await this.opts.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: objectKey, UploadId: uploadId })).catch(() => undefined);
+    delete this.uploads[objectKey];
+  }
+
+  /** Uploads an earlier publish began for objects this one no longer sends (their file was superseded). */
+  async abortUnstarted(): Promise<void> {
+    for (const [objectKey, rec] of Object.entries(this.uploads)) if (!this.started.has(objectKey)) await this.abortUpload(objectKey, rec.uploadId);
+  }
+}
+
+/** Hashes and counts each changed partition's files, queues their uploads, and returns the manifests they make. */
+async function queuePartitions(changed: readonly string[], local: ReadonlyMap<string, LocalFile[]>, ctx: SyncContext): Promise<Map<string, PartitionCommit>> {
+  const db = changed.length ? await createDuckdb(':memory:') : undefined;
+  const conn = await db?.connect();
+  const manifests = new Map<string, PartitionCommit>();
+  try {
+    for (const p of changed) manifests.set(p, await queuePartition(p, local.get(p) ?? [], conn!, ctx));
+  } catch (err) {
+    await ctx.uploads.settle(); // the uploads already queued end before the error is reported
+    throw err;
+  } finally {
+    conn?.closeSync();
+    db?.closeSync();
+  }
+  return manifests;
+}
+
+/** One partition's files: hashed and counted (or known from the state), their uploads queued. */
+async function queuePartition(p: string, files: readonly LocalFile[], conn: DuckDBConnection, ctx: SyncContext): Promise<PartitionCommit> {
+  const { state, result, opts } = ctx;
+  const [table, part] = p.split('/');
+  const entries: ManifestFile[] = [];
+  const next: Record<string, StateFile> = {};
+  for (const f of files) {
+    const known = state.partitions[p]?.[f.name];
+    const same = known && known.size === f.size && known.mtimeMs === f.mtimeMs;
+    const sha256 = same ? known.sha256 : await sha256Of(f.file);
+    const rows = same ? known.rows : Number((await conn.runAndReadAll(`SELECT num_rows FROM parquet_file_metadata(${lit(f.file)})`)).getRows()[0][0]);
+    next[f.name] = { size: f.size, mtimeMs: f.mtimeMs, sha256, rows };
+    const entry = { name: objectName(f.name, sha256), source: f.name, rows, bytes: f.size, sha256 };
+    entries.push(entry);
+    ctx.uploads.enqueue(async () => {
+      if (await ctx.uploads.put(ctx.key(`parquet/${p}/${entry.name}`), f.file, f.size)) {
+        result.uploaded.files++;
+        result.uploaded.bytes += f.size;
+        if (result.uploaded.files === 1) await opts.pause?.('file');
+      }
+    });
+  }
+  return {
+    manifest: { format: 'seo-etl-lake-manifest/1', table, snapshot_date: part.slice('snapshot_date='.length), rows: entries.reduce((a, e) => a + e.rows, 0), files: entries },
+    state: next,
+  };
+}
+
+/** The raw archive's closed files the lake lacks, queued. */
+function queueRawFiles(ctx: SyncContext): void {
+  const { state, result } = ctx;
+  for (const r of scanRaw(ctx.opts.rawDir)) {
+    if (state.raw[r.rel] === r.size) continue;
+    ctx.uploads.enqueue(async () => {
+      if (await ctx.uploads.put(ctx.key(`raw/${r.rel}`), r.file, r.size)) { result.raw.files++; result.raw.bytes += r.size; }
+      state.raw[r.rel] = r.size;
+    });
+  }
+}
+
+/** Each changed partition's manifest and marker, then what no manifest names any more removed. */
+async function commitPartitions(manifests: ReadonlyMap<string, PartitionCommit>, ctx: SyncContext): Promise<void> {
+  const { client, location: { bucket } } = ctx.opts;
+  for (const [p, { manifest }] of manifests) {
+    const dir = `parquet/${p}`;
+    const body = Buffer.from(`${JSON.stringify(manifest, null, 1)}\n`);
+    await client.send(new PutObjectCommand({ Bucket: bucket, Key: ctx.key(`${dir}/${MANIFEST}`), Body: body, ContentLength: body.length, ContentType: 'application/json' }));
+    await client.send(new PutObjectCommand({ Bucket: bucket, Key: ctx.key(`${dir}/${SUCCESS}`), Body: Buffer.alloc(0), ContentLength: 0 }));
+    ctx.result.manifests++;
+  }
+  // 3. What no manifest names any more.
+  for (const [p, { manifest, state: next }] of manifests) {
+    const dir = ctx.key(`parquet/${p}/`);
+    const keep = new Set([MANIFEST, SUCCESS, ...manifest.files.map((f) => f.name)]);
+    ctx.result.removed += await deleteKeys(client, bucket, (await listKeys(client, bucket, dir)).filter((k) => !keep.has(k.slice(dir.length))));
+    ctx.state.partitions[p] = next;
   }
 }
 
