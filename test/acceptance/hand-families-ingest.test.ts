@@ -65,7 +65,8 @@ describe('ingest of the hand-declared families with every model field set', () =
     // row, the account's limits and prices, a news result's flag.
     const [html] = await rows(`SELECT h.onpage_score, h.meta__internal_links_count AS links, h.meta__follow AS follow, i.resource_type
       FROM onpage_resources__items__html h JOIN onpage_resources__items i USING (_id)`);
-    expect(html).toEqual({ onpage_score: expect.any(Number), links: expect.any(Number), follow: true, resource_type: 'html' });
+    // internal_links_count is an integer in the models: BIGINT, a bigint here.
+    expect(html).toEqual({ onpage_score: expect.any(Number), links: expect.any(BigInt), follow: true, resource_type: 'html' });
     expect((await rows(`SELECT DISTINCT key FROM onpage_resources__items__checks`)).map((r) => r.key)).toEqual(['first_key']);
     expect((await rows(`SELECT count(*)::INT AS n FROM onpage_resources__items__html__htags`))[0].n).toBeGreaterThan(0);
     const [account] = await rows(`SELECT json_extract(price, '$.serp')::VARCHAR AS serp, rate_limits IS NOT NULL AS limits, backlinks_subscription_expiry_date AS expiry FROM account_user_data`);
