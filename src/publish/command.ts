@@ -17,6 +17,7 @@ import { warehousePaths } from './index.js';
 import { ENGINES, ddlPreamble, externalTableDdl, type Engine } from './parquet-ddl.js';
 import { lakeEndpoint } from '../config/lake.js';
 import { createDuckdb } from '../load/threads.js';
+import { pgName } from '../normalize/pg-name.js';
 
 export interface PublishedTable { name: string; rows: number; description: string | null }
 export interface PublishedView { name: string; description: string | null }
@@ -111,7 +112,7 @@ export function formatListing(l: PublishedListing, cwd = process.cwd(), service?
   const width = Math.max(5, ...l.tables.map((t) => t.name.length));
   const rowsWidth = Math.max(4, ...l.tables.map((t) => t.rows.toLocaleString('en-US').length));
   lines.push(`${'table'.padEnd(width)}  ${'rows'.padStart(rowsWidth)}  description`);
-  for (const t of l.tables) lines.push(`${t.name.padEnd(width)}  ${t.rows.toLocaleString('en-US').padStart(rowsWidth)}  ${firstSentence(t.description)}`);
+  for (const t of l.tables) lines.push(`${t.name.padEnd(width)}  ${t.rows.toLocaleString('en-US').padStart(rowsWidth)}  ${firstSentence(t.description)}${inPostgres(t.name)}`);
   if (!l.tables.length) lines.push('(no tables)');
   if (l.views.length) {
     lines.push('');
@@ -124,6 +125,9 @@ export function formatListing(l: PublishedListing, cwd = process.cwd(), service?
   lines.push('');
   return lines.join('\n');
 }
+
+/** Where PostgreSQL keeps a table under a shorter name (63 bytes at most): that name, to find it there. */
+const inPostgres = (name: string) => (pgName(name) === name ? '' : ` (PostgreSQL: ${pgName(name)})`);
 
 function firstSentence(s: string | null, max = 100): string {
   if (!s) return '';
@@ -155,8 +159,9 @@ export interface TablesCommandOptions {
 }
 
 /** `tables --available`: each result kind, the endpoints answering it, those a pipeline step names, and its tables (root first). */
-export function availableListing(): { kind: string; family: string; endpoints: string[]; steps: string[]; tables: string[] }[] {
-  const out: { kind: string; family: string; endpoints: string[]; steps: string[]; tables: string[] }[] = [];
+type AvailableKind = { kind: string; family: string; endpoints: string[]; steps: string[]; tables: string[]; postgres: Record<string, string> };
+export function availableListing(): AvailableKind[] {
+  const out: AvailableKind[] = [];
   for (const root of AVAILABLE_TABLES.filter((t) => t.parent === null && t.resultKind)) {
     const kinds = [root.resultKind!, ...(root.alsoResultKinds ?? [])];
     const endpoints = ENDPOINTS.filter((e) => kinds.includes(e.result));
@@ -165,7 +170,9 @@ export function availableListing(): { kind: string; family: string; endpoints: s
       const answering = endpoints.filter((e) => e.result === kind);
       // A task's results come from its getter; the step names the endpoint that posts it.
       const steps = [...new Set(answering.flatMap((e) => (STEP_KINDS.has(e.kind) ? [e.id] : e.kind === 'task_get' && e.postId ? [e.postId] : [])))];
-      out.push({ kind, family: endpoints[0]?.api ?? '', endpoints: answering.map((e) => e.id), steps, tables });
+      // The tables PostgreSQL keeps under a shorter name, by their full name.
+      const postgres = Object.fromEntries(tables.filter((t) => pgName(t) !== t).map((t) => [t, pgName(t)]));
+      out.push({ kind, family: endpoints[0]?.api ?? '', endpoints: answering.map((e) => e.id), steps, tables, postgres });
     }
   }
   return out;
@@ -178,7 +185,7 @@ const STEPS_SHOWN = 4;
 export function availableLine(k: ReturnType<typeof availableListing>[number]): string {
   const more = k.steps.length > STEPS_SHOWN ? `, and ${k.steps.length - STEPS_SHOWN} more (--json)` : '';
   const steps = k.steps.length ? `step endpoint${k.steps.length === 1 ? '' : 's'}: ${k.steps.slice(0, STEPS_SHOWN).join(', ')}${more}` : 'read by the run itself, not a step';
-  return `${k.kind} (${k.family}; ${steps})\n  tables: ${k.tables.join(', ')}`;
+  return `${k.kind} (${k.family}; ${steps})\n  tables: ${k.tables.map((t) => `${t}${inPostgres(t)}`).join(', ')}`;
 }
 
 export async function tablesCommand(opts: TablesCommandOptions): Promise<number> {
@@ -198,7 +205,8 @@ export async function tablesCommand(opts: TablesCommandOptions): Promise<number>
   const listing = await listPublished(warehousePaths(dataDir).published);
   const service = listing.lastRun ? serviceOfRun(dataDir, listing.lastRun.runId) : undefined;
   if (opts.json) {
-    out.write(`${JSON.stringify({ ...listing, service: service ?? null, dictionary: 'docs/tables.md', analysis: 'docs/analysis.md' }, null, 2)}\n`);
+    const tables = listing.tables.map((t) => ({ ...t, ...(pgName(t.name) !== t.name ? { postgres: pgName(t.name) } : {}) }));
+    out.write(`${JSON.stringify({ ...listing, tables, service: service ?? null, dictionary: 'docs/tables.md', analysis: 'docs/analysis.md' }, null, 2)}\n`);
   } else {
     out.write(formatListing(listing, process.cwd(), service));
     const other = otherDataFolder(opts.root, config);

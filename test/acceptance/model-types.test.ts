@@ -19,6 +19,8 @@ import { pgIdent } from '../../src/publish/postgres/sql.js';
 import { publishToPostgres } from '../../src/publish/postgres/index.js';
 import { FAMILIES } from '../../src/families/index.js';
 import { useIngestProject } from '../helpers/ingest-project.js';
+import { tablesCommand } from '../../src/publish/command.js';
+import { Writable } from 'node:stream';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { model } from '../helpers/client-models.js';
 
@@ -92,7 +94,7 @@ beforeAll(async () => {
   const paths = warehousePaths(path.resolve(root, loadConfig({ root, env: {} }).warehouse.dir));
   const outcome = await publishToPostgres({ url: pgs.url, schema: SCHEMA, warehouse: paths.published });
   expect(outcome.status).toBe('published');
-}, 240_000);
+});
 
 afterAll(() => pgs?.close());
 
@@ -173,7 +175,19 @@ describe('every field the models declare has their type in every destination', (
       }
       expect(wrong).toEqual([]);
       expect(long, 'tables whose names PostgreSQL shortens').toBeGreaterThan(0);
-      // The data dictionary shows each shortened name beside its full one.
+      // `seo-etl tables` and `tables --available` show each shortened name beside its full one, as the data dictionary does.
+      const listed = async (available: boolean) => {
+        let text = '';
+        const out = new Writable({ write(chunk, _enc, done) { text += String(chunk); done(); } });
+        expect(await tablesCommand({ root, available, out, env: {} })).toBe(0);
+        return text;
+      };
+      const [published, available] = [await listed(false), await listed(true)];
+      for (const table of declared.keys()) {
+        if (pgIdent(table) === table) continue;
+        expect(published, table).toMatch(new RegExp(`^${table} .*\\(PostgreSQL: ${pgIdent(table)}\\)$`, 'm'));
+        expect(available, table).toContain(`${table} (PostgreSQL: ${pgIdent(table)})`);
+      }
       const dictionary = readdirSync(path.join(ROOT, 'docs', 'tables')).map((f) => readFileSync(path.join(ROOT, 'docs', 'tables', f), 'utf8')).join('\n');
       for (const table of declared.keys()) {
         if (pgIdent(table) !== table) expect(dictionary, table).toContain(`\`${table}\` (PostgreSQL: \`${pgIdent(table)}\`)`);
