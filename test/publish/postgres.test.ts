@@ -125,7 +125,7 @@ describe('a nightly run with SEO_ETL_POSTGRES_URL set', () => {
     expect(runs.run_id).toBe(first.runId);
     expect(Number(runs.tasks)).toBe(first.summary!.tasks);
     expect(Number(runs.spent_usd)).toBeCloseTo(first.summary!.costUsd, 6);
-  }, 90_000); // every view in both engines, v_run_rows a union over each table in use (some 150 with Labs')
+  });
 
   test('tables, their columns and the views carry the data dictionary as comments', async () => {
     const kd = TABLES.find((t) => t.name === 'keyword_data')!;

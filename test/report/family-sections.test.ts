@@ -49,7 +49,7 @@ beforeAll(async () => {
   html = readFileSync(report, 'utf8');
   mkdirSync(SCREENSHOTS, { recursive: true });
   page = await openReport(report, { screenshot: path.join(SCREENSHOTS, 'families.png'), part: { selector: 'section[data-family]', path: path.join(SCREENSHOTS, 'families-sections.png') } });
-}, 180_000);
+});
 
 afterAll(async () => {
   await h?.close();

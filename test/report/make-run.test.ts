@@ -77,5 +77,5 @@ describe('make run, then the report', () => {
     const unknown = await cli(['report', '--run', 'nightly-1999-01-01']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/^seo-etl: no run nightly-1999-01-01 in the warehouse .*seo-etl status lists the runs\n$/);
-  }, 90_000); // two processes, each starting Node and DuckDB: some 20 s apiece on a loaded machine
+  });
 });

@@ -54,7 +54,7 @@ describe('what a load kept outside the catalog, named in the summary', () => {
     expect(answer.tasks[0].status_code).toBe(20000);
     expect(withNewThings(answer).tasks[0].result[0].items).toHaveLength(2);
     expectEveryNewThingNamed(await ingest([['historical.json', answer]]));
-  }, 60_000);
+  });
 
   it('a run names them too, from the answers it collected', async () => {
     p = await startProject();
@@ -78,5 +78,5 @@ describe('what a load kept outside the catalog, named in the summary', () => {
     });
     expect(r.exitCode, out.text()).toBe(0);
     expectEveryNewThingNamed(out.text());
-  }, 60_000);
+  });
 });
