@@ -53,7 +53,9 @@ docs: build
 	node bin/seo-etl.js docs
 
 # Every operation of the live API as its official client's models describe them (src/families/generated/), and the
-# SERP catalog's models (src/families/serp/models.generated.ts); commit the result, then `make docs`.
+# SERP catalog's models (src/families/serp/models.generated.ts), typed with the specification's integers
+# (scripts/facts/integer-fields.json, from the official Python client: scripts/integer-facts.mjs); commit the
+# result, then `make docs`.
 # test/families/generated.test.ts fails while they and the installed client disagree.
 declarations: install
 	node scripts/generate-declarations.mjs
