@@ -1,6 +1,6 @@
 /** The shapes a pipeline file becomes: a validated spec, its enumeration axes and the tasks it expands to. */
 import type { Config } from '../config/index.js';
-import type { EndpointKind } from '../api/catalog.js';
+import type { EndpointKind } from '../catalog/endpoint.js';
 import type { AlertsSpec } from './alerts.js';
 
 /** A place in a file; `file` is as the user wrote or passed it (relative to the working directory when inside it). */

@@ -1,5 +1,5 @@
 /** The legacy keyword family (E1-E3; its task_post endpoints are designed: docs/api-designed.md). */
-import type { EndpointDef, FieldRule } from '../../api/catalog.js';
+import type { EndpointDef, FieldRule } from '../../catalog/endpoint.js';
 import { CALLBACKS, LOCATION, TAG } from '../fields.js';
 
 const keywordTaskFields = {

@@ -3,8 +3,8 @@
  * with the live service's request rules (docs/api-live.md, `## SERP`). Ids name the live engine
  * (`serp.google.organic.task_post`); paths keep the reference's engine tokens, resolved from configuration.
  */
-import type { EndpointDef, FieldRule, CrossRule } from '../../api/catalog.js';
-import type { EngineToken } from '../../config/index.js';
+import type { EndpointDef, FieldRule, CrossRule } from '../../catalog/endpoint.js';
+import type { EngineToken } from '../../catalog/endpoint.js';
 import { SERP_REQUEST_MODELS } from './models.generated.js';
 
 export type SerpVariant = 'regular' | 'advanced' | 'html';
