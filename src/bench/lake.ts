@@ -20,7 +20,7 @@ import { syncLake } from '../publish/lake/sync.js';
 import { parseLakeUrl, type LakeLocation } from '../config/lake.js';
 import { publishWarehouse } from '../publish/index.js';
 import { curatedViews } from '../publish/views.js';
-import { TABLES } from '../normalize/catalog.js';
+import { AVAILABLE_TABLES } from '../normalize/catalog.js';
 import { allColumns } from '../catalog/table.js';
 import { q } from '../load/ddl.js';
 import { ENGINES, generateArchive } from './load.js';
@@ -147,7 +147,7 @@ export async function benchLake(opts: { quick: boolean; dir: string; log?: (l: s
 async function timeDuckdbPublish(file: string, publishedPath: string, duckNights: number): Promise<{ duckOne: number; duckMany: number; duckBytes: number }> {
   const duckPublish = async () => {
     const t0 = performance.now();
-    await publishWarehouse({ workPath: file, publishedPath, statements: curatedViews(), ...WAREHOUSE_STORAGE });
+    await publishWarehouse({ workPath: file, publishedPath, statements: curatedViews, ...WAREHOUSE_STORAGE });
     return performance.now() - t0;
   };
   const duckOne = await duckPublish();
@@ -158,7 +158,7 @@ async function timeDuckdbPublish(file: string, publishedPath: string, duckNights
     for (let n = 1; n < duckNights; n++) {
       // Task ids re-keyed, and the stored ids that begin with them; a derived `_id` follows by itself.
       const moved = (c: string) => `_task_id || '~n${n}' || substr(${c}, length(_task_id) + 1)`;
-      for (const t of TABLES.filter((x) => present.has(x.name))) {
+      for (const t of AVAILABLE_TABLES.filter((x) => present.has(x.name))) {
         const cols = allColumns(t);
         const derived = cols.filter((c) => c.derived).map((c) => q(c.name));
         const rekeyed = cols.filter((c) => !c.derived && (c.name === '_id' || c.name === '_parent_id')).map((c) => `${moved(c.name)} AS ${q(c.name)}`);

@@ -70,7 +70,7 @@ async function loadNights(dir: string, files: string[], ledger: NightLedger[], l
   } finally {
     wh.close();
   }
-  await publishWarehouse({ workPath: work, publishedPath: published, statements: curatedViews(), ...WAREHOUSE_STORAGE });
+  await publishWarehouse({ workPath: work, publishedPath: published, statements: curatedViews, ...WAREHOUSE_STORAGE });
 }
 
 async function publishYear(dir: string, url: string) {

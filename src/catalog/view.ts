@@ -1,4 +1,6 @@
 /** What a view of the warehouse is, as a family or the core declares it: its question, grain, columns and SELECT. */
+import type { TableDef } from './table.js';
+
 export interface ViewColumn { name: string; description: string }
 
 export interface ViewDef {
@@ -12,6 +14,8 @@ export interface ViewDef {
   columns: readonly ViewColumn[];
   /** The SELECT; its output columns are exactly `columns`, in order (a test checks it). */
   select: string;
+  /** A SELECT over the catalog tables the warehouse holds (a view counting every table), used instead of `select` there. */
+  selectOver?: (tables: readonly TableDef[]) => string;
   /** Tables of generated families the view reads: in use (created) wherever views are, so it always compiles. */
   needs?: readonly string[];
   /**

@@ -9,7 +9,7 @@
  * DuckDB refuses to re-insert a key deleted earlier in the same transaction, which the task-level replace does.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { TABLES, activateTables } from '../normalize/catalog.js';
+import type { TablesInUse } from './tables-in-use.js';
 import { allColumns, type DuckType, type TableDef } from '../catalog/table.js';
 import { q } from '../catalog/quote.js';
 import { inTransaction } from './transaction.js';
@@ -57,7 +57,7 @@ const FROM_TEXT: Partial<Record<DuckType, (col: string) => string>> = {
 export interface SchemaChange { table: string; column: string; action: 'created_table' | 'added_column' | 'renamed_column' | 'widened' | 'retyped' | 'kept_type'; from?: string; to?: string }
 
 /** Brings the warehouse's tables in line with the catalog, additively. Returns what changed. */
-export async function ensureSchema(conn: DuckDBConnection): Promise<SchemaChange[]> {
+export async function ensureSchema(conn: DuckDBConnection, inUse: TablesInUse): Promise<SchemaChange[]> {
   const existing = new Map<string, Map<string, string>>();
   const reader = await conn.runAndReadAll(
     `SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = 'main' AND table_catalog = current_database()`);
@@ -66,10 +66,10 @@ export async function ensureSchema(conn: DuckDBConnection): Promise<SchemaChange
     existing.get(t)!.set(c, ty);
   }
   // Tables of generated families this warehouse already holds stay in use (their schema evolves with the catalog).
-  activateTables(existing.keys());
+  inUse.add(existing.keys());
   const changes: SchemaChange[] = [];
   const statements: string[] = [];
-  for (const t of TABLES) {
+  for (const t of inUse.tables) {
     const have = existing.get(t.name);
     if (!have) {
       statements.push(createTableSql(t, { derivedIds: true }));

@@ -6,7 +6,6 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Warehouse } from './warehouse.js';
-import { TABLES } from '../normalize/catalog.js';
 import { dayOfRunId, isCalendarDay } from '../pipeline/key.js';
 
 /** The day a run's rows are filed under: its ledger day, else the day in its id (`ingest-20260105T...`), else today. Pure. */
@@ -18,7 +17,7 @@ export function snapshotDateOf(runId: string, ledgerDays: ReadonlyMap<string, st
 
 export async function rewriteParquet(wh: Warehouse, parquetDir: string): Promise<{ table: string; file: string; rows: number }[]> {
   const conn = wh.connection;
-  const union = TABLES.map((t) => `SELECT DISTINCT _run_id FROM "${t.name}"`).join(' UNION ');
+  const union = wh.inUse.tables.map((t) => `SELECT DISTINCT _run_id FROM "${t.name}"`).join(' UNION ');
   const runs = (await conn.runAndReadAll(`SELECT DISTINCT _run_id FROM (${union}) WHERE _run_id IS NOT NULL ORDER BY 1`)).getRows().map((r) => String(r[0]));
   const hasLedger = Number((await conn.runAndReadAll(`SELECT count(*) FROM duckdb_tables() WHERE table_name = '_runs'`)).getRows()[0][0]) > 0;
   const days = new Map<string, string>(hasLedger ? (await conn.runAndReadAll(`SELECT run_id, run_date FROM _runs`)).getRows().map((r) => [String(r[0]), String(r[1])]) : []);
@@ -33,7 +32,7 @@ export async function rewriteParquet(wh: Warehouse, parquetDir: string): Promise
       out.push(...(await wh.exportParquet(side, snapshotDateOf(run, days, today), run)));
     }
     mkdirSync(parquetDir, { recursive: true });
-    for (const t of TABLES) {
+    for (const t of wh.inUse.tables) {
       const target = path.join(parquetDir, t.name);
       rmSync(target, { recursive: true, force: true });
       if (existsSync(path.join(side, t.name))) renameSync(path.join(side, t.name), target);
@@ -66,7 +65,7 @@ export async function reexportMovedRuns(wh: Warehouse, parquetDir: string, runId
     if (!/^[A-Za-z0-9._-]+$/.test(run)) continue;
     const date = snapshotDateOf(run, new Map([[run, day]]), today);
     const written = new Set((await wh.exportParquet(parquetDir, date, run)).map((f) => f.table));
-    for (const t of TABLES) if (!written.has(t.name)) rmSync(path.join(parquetDir, t.name, `snapshot_date=${date}`, `part-${run}.parquet`), { force: true });
+    for (const t of wh.inUse.tables) if (!written.has(t.name)) rmSync(path.join(parquetDir, t.name, `snapshot_date=${date}`, `part-${run}.parquet`), { force: true });
   }
   return moved.map((m) => m.run);
 }

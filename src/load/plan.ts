@@ -1,9 +1,9 @@
 /**
  * What a load replaces, decided from the tasks alone before any is normalized. planLoad is pure (it runs ahead of
- * the writer's turn, and on a worker thread, prepare.ts); tablesOfTasks puts tables in use, in the writer's turn.
+ * the writer's turn, and on a worker thread, prepare.ts); tablesOfTasks names the tables the tasks write (the warehouse puts them in use).
  */
 import { AVAILABLE_TABLES } from '../normalize/catalog.js';
-import { familyTablesOf, tablesOfTask, type CollectedTask } from '../normalize/extract.js';
+import { tablesOfTask, type CollectedTask } from '../normalize/extract.js';
 
 /** What one load replaces: the tasks it normalizes and the keys of the rows they replace. */
 export interface LoadPlan {
@@ -22,12 +22,12 @@ export interface LoadPlan {
 export function planLoad(tasks: readonly CollectedTask[]): LoadPlan {
   const last = new Map<string, number>();
   tasks.forEach((t, i) => {
-    const tables = familyTablesOf(t.endpointId);
+    const tables = tablesOfTask(t.endpointId);
     if (tables.length) last.set(`${t.task?.id}\u0000${tables[tables.length - 1]}\u0000${t.endpointId}`, i);
   });
   const plan: LoadPlan = { tasks: [], replace: new Map(), taskRowIds: new Set() };
   tasks.forEach((t, i) => {
-    const tables = familyTablesOf(t.endpointId);
+    const tables = tablesOfTask(t.endpointId);
     if (tables.length && last.get(`${t.task?.id}\u0000${tables[tables.length - 1]}\u0000${t.endpointId}`) !== i) return;
     plan.tasks.push(t);
     if (!tables.length) return;

@@ -10,7 +10,8 @@ import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { connectTo, openDatabase, WAREHOUSE_CATALOG, type StorageOptions } from './database.js';
-import { TABLES, activateTables, table as tableDef } from '../normalize/catalog.js';
+import { inUseOnFirstRow, table as tableDef } from '../normalize/catalog.js';
+import { TablesInUse } from './tables-in-use.js';
 import { allColumns, type TableDef } from '../catalog/table.js';
 import { normalizeTaskInto, NormalizeStats, type CollectedTask, type Row } from '../normalize/extract.js';
 import { addReplaced, planLoad, tablesOfTasks, type LoadPlan } from './plan.js';
@@ -99,6 +100,8 @@ export interface ExportOptions {
 export class Warehouse {
   /** Each table's column order in the file, read once (see columnsOf); forgotten when the schema changes. */
   private readonly columnOrder = new Map<string, string[]>();
+  /** The catalog tables this warehouse holds or is about to (its schema follows them). */
+  readonly inUse = new TablesInUse();
   /** A lowered memory limit runs alone; other connections' statements run beside each other (memory-gate.ts). */
   private readonly gate = new MemoryGate();
 
@@ -218,15 +221,23 @@ export class Warehouse {
   /** Creates missing tables and columns from the catalog (never drops or narrows). */
   async ensureSchema(): Promise<SchemaChange[]> {
     this.columnOrder.clear();
-    const changes = await ensureSchema(this.connection);
-    this.tablesInSchema = TABLES.length;
+    const changes = await ensureSchema(this.connection, this.inUse);
+    this.tablesInSchema = this.inUse.tables.length;
     return changes;
   }
   private tablesInSchema = -1;
 
+  /**
+   * Puts tables in use (created by the next load or ensureSchema): those a pipeline fetches into or a load's tasks
+   * write. An item type's own tables and those below them wait for their first row.
+   */
+  use(names: Iterable<string>): void {
+    this.inUse.add([...names].filter((n) => !inUseOnFirstRow(tableDef(n))));
+  }
+
   /** Drops and recreates every catalog table (reprocess). Other tables (the ledger's) are left alone. */
   async resetTables(): Promise<void> {
-    for (const t of TABLES) await this.connection.run(`DROP TABLE IF EXISTS ${q(t.name)}`);
+    for (const t of this.inUse.tables) await this.connection.run(`DROP TABLE IF EXISTS ${q(t.name)}`);
     await this.ensureSchema();
   }
 
@@ -238,9 +249,10 @@ export class Warehouse {
    */
   async loadTasks(tasks: readonly CollectedTask[], opts: LoadOptions): Promise<LoadSummary> {
     const plan = planLoad(tasks);
-    // A task of a generated family puts its tables in use (tablesOfTask): create them before the load writes. An
-    // item type's tables come into use with their first row, below.
+    // A task of a generated family puts its tables in use: created before the load writes. An item type's tables
+    // come into use with their first row, below.
     const tables = tablesOfTasks(plan.tasks);
+    this.use(tables);
     const stats = new NormalizeStats();
     const ctx = { runId: opts.runId, loadedAt: opts.loadedAt ?? new Date(), engines: opts.engines };
     return this.replaceTasks(plan, async (open, summary, inUse) => {
@@ -283,7 +295,7 @@ export class Warehouse {
       for (const [name, ids] of p.replace) addReplaced(plan, name, ids);
       for (const e of p.endpoints) endpoints.add(e);
     }
-    tablesOfTasks([...endpoints].map((endpointId) => ({ endpointId }))); // puts their families' tables in use
+    this.use(tablesOfTasks([...endpoints].map((endpointId) => ({ endpointId })))); // their families' tables
     return this.replaceTasks(plan, async (open, summary) => {
       for (const p of loads) {
         addStats(summary, statsOf(p));
@@ -304,9 +316,9 @@ export class Warehouse {
    */
   private async replaceTasks(plan: LoadPlan, write: (open: (names: readonly string[]) => Promise<Map<string, RowAppender>>, summary: LoadSummary, inUse: ReadonlySet<string>) => Promise<void>, opts: Pick<LoadOptions, 'moves' | 'inTransaction'> = {}): Promise<LoadSummary> {
     const conn = this.connection;
-    if (TABLES.length !== this.tablesInSchema) await this.ensureSchema();
+    if (this.inUse.tables.length !== this.tablesInSchema) await this.ensureSchema();
     // The replaced tasks' rows are deleted from the tables in use; one not in use (not in the warehouse) has none.
-    const inUse = new Set(TABLES.map((t) => t.name));
+    const inUse = new Set(this.inUse.tables.map((t) => t.name));
     for (const name of [...plan.replace.keys()]) if (!inUse.has(name)) plan.replace.delete(name);
     await this.stageKeys(plan);
     const appenders = new Map<string, RowAppender>();
@@ -314,7 +326,7 @@ export class Warehouse {
     const open = async (names: readonly string[]) => {
       const fresh = names.filter((n) => !inUse.has(n));
       if (fresh.length) {
-        for (const def of activateTables(fresh)) {
+        for (const def of this.inUse.add(fresh)) {
           await conn.run(createTableSql(def, { derivedIds: true }));
           created++;
         }
@@ -341,7 +353,7 @@ export class Warehouse {
       }
       if (opts.inTransaction) await opts.inTransaction(conn);
       await conn.run('COMMIT');
-      // Counted, not read from TABLES: a table put in use meanwhile outside this load is still to be created.
+      // Counted, not read from inUse: a table put in use meanwhile outside this load is still to be created.
       this.tablesInSchema += created;
       return summary;
     } catch (err) {
@@ -402,7 +414,7 @@ export class Warehouse {
     if (Number(seen.getRows()[0][0]) === 0) return;
     if (staged.taskRowIds.size) {
       await conn.run(`DELETE FROM tasks WHERE _id IN (SELECT k FROM temp._stage_keys WHERE tbl = 'tasks')`);
-      for (const t of TABLES.filter((x) => x.parent === 'tasks')) {
+      for (const t of this.inUse.tables.filter((x) => x.parent === 'tasks')) {
         await conn.run(`DELETE FROM ${q(t.name)} WHERE _parent_id IN (SELECT k FROM temp._stage_keys WHERE tbl = 'tasks')`);
       }
     }
@@ -413,7 +425,7 @@ export class Warehouse {
 
   /** Row counts of every catalog table. */
   async tableCounts(): Promise<Record<string, number>> {
-    const parts = TABLES.map((t) => `SELECT '${t.name}' AS t, count(*) AS n FROM ${q(t.name)}`).join(' UNION ALL ');
+    const parts = this.inUse.tables.map((t) => `SELECT '${t.name}' AS t, count(*) AS n FROM ${q(t.name)}`).join(' UNION ALL ');
     const reader = await this.connection.runAndReadAll(parts);
     const out: Record<string, number> = {};
     for (const [t, n] of reader.getRows() as [string, bigint][]) out[t] = Number(n);
@@ -445,10 +457,10 @@ export class Warehouse {
     // Every table's rows in one statement: a statement a table cost a run hundreds of round trips. A table DuckDB
     // counts no row in holds none of this run's either: most of a night's tables are empty.
     const filled = await tablesWithRows(this.connection);
-    const candidates = TABLES.filter((t) => filled.has(t.name));
+    const candidates = this.inUse.tables.filter((t) => filled.has(t.name));
     const counts = new Map(candidates.length ? (await this.connection.runAndReadAll(candidates.map((t) => `SELECT ${lit(t.name)} AS t, count(*) AS n FROM ${q(t.name)}${where}`).join(' UNION ALL ')))
       .getRows().map(([t, n]) => [String(t), Number(n)] as [string, number]) : []);
-    for (const t of TABLES) {
+    for (const t of this.inUse.tables) {
       const rows = counts.get(t.name) ?? 0;
       if (!rows) continue;
       const partDir = path.join(dir, t.name, `snapshot_date=${snapshotDate}`);
@@ -499,10 +511,6 @@ export const PARQUET_ROW_GROUP = 122_880;
  * thread buffers before writing. Narrow tables reach PARQUET_ROW_GROUP first, wide ones this.
  */
 export const PARQUET_ROW_GROUP_BYTES = 4 * 2 ** 20;
-
-export function tableDefs(): readonly TableDef[] {
-  return TABLES;
-}
 
 /** A prepared table's columns must be the file's, in its order and of its types: a worker encoded them so. */
 function checkLayout(t: PreparedTable, a: RowAppender): void {

@@ -40,13 +40,19 @@ export class Writer {
   private constructor(private readonly warehouse: Warehouse, private readonly memoryLimit: string, private readonly checkpointWal: number) {}
 
   /**
-   * Opens the working warehouse file for this writer, its tables created from the catalog. `checkpointWalBytes`
-   * is a test seam (checkpoints of a small night).
+   * Opens the working warehouse file for this writer, its tables created from the catalog (with `tables`, those of
+   * a pipeline: pipelineTables). `checkpointWalBytes` is a test seam (checkpoints of a small night).
    */
-  static async open(file: string, memoryLimit: string, opts: { checkpointWalBytes?: number } = {}): Promise<Writer> {
+  static async open(file: string, memoryLimit: string, opts: { checkpointWalBytes?: number; tables?: readonly string[] } = {}): Promise<Writer> {
     const warehouse = await Warehouse.open(file, { memoryLimit, checkpointThreshold: DUCKDB_CHECKPOINT_THRESHOLD, ...WAREHOUSE_STORAGE });
+    warehouse.use(opts.tables ?? []);
     await warehouse.ensureSchema();
     return new Writer(warehouse, memoryLimit, opts.checkpointWalBytes ?? CHECKPOINT_WAL);
+  }
+
+  /** Puts a pipeline's tables in use (a resumed run reads its pipeline after opening): the next load creates them. */
+  use(tables: readonly string[]): void {
+    this.warehouse.use(tables);
   }
 
   /** Another connection (the ledger's: its transactions are its own), closed with the writer. */

@@ -11,7 +11,8 @@ import { FAMILIES } from '../families/index.js';
 
 // ---- the tables ---------------------------------------------------------------------------------------------
 
-const ACTIVE: TableDef[] = [
+/** The core tables and every hand-declared family's: in use in every warehouse. */
+export const CORE_TABLES: readonly TableDef[] = [
   {
     name: 'tasks', parent: null, extra: true,
     description: 'One row per collected task (failed ones included): status, timing, the API version that answered, and the echo of the request parameters (`data`). Result tables join on `_task_id`.',
@@ -97,28 +98,25 @@ const ACTIVE: TableDef[] = [
   ...FAMILIES.flatMap((f) => f.tables ?? []),
 ];
 
-/**
- * The tables in use: the core ones, every hand-declared family's, and those of generated families that this
- * process met (a pipeline fetching them, a task loaded, a warehouse that has them). The warehouse creates these.
- */
-export const TABLES: readonly TableDef[] = ACTIVE;
-
 /** Every table the registry's families can write (`seo-etl tables --available`, docs/tables.md). */
-export const AVAILABLE_TABLES: readonly TableDef[] = [...ACTIVE, ...FAMILIES.flatMap((f) => f.onDemandTables ?? [])];
+export const AVAILABLE_TABLES: readonly TableDef[] = [...CORE_TABLES, ...FAMILIES.flatMap((f) => f.onDemandTables ?? [])];
 
 export const TABLE_BY_NAME: ReadonlyMap<string, TableDef> = new Map(AVAILABLE_TABLES.map((t) => [t.name, t]));
 
 /**
- * Puts the named tables (of generated families) in use, in AVAILABLE_TABLES order; returns those newly in use.
- * Tables are created for what a pipeline fetches, not for every operation of the API at once.
+ * The tables every warehouse holds from the start: the core tables, and the generated families' tables their views
+ * read (so every view compiles). A generated family's other tables come into use with what a pipeline fetches, a
+ * task loaded or a warehouse that has them (src/load/tables-in-use.ts), never through a global of this module.
  */
-export function activateTables(names: Iterable<string>): TableDef[] {
-  const active = new Set(ACTIVE.map((t) => t.name));
-  const want = new Set([...names].filter((n) => !active.has(n) && TABLE_BY_NAME.has(n)));
-  if (want.size === 0) return [];
-  const added = AVAILABLE_TABLES.filter((t) => want.has(t.name));
-  ACTIVE.push(...added);
-  return added;
+export const ALWAYS_IN_USE: readonly TableDef[] = inCatalogOrder([
+  ...CORE_TABLES.map((t) => t.name),
+  ...FAMILIES.flatMap((f) => (f.views ?? []).flatMap((v) => v.needs ?? [])),
+]);
+
+/** The named tables of the catalog, in its order (names it does not know left out). */
+export function inCatalogOrder(names: Iterable<string>): TableDef[] {
+  const want = new Set(names);
+  return AVAILABLE_TABLES.filter((t) => want.has(t.name));
 }
 
 /**

@@ -8,7 +8,7 @@ import { parseSeconds, parseTimestamp, timestampHasZone } from '../api/envelope.
 import { findEndpoint } from '../api/catalog.js';
 import { type EndpointDef, type ResultKind } from '../catalog/endpoint.js';
 import { isTaskError } from '../api/status.js';
-import { TABLES, TABLE_BY_NAME, activateTables, inUseOnFirstRow, childrenOf, rootTableFor } from './catalog.js';
+import { TABLE_BY_NAME, childrenOf, rootTableFor } from './catalog.js';
 import { keyedParent, columnApplies, EXTRA_COLUMN, type ColumnDef, type TableDef, type DuckType, type RowSource } from '../catalog/table.js';
 import { neutralItemType } from './item-type.js';
 import { jsonText } from './json-text.js';
@@ -69,25 +69,10 @@ export function resultKindOf(endpointId: string): ResultKind | undefined {
 
 /**
  * Tables a collected task writes (and so replaces on a reload): `tasks` and its children, plus the family of the
- * result kind's root table. Empty for task_post answers, which are not collected tasks.
+ * result kind's root table. Empty for task_post answers, which are not collected tasks. Pure: which of them a
+ * warehouse holds is the warehouse's (src/load/tables-in-use.ts).
  */
 export function tablesOfTask(endpointId: string): readonly string[] {
-  const names = familyTablesOf(endpointId);
-  if (!ACTIVATED.has(endpointId)) {
-    // A generated family's tables come into use when a task of theirs is met (see activateTables); an item type's
-    // tables when its first row is (Warehouse.loadTasks).
-    activateTables(names.filter((n) => !inUseOnFirstRow(TABLE_BY_NAME.get(n)!)));
-    ACTIVATED.add(endpointId);
-  }
-  return names;
-}
-const ACTIVATED = new Set<string>();
-
-/**
- * tablesOfTask without putting any table in use: for deciding what a load replaces ahead of it (planLoad, which may
- * run while another load's transaction is open; a table comes into use only in the writer's turn).
- */
-export function familyTablesOf(endpointId: string): readonly string[] {
   let names = TABLES_OF_ENDPOINT.get(endpointId);
   if (!names) {
     const kind = resultKindOf(endpointId);
@@ -616,5 +601,3 @@ function echoedFields(def: EndpointDef | undefined): ReadonlySet<string> {
   return fields;
 }
 
-/** Every table name in catalog order (for loaders that want a stable order). */
-export const TABLE_NAMES: readonly string[] = TABLES.map((t) => t.name);

@@ -3,13 +3,13 @@
  * the sandbox uses its placeholder names (`engine_a_shopping_serp`). Tables store the type without the prefix so
  * that queries do not depend on which engine answered.
  */
-import { TABLES } from './catalog.js';
+import { CORE_TABLES } from './catalog.js';
 import { ENGINE_TOKENS } from '../config/index.js';
 
 /** Every neutral type the catalog knows, longest first so that `..._carousel_element` wins over `..._carousel`. */
 export const KNOWN_ITEM_TYPES: readonly string[] = [...new Set([
-  ...TABLES.flatMap((t) => t.knownItemTypes ?? []),
-  ...TABLES.flatMap((t) => t.onlyForItemTypes ?? []),
+  ...CORE_TABLES.flatMap((t) => t.knownItemTypes ?? []),
+  ...CORE_TABLES.flatMap((t) => t.onlyForItemTypes ?? []),
   'shopping_sponsored_carousel_element',
 ])].sort((a, b) => b.length - a.length);
 

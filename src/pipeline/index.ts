@@ -115,12 +115,15 @@ export function loadPipeline(file: string, config: Config, opts: LoadOptions = {
     for (const i of checkTasks(pipeline, step, collectResolved(step), { now: opts.now })) issues.push(i);
   }
   if (issues.length) throw new PipelineError(issues);
-  // The tables of what the pipeline fetches come into use: a generated family's tables are created only then.
-  for (const step of steps) {
-    const def = endpoint(step.endpointId);
-    for (const id of [def.id, def.getId]) if (id) tablesOfTask(id);
-  }
   return pipeline;
+}
+
+/** The tables what a pipeline fetches lands in: the warehouse a run opens creates them (a generated family's only then). */
+export function pipelineTables(pipeline: Pipeline): string[] {
+  return pipeline.steps.flatMap((step) => {
+    const def = endpoint(step.endpointId);
+    return [def.id, def.getId].flatMap((id) => (id ? [...tablesOfTask(id)] : []));
+  });
 }
 
 function collectResolved(step: PipelineStep) {

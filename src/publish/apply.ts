@@ -20,8 +20,10 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { openDatabase, WAREHOUSE_CATALOG, type StorageOptions } from '../load/database.js';
-import { TABLES } from '../normalize/catalog.js';
 import { tablesOfTask } from '../normalize/extract.js';
+import { AVAILABLE_TABLES } from '../normalize/catalog.js';
+import { heldTables } from './held-tables.js';
+import type { TableDef } from '../catalog/table.js';
 import { lit, q, tablesWithRows } from '../load/ddl.js';
 import { appendRows } from '../load/append.js';
 import { missingColumnComments } from './views.js';
@@ -33,15 +35,15 @@ const MANY_RUNS = 4;
 const SOURCE = 'work_src';
 
 export type ApplyResult =
-  | { applied: true; runs: string[]; rows: number; replaced: boolean }
+  | { applied: true; runs: string[]; rows: number; replaced: boolean; /** The statements given, counted. */ statements: number }
   | { applied: false; reason: string };
 
 export interface ApplyOptions extends Pick<StorageOptions, 'rowGroupSize'> {
   workPath: string;
   publishedPath: string;
   runId: string;
-  /** SQL run in the published file after the rows (curated views, comments). */
-  statements?: readonly string[];
+  /** SQL run in the published file after the rows (curated views, comments), for the catalog tables the working file holds. */
+  statements?: (tables: readonly TableDef[]) => readonly string[];
   /** Called with the transaction open, just before COMMIT (tests pause here). */
   beforeCommit?: () => Promise<void>;
 }
@@ -67,6 +69,7 @@ export async function applyRun(opts: ApplyOptions): Promise<ApplyResult> {
   try {
     await conn.run(`ATTACH ${lit(opts.workPath)} AS ${SOURCE} (READ_ONLY)`);
     const src = await shapes(conn, SOURCE);
+    const held = await heldTables(conn, SOURCE);
     const pub = await shapes(conn, WAREHOUSE_CATALOG);
     const catalog: TableShape[] = [];
     const ledger: TableShape[] = [];
@@ -117,14 +120,14 @@ export async function applyRun(opts: ApplyOptions): Promise<ApplyResult> {
       await conn.run(`DETACH ${SOURCE}`);
       // The curated views (their own transaction: a crash between the two leaves new rows under the old views), only
       // when they differ from the ones the file has: re-creating them and their comments was half the publish.
-      const statements = opts.statements ?? [];
+      const statements = opts.statements?.(held) ?? [];
       if (statements.length && (await fingerprintOf(conn)) !== statementsFingerprint(statements)) {
         for (const sql of statements) await conn.run(sql);
         await conn.run(fingerprintSql(statements));
       }
       if (statements.length) await addColumnComments(conn);
       await conn.run(`CHECKPOINT ${WAREHOUSE_CATALOG}`);
-      return { applied: true, runs, rows, replaced };
+      return { applied: true, runs, rows, replaced, statements: statements.length };
     } catch (err) {
       await conn.run('ROLLBACK').catch(() => undefined);
       throw err;
@@ -210,7 +213,7 @@ async function deleteReplaced(conn: DuckDBConnection, runs: readonly string[], c
   if (Number(seen.getRows()[0][0]) === 0) return false;
   const present = new Set(catalog.map((t) => t.name));
   await conn.run(`DELETE FROM ${pub('tasks')} WHERE _id IN (SELECT k FROM temp._apply_keys WHERE tbl = 'tasks')`);
-  for (const t of TABLES.filter((x) => x.parent === 'tasks' && present.has(x.name))) {
+  for (const t of AVAILABLE_TABLES.filter((x) => x.parent === 'tasks' && present.has(x.name))) {
     await conn.run(`DELETE FROM ${pub(t.name)} WHERE _parent_id IN (SELECT k FROM temp._apply_keys WHERE tbl = 'tasks')`);
   }
   for (const t of catalog) {

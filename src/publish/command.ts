@@ -5,11 +5,11 @@
  * one (the job works on data/work/ and renames a finished copy over the published file).
  */
 import path from 'node:path';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { describeService, otherDataFolder, serviceOfRun, type Service } from '../config/service.js';
 import { loadConfig } from '../config/index.js';
-import { AVAILABLE_TABLES, TABLES, familyOf } from '../normalize/catalog.js';
+import { ALWAYS_IN_USE, AVAILABLE_TABLES, familyOf, inCatalogOrder } from '../normalize/catalog.js';
 import { ENDPOINTS } from '../api/catalog.js';
 import { STEP_KINDS } from '../catalog/endpoint.js';
 import { lit, q } from '../load/ddl.js';
@@ -229,7 +229,13 @@ export function ddlScript(opts: Pick<TablesCommandOptions, 'ddl' | 'location' | 
   const ddlOpts = { location, schema: opts.schema, endpoint, region: lake?.env.AWS_REGION || lake?.env.AWS_DEFAULT_REGION };
   const head = `-- External tables over the seo-etl Parquet export at ${location} (${engine}); generated from the table catalog.\n-- Layout and types: docs/parquet.md. Columns: docs/tables.md.\n`;
   const preamble = ddlPreamble(engine as Engine, ddlOpts);
-  return `${head}\n${preamble.length ? `${preamble.join('\n')}\n\n` : ''}${TABLES.map((t) => externalTableDdl(engine as Engine, t.name, ddlOpts)).join('\n\n')}\n`;
+  return `${head}\n${preamble.length ? `${preamble.join('\n')}\n\n` : ''}${exportedTables(localParquet).map((t) => externalTableDdl(engine as Engine, t.name, ddlOpts)).join('\n\n')}\n`;
+}
+
+/** The tables every warehouse has and those the local Parquet export holds a folder of, in catalog order. */
+function exportedTables(parquetDir: string) {
+  const folders = existsSync(parquetDir) ? readdirSync(parquetDir) : [];
+  return inCatalogOrder([...ALWAYS_IN_USE.map((t) => t.name), ...folders]);
 }
 
 /**

@@ -66,7 +66,7 @@ export function duckdbDestination(paths: WarehousePaths, pause: PauseHook, logge
   return {
     name: 'duckdb',
     publish: async (run, changes) => {
-      const r = await publishWarehouse({ workPath: changes.warehouse, publishedPath: paths.published, statements: curatedViews(), ...WAREHOUSE_STORAGE, runId: run.runId, rebuilt: changes.rebuilt, beforeRename: () => pause('publish') });
+      const r = await publishWarehouse({ workPath: changes.warehouse, publishedPath: paths.published, statements: curatedViews, ...WAREHOUSE_STORAGE, runId: run.runId, rebuilt: changes.rebuilt, beforeRename: () => pause('publish') });
       logger?.info({ mode: r.mode, reason: r.reason, bytes: r.bytes }, r.mode === 'applied' ? 'published the run\'s changes to the DuckDB file' : 'published a copy of the working warehouse');
       return { name: 'duckdb', mode: r.mode, ...(r.reason ? { reason: r.reason } : {}) };
     },

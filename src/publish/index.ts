@@ -16,6 +16,8 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { openDatabase, type StorageOptions } from '../load/database.js';
 import { addColumnComments, applyRun, fingerprintSql } from './apply.js';
+import { heldTables } from './held-tables.js';
+import type { TableDef } from '../catalog/table.js';
 
 /** The storage options are the working file's (openDatabase): a checkpoint with others rewrites its tables. */
 export interface PublishOptions extends StorageOptions {
@@ -24,10 +26,11 @@ export interface PublishOptions extends StorageOptions {
   /** Where readers look, e.g. data/warehouse.duckdb. */
   publishedPath: string;
   /**
-   * SQL statements run in the published copy only (curated views, comments); given, the descriptions of the
-   * columns of every table holding rows are added after them (missingColumnComments).
+   * SQL statements run in the published copy only (curated views, comments), for the catalog tables the working
+   * file holds (heldTables); given, the descriptions of the columns of every table holding rows are added after
+   * them (missingColumnComments).
    */
-  statements?: readonly string[];
+  statements?: (tables: readonly TableDef[]) => readonly string[];
   /**
    * Called just before the new state becomes visible: with the finished side file before it is renamed over the
    * published path, or with the published path before the applied transaction commits (tests pause here).
@@ -54,7 +57,7 @@ export async function publishWarehouse(opts: PublishOptions): Promise<PublishRes
   let reason: string | undefined;
   if (opts.runId !== undefined && !opts.rebuilt) {
     const r = await applyRun({ workPath: opts.workPath, publishedPath: opts.publishedPath, runId: opts.runId, statements: opts.statements, rowGroupSize: opts.rowGroupSize, beforeCommit: () => opts.beforeRename?.(opts.publishedPath) ?? Promise.resolve() });
-    if (r.applied) return { publishedPath: opts.publishedPath, bytes: statSync(opts.publishedPath).size, statements: opts.statements?.length ?? 0, mode: 'applied' };
+    if (r.applied) return { publishedPath: opts.publishedPath, bytes: statSync(opts.publishedPath).size, statements: r.statements, mode: 'applied' };
     reason = r.reason;
   } else if (opts.rebuilt) {
     reason = 'the working file was rebuilt';
@@ -62,14 +65,16 @@ export async function publishWarehouse(opts: PublishOptions): Promise<PublishRes
   const side = `${opts.publishedPath}.publishing-${process.pid}`;
   await rm(side, { force: true });
   await rm(`${side}.wal`, { force: true });
+  let statements: readonly string[] = [];
   try {
     // FICLONE makes the copy a reflink where the file system allows it, a plain copy elsewhere.
     await copyFile(opts.workPath, side, fsConstants.COPYFILE_FICLONE);
     const { instance, connection: conn } = await openDatabase(side, { rowGroupSize: opts.rowGroupSize, mergeRowGroups: opts.mergeRowGroups });
     try {
-      for (const sql of opts.statements ?? []) await conn.run(sql);
-      if (opts.statements?.length) {
-        await conn.run(fingerprintSql(opts.statements));
+      statements = opts.statements?.(await heldTables(conn)) ?? [];
+      for (const sql of statements) await conn.run(sql);
+      if (statements.length) {
+        await conn.run(fingerprintSql(statements));
         await addColumnComments(conn);
       }
       await conn.run('CHECKPOINT');
@@ -84,7 +89,7 @@ export async function publishWarehouse(opts: PublishOptions): Promise<PublishRes
     await rm(side, { force: true });
     throw err;
   }
-  return { publishedPath: opts.publishedPath, bytes: statSync(opts.publishedPath).size, statements: opts.statements?.length ?? 0, mode: 'copied', ...(reason ? { reason } : {}) };
+  return { publishedPath: opts.publishedPath, bytes: statSync(opts.publishedPath).size, statements: statements.length, mode: 'copied', ...(reason ? { reason } : {}) };
 }
 
 /** Where everything lives under the configured data folder (warehouse.dir). */

@@ -7,7 +7,7 @@
  * Every view works on an empty warehouse: the preamble creates any missing catalog or ledger table first.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { TABLES, TABLE_BY_NAME, activateTables } from '../normalize/catalog.js';
+import { TABLE_BY_NAME } from '../normalize/catalog.js';
 import { allColumns, type TableDef } from '../catalog/table.js';
 import { LEDGER_DDL } from '../ledger/schema.js';
 import { createTableSql, lit, q, tablesWithRows } from '../load/ddl.js';
@@ -390,17 +390,18 @@ function merchantOffers(): string {
 const columnComment = (table: string, c: { name: string; description: string }) => `COMMENT ON COLUMN ${q(table)}.${q(c.name)} IS ${lit(c.description)}`;
 
 /** CREATE VIEW and its COMMENTs. */
-export function viewStatements(v: ViewDef): string[] {
+/** A view's statements, over the catalog tables the warehouse holds (`tables`: a view counting every table reads them). */
+export function viewStatements(v: ViewDef, tables: readonly TableDef[]): string[] {
   return [
-    `CREATE OR REPLACE VIEW ${q(v.name)} AS ${v.select.trim()}`,
+    `CREATE OR REPLACE VIEW ${q(v.name)} AS ${(v.selectOver?.(tables) ?? v.select).trim()}`,
     `COMMENT ON VIEW ${q(v.name)} IS ${lit(`${v.question} One row per ${v.grain.replace(/^one row per /, '')} See docs/analysis.md.`)}`,
     ...v.columns.map((c) => columnComment(v.name, c)),
   ];
 }
 
-/** The data dictionary inside the warehouse: table and column descriptions from the catalog, as COMMENTs. */
-export function catalogComments(): string[] {
-  return [...TABLES.flatMap((t) => [tableComment(t), ...columnComments(t)]), ...ledgerComments()];
+/** The data dictionary inside the warehouse: the descriptions of `tables` and their columns, as COMMENTs. */
+export function catalogComments(tables: readonly TableDef[]): string[] {
+  return [...tables.flatMap((t) => [tableComment(t), ...columnComments(t)]), ...ledgerComments()];
 }
 
 const tableComment = (t: TableDef) => `COMMENT ON TABLE ${q(t.name)} IS ${lit(t.description)}`;
@@ -444,13 +445,9 @@ export async function missingColumnComments(conn: DuckDBConnection): Promise<str
   }).join(';\n');
 }
 
-// The tables the views read are in use from the start in every process that publishes: put in use later, halfway
-// through a publish or an export that walks the tables, they were met there without existing in its warehouse.
-activateTables(VIEWS.flatMap((v) => v.needs ?? []));
-
-/** Every catalog and ledger table, created where missing, as one SQL text. */
-export function missingTablesSql(): string {
-  return [...TABLES.map((t) => createTableSql(t)), ...LEDGER_DDL].join(';\n');
+/** The catalog tables given (those the warehouse holds, ALWAYS_IN_USE among them) and the ledger's, created where missing, as one SQL text. */
+export function missingTablesSql(tables: readonly TableDef[]): string {
+  return [...tables.map((t) => createTableSql(t)), ...LEDGER_DDL].join(';\n');
 }
 
 /**
@@ -459,12 +456,12 @@ export function missingTablesSql(): string {
  * columns' come with their rows: missingColumnComments, which the publish runs after these). Each entry is a
  * multi-statement SQL text: one call per view instead of one per comment halves the publishing time.
  */
-export function curatedViews(): string[] {
+export function curatedViews(tables: readonly TableDef[]): string[] {
   return [
     'BEGIN TRANSACTION',
-    missingTablesSql(),
-    ...VIEWS.map((v) => viewStatements(v).join(';\n')),
-    [...TABLES.map(tableComment), ...ledgerComments()].join(';\n'),
+    missingTablesSql(tables),
+    ...VIEWS.map((v) => viewStatements(v, tables).join(';\n')),
+    [...tables.map(tableComment), ...ledgerComments()].join(';\n'),
     'COMMIT',
   ];
 }

@@ -12,7 +12,7 @@ import { ArchiveWriter } from '../archive/writer.js';
 import { credentialsFor, loadConfig, type Config } from '../config/index.js';
 import { Ledger, acquireRunLock, acquireRunLockWaiting } from '../ledger/index.js';
 import { Writer } from '../load/writer.js';
-import { RUN_DATE_RULE, isCalendarDay, loadPipeline, runIdFor, utcDate, type Pipeline } from '../pipeline/index.js';
+import { RUN_DATE_RULE, isCalendarDay, loadPipeline, pipelineTables, runIdFor, utcDate, type Pipeline } from '../pipeline/index.js';
 import { warehousePaths, type WarehousePaths } from '../publish/index.js';
 import { RateLimiter } from '../queue/index.js';
 import { startSandbox, clockOnDay, type Sandbox } from '../sandbox/index.js';
@@ -80,7 +80,7 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
   };
   try {
     bindDataFolder(paths.dir, service); // sandbox and live data never share a warehouse
-    const writer = await Writer.open(paths.work, config.warehouse.memory_limit, { checkpointWalBytes: opts.checkpointWalBytes });
+    const writer = await Writer.open(paths.work, config.warehouse.memory_limit, { checkpointWalBytes: opts.checkpointWalBytes, tables: pipeline ? pipelineTables(pipeline) : [] });
     closers.push(() => writer.abandon());
     const ledger = await Ledger.open(await writer.connect(), { queue: (work) => writer.queue(work), read: (work) => writer.beside(work) });
 
@@ -89,7 +89,7 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
     if (opts.resume && !runDate) {
       // `resume` continues what an earlier attempt left, never a new day's run (src/run/resume.ts).
       const target = await resumeTarget(ledger, paths.dir, pipeline);
-      pipeline ??= loadPipeline(target.pipelineFile, config, { env });
+      if (!pipeline) writer.use(pipelineTables((pipeline = loadPipeline(target.pipelineFile, config, { env }))));
       ({ runDate, publishOnly } = target);
     }
     if (!pipeline) throw new UserError('a pipeline file is needed to start a run');

@@ -94,7 +94,7 @@ describe('the lake destination', () => {
       expect(keys.filter((k) => k.startsWith('raw/')).sort()).toEqual(raw.map((f) => `raw/${f}`));
 
       // ClickHouse (chdb, in-process) runs `tables --ddl clickhouse` as printed and reads the lake over S3.
-      const counts = await clickhouseCounts(ddlScript({ ddl: 'clickhouse' }, '', { url, env: s3.env }), withRows.map((t) => t.table));
+      const counts = await clickhouseCounts(ddlScript({ ddl: 'clickhouse' }, path.join(p.dataDir, 'parquet'), { url, env: s3.env }), withRows.map((t) => t.table));
       expect(counts).toEqual(Object.fromEntries(withRows.map((t) => [t.table, t.duckdb])));
     } finally {
       client.destroy();

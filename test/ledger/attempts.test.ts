@@ -5,6 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { Ledger } from '../../src/ledger/index.js';
+import { ALWAYS_IN_USE } from '../../src/normalize/catalog.js';
 import { curatedViews } from '../../src/publish/views.js';
 
 describe('attempts of a run', () => {
@@ -36,7 +37,7 @@ describe('attempts of a run', () => {
       { run_id: 'p-2026-03-02', attempt: 1, status: 'running', s: null },
       { run_id: 'p-2026-03-02', attempt: 2, status: 'completed', s: 1 },
     ]);
-    for (const sql of curatedViews()) await conn.run(sql);
+    for (const sql of curatedViews(ALWAYS_IN_USE)) await conn.run(sql);
     const runs = (await conn.runAndReadAll(`SELECT run_id, attempts, duration_seconds FROM v_runs ORDER BY run_id`)).getRowObjectsJS();
     expect(runs).toEqual([
       { run_id: 'p-2026-03-01', attempts: 2, duration_seconds: 3.4 },

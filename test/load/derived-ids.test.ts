@@ -102,7 +102,7 @@ describe('derived row ids', () => {
       } finally {
         w.close();
       }
-      return publishWarehouse({ workPath: work, publishedPath: published, statements: curatedViews(), ...WAREHOUSE_STORAGE, runId });
+      return publishWarehouse({ workPath: work, publishedPath: published, statements: curatedViews, ...WAREHOUSE_STORAGE, runId });
     };
     expect((await load('20250101T030000Z-nightly', 0, [keywordTask('A1', 4, 1)])).mode).toBe('copied');
     // The published monthly searches table as a file made before derived ids has it: `_id` stored.

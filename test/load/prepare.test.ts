@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadArchiveFiles } from '../../src/load/archive-load.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { tasksOfLine } from '../../src/load/prepare.js';
-import { TABLES } from '../../src/normalize/catalog.js';
+import { AVAILABLE_TABLES } from '../../src/normalize/catalog.js';
 import { q } from '../../src/catalog/quote.js';
 import { ENGINES, generateArchive } from '../../src/bench/load.js';
 import { writeSerpNight } from '../../src/bench/serp-nights.js';
@@ -46,7 +46,7 @@ function linesOf(file: string): string[] {
 async function contents(wh: Warehouse): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {};
   const present = new Set((await wh.connection.runAndReadAll(`SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'`)).getRows().map((r) => String(r[0])));
-  for (const t of TABLES) {
+  for (const t of AVAILABLE_TABLES) {
     if (!present.has(t.name)) continue;
     const rows = (await wh.connection.runAndReadAll(`SELECT * FROM ${q(t.name)}`)).getRows().map((r) => JSON.stringify(r, (_, v) => (typeof v === 'bigint' ? v.toString() : v)));
     if (rows.length) out[t.name] = rows.sort();
@@ -99,16 +99,22 @@ describe('archive lines prepared on a worker thread', () => {
 describe('what a load replaces, planned ahead of the writer', () => {
   test('planLoad puts no table in use (a load planned while another is open must not change the schema under it)', async () => {
     const { ENDPOINTS } = await import('../../src/api/catalog.js');
-    const { familyTablesOf } = await import('../../src/normalize/extract.js');
+    const { tablesOfTask } = await import('../../src/normalize/extract.js');
     const { planLoad } = await import('../../src/load/plan.js');
-    const inUse = () => new Set(TABLES.map((t) => t.name));
-    const endpoint = ENDPOINTS.find((e) => familyTablesOf(e.id).some((n) => !inUse().has(n)));
-    expect(endpoint, 'an endpoint of a family not in use yet').toBeDefined();
-    const before = TABLES.length;
-    const task = { id: 'p1', status_code: 20000, status_message: 'Ok.', time: '0', cost: 0, result_count: 0, path: [], data: {}, result: [] };
-    const plan = planLoad([{ endpointId: endpoint!.id, version: '0.1', task } as unknown as CollectedTask]);
-    expect(plan.taskRowIds.size).toBe(1);
-    expect(TABLES.length).toBe(before);
+    const wh = await Warehouse.open(':memory:');
+    try {
+      await wh.ensureSchema();
+      const inUse = () => new Set(wh.inUse.tables.map((t) => t.name));
+      const endpoint = ENDPOINTS.find((e) => tablesOfTask(e.id).some((n) => !inUse().has(n)));
+      expect(endpoint, 'an endpoint of a family not in use yet').toBeDefined();
+      const before = wh.inUse.tables.length;
+      const task = { id: 'p1', status_code: 20000, status_message: 'Ok.', time: '0', cost: 0, result_count: 0, path: [], data: {}, result: [] };
+      const plan = planLoad([{ endpointId: endpoint!.id, version: '0.1', task } as unknown as CollectedTask]);
+      expect(plan.taskRowIds.size).toBe(1);
+      expect(wh.inUse.tables.length).toBe(before);
+    } finally {
+      wh.close();
+    }
   });
 });
 

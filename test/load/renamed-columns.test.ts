@@ -7,6 +7,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { AVAILABLE_TABLES, TABLE_BY_NAME } from '../../src/normalize/catalog.js';
 import { allColumns } from '../../src/catalog/table.js';
 import { createTableSql, ensureSchema } from '../../src/load/ddl.js';
+import { TablesInUse } from '../../src/load/tables-in-use.js';
 
 describe('the column named table', () => {
   test('is table_json in every table that had one, each remembering its former name', () => {
@@ -26,7 +27,7 @@ describe('the column named table', () => {
       // The table as an older catalog made it: `table` where `table_json` is now.
       await conn.run(createTableSql(items).replace('"table_json"', '"table"'));
       await conn.run(`INSERT INTO serp_results__items (_task_id, _run_id, "table") VALUES ('t1', 'r1', '{"rows":[["a","b"]]}')`);
-      const changes = await ensureSchema(conn);
+      const changes = await ensureSchema(conn, new TablesInUse());
       expect(changes.filter((c) => c.table === 'serp_results__items')).toEqual([{ table: 'serp_results__items', column: 'table_json', action: 'renamed_column', from: 'table' }]);
       const rows = (await conn.runAndReadAll(`SELECT CAST(table_json AS VARCHAR) AS v FROM serp_results__items`)).getRowObjectsJS();
       expect(rows).toEqual([{ v: '{"rows":[["a","b"]]}' }]);

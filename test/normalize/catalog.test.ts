@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { TABLES, catalogProblems, rootTableFor } from '../../src/normalize/catalog.js';
+import { AVAILABLE_TABLES, catalogProblems, rootTableFor } from '../../src/normalize/catalog.js';
 import { allColumns } from '../../src/catalog/table.js';
 import { familyTableDocs, renderTablesDoc } from '../../src/normalize/docs.js';
 import { ENDPOINTS } from '../../src/api/catalog.js';
@@ -19,7 +19,7 @@ describe('table catalog', () => {
   });
 
   it('gives every table the lineage columns and child tables _parent_id/_list_idx', () => {
-    for (const t of TABLES) {
+    for (const t of AVAILABLE_TABLES) {
       const names = allColumns(t).map((c) => c.name);
       expect(names.slice(0, 4)).toEqual(['_id', '_task_id', '_run_id', '_loaded_at']);
       if (t.parent && t.name !== 'tasks') expect(names).toContain('_parent_id');

@@ -6,6 +6,7 @@ import { endpoint } from '../../src/api/catalog.js';
 import { ensureSchema } from '../../src/load/index.js';
 import { estimatePlan, expandStep, loadPipeline, planPipeline, runIdFor } from '../../src/pipeline/index.js';
 import { repoRoot, testConfig } from './helpers.js';
+import { TablesInUse } from '../../src/load/tables-in-use.js';
 
 const examplesDir = path.join(repoRoot, 'pipelines/examples');
 const files = [path.join(repoRoot, 'pipelines/nightly.yaml'), ...readdirSync(examplesDir).filter((f) => f.endsWith('.yaml')).map((f) => path.join(examplesDir, f))];
@@ -42,7 +43,7 @@ describe('shipped pipelines', () => {
     const instance = await DuckDBInstance.create(':memory:');
     const conn = await instance.connect();
     try {
-      await ensureSchema(conn);
+      await ensureSchema(conn, new TablesInUse());
       const run = runIdFor('nightly', '2024-05-01');
       // `_parent_id` and `_id` follow from `_task_id`, `_parent_key` and `_list_idx` (generated columns).
       await conn.run(`INSERT INTO domain_technologies__items (_parent_key, _list_idx, _task_id, _run_id, domain, domain_rank) VALUES

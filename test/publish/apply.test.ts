@@ -71,7 +71,7 @@ function expectEqual(d: Awaited<ReturnType<typeof differences>>) {
 }
 
 const publish = (work: string, published: string, runId: string, extra: Partial<Parameters<typeof publishWarehouse>[0]> = {}) =>
-  publishWarehouse({ workPath: work, publishedPath: published, statements: curatedViews(), ...WAREHOUSE_STORAGE, runId, ...extra });
+  publishWarehouse({ workPath: work, publishedPath: published, statements: curatedViews, ...WAREHOUSE_STORAGE, runId, ...extra });
 
 async function items(file: string): Promise<number> {
   const i = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
@@ -105,7 +105,7 @@ describe('publishing a run by applying its changes', () => {
     expectEqual(await differences(work, published));
     // Views run again only when they changed (a new release): a changed set is applied with the rows.
     const probe = 'CREATE OR REPLACE VIEW v_probe AS SELECT count(*) AS n FROM serp_results__items';
-    expect((await publish(work, published, r1, { statements: [...curatedViews(), probe] })).mode).toBe('applied');
+    expect((await publish(work, published, r1, { statements: (tables) => [...curatedViews(tables), probe] })).mode).toBe('applied');
     const i = await DuckDBInstance.create(published, { access_mode: 'READ_ONLY' });
     const c = await i.connect();
     try {

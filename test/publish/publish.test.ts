@@ -28,13 +28,13 @@ describe('publish', () => {
     const work = path.join(dir, 'work.duckdb');
     const published = path.join(dir, 'warehouse.duckdb');
     await makeWork(work, 10);
-    await publishWarehouse({ workPath: work, publishedPath: published, statements: ['CREATE VIEW v AS SELECT x * 2 AS y FROM t'] });
+    await publishWarehouse({ workPath: work, publishedPath: published, statements: () => ['CREATE VIEW v AS SELECT x * 2 AS y FROM t'] });
     const reader = startDuckdbReader(published, 'SELECT count(*)::INT FROM t');
     expect(await reader.opened).toBe('open');
     expect(await reader.ask()).toBe('10');
 
     await makeWork(work, 25);
-    await publishWarehouse({ workPath: work, publishedPath: published, statements: ['CREATE VIEW v AS SELECT x * 2 AS y FROM t'] });
+    await publishWarehouse({ workPath: work, publishedPath: published, statements: () => ['CREATE VIEW v AS SELECT x * 2 AS y FROM t'] });
     expect(await reader.ask()).toBe('10'); // the old snapshot, whole
     expect(await count(published)).toBe(25); // a new reader sees the new one
     expect(await count(published, 'SELECT max(y)::INT FROM v')).toBe(48);
@@ -52,11 +52,11 @@ describe('publish', () => {
     instance.closeSync();
     const groups = `SELECT count(DISTINCT row_group_id)::INT FROM pragma_storage_info('t')`;
     expect(await count(work, groups)).toBe(5);
-    await publishWarehouse({ workPath: work, publishedPath: published, rowGroupSize: 2048, statements: ['CREATE VIEW v AS SELECT x FROM t'] });
+    await publishWarehouse({ workPath: work, publishedPath: published, rowGroupSize: 2048, statements: () => ['CREATE VIEW v AS SELECT x FROM t'] });
     expect(await count(published, groups)).toBe(5);
     expect(await count(published)).toBe(10000);
     // What the size passed on prevents: DuckDB rewrites the whole table at the publish's checkpoint.
-    await publishWarehouse({ workPath: work, publishedPath: published, statements: ['CREATE VIEW v AS SELECT x FROM t'] });
+    await publishWarehouse({ workPath: work, publishedPath: published, statements: () => ['CREATE VIEW v AS SELECT x FROM t'] });
     expect(await count(published, groups)).toBe(1);
   });
 
@@ -75,11 +75,11 @@ describe('publish', () => {
     connection.closeSync();
     instance.closeSync();
     const groups = `SELECT count(DISTINCT row_group_id)::INT FROM pragma_storage_info('t')`;
-    await publishWarehouse({ workPath: work, publishedPath: published, ...storage, statements: ['CREATE VIEW v AS SELECT x FROM t'] });
+    await publishWarehouse({ workPath: work, publishedPath: published, ...storage, statements: () => ['CREATE VIEW v AS SELECT x FROM t'] });
     expect(await count(published, groups)).toBe(4);
     expect(await count(published)).toBe(4000);
     // With DuckDB's merging on, the publish's checkpoint (only a view added) merges them.
-    await publishWarehouse({ workPath: work, publishedPath: published, rowGroupSize: 32768, statements: ['CREATE VIEW v AS SELECT x FROM t'] });
+    await publishWarehouse({ workPath: work, publishedPath: published, rowGroupSize: 32768, statements: () => ['CREATE VIEW v AS SELECT x FROM t'] });
     expect(await count(published, groups)).toBeLessThan(4);
   });
 
@@ -91,7 +91,7 @@ describe('publish', () => {
     await makeWork(work, 3);
     await publishWarehouse({ workPath: work, publishedPath: published });
     await makeWork(work, 7);
-    await expect(publishWarehouse({ workPath: work, publishedPath: published, statements: ['SELECT * FROM no_such_table'] })).rejects.toThrow();
+    await expect(publishWarehouse({ workPath: work, publishedPath: published, statements: () => ['SELECT * FROM no_such_table'] })).rejects.toThrow();
     expect(await count(published)).toBe(3);
   });
 });

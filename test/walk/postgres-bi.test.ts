@@ -14,7 +14,7 @@ import { runCli } from '../reliability/helpers.js';
 import { ROOT, pipelineFile } from '../helpers/project.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { publishToPostgres } from '../../src/publish/postgres/index.js';
-import { TABLES } from '../../src/normalize/catalog.js';
+import { AVAILABLE_TABLES } from '../../src/normalize/catalog.js';
 import { VIEWS } from '../../src/publish/views.js';
 
 const SERP = pipelineFile(`name: ranks
@@ -110,7 +110,7 @@ test('docs/postgres.md followed step by step from a fresh server, then a run pub
     WHERE tc.table_schema = 'seo_etl' AND tc.constraint_type = 'FOREIGN KEY'`);
   // The nested tables published here (a family's tables join when a pipeline uses them; names past 63 bytes are cut).
   const published = new Set((await as<{ table_name: string }>(writer, `SELECT table_name FROM information_schema.tables WHERE table_schema = 'seo_etl'`)).map((x) => x.table_name));
-  const nested = TABLES.filter((t) => t.parent && t.name.length <= 63 && published.has(t.name));
+  const nested = AVAILABLE_TABLES.filter((t) => t.parent && t.name.length <= 63 && published.has(t.name));
   expect(nested.map((t) => t.name)).toContain('serp_results__items');
   for (const t of nested) expect(fks, t.name).toContainEqual({ table_name: t.name, column_name: '_parent_id', foreign_table: t.parent });
   expect(fks).toContainEqual({ table_name: '_tasks', column_name: 'run_id', foreign_table: '_runs' });

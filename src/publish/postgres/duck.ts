@@ -8,6 +8,8 @@ import type { DuckDBInstance, DuckDBConnection, DuckDBValue } from '@duckdb/node
 import { LEDGER_DDL } from '../../ledger/schema.js';
 import { lit, pgType, q, type PgTable } from './sql.js';
 import { createDuckdb } from '../../load/threads.js';
+import { ALWAYS_IN_USE, inCatalogOrder } from '../../normalize/catalog.js';
+import type { TableDef } from '../../catalog/table.js';
 
 export class DuckSource {
   private constructor(private readonly instance: DuckDBInstance, readonly conn: DuckDBConnection, private readonly tables: Set<string>) {}
@@ -23,6 +25,11 @@ export class DuckSource {
       instance.closeSync();
       throw err;
     }
+  }
+
+  /** The catalog tables the file holds, with those every warehouse has, in catalog order. */
+  heldTables(): TableDef[] {
+    return inCatalogOrder([...ALWAYS_IN_USE.map((t) => t.name), ...this.tables]);
   }
 
   has(table: string): boolean {

@@ -21,6 +21,7 @@ import { pipeline } from 'node:stream/promises';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import type { TableDef } from '../../catalog/table.js';
 import { catalogTables, PG_VIEWS, STATE_TABLE, compatFunctions, createTableSql, keySql, materializedName, lit, q, relationObjects, stateTableSql, tableComments, viewDdl, viewRelations, type PgTable } from './sql.js';
 import { DuckSource, ledgerTables } from './duck.js';
 import { redactText, redactUrl } from './config.js';
@@ -184,7 +185,8 @@ type CsvCopier = ReturnType<typeof csvCopier>;
 
 async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostgresOptions & { stageDir: string }) {
   const { schema } = opts;
-  const tables = [...catalogTables(), ...(await ledgerTables())];
+  const held = duck.heldTables();
+  const tables = [...catalogTables(held), ...(await ledgerTables())];
   const existing = await pgColumns(client, schema);
   const state: PublishState = new Map((await client.query(`SELECT object, published_through, row_count, fingerprint FROM ${q(schema)}.${STATE_TABLE}`)).rows.map((r) => [String(r.object), r]));
   const newest = {
@@ -199,14 +201,14 @@ async function publish(client: pg.Client, duck: DuckSource, opts: PublishToPostg
   await settleModes(client, duck, schema, plans, state);
   await stageRows(client, duck, schema, plans, copier);
   const { addedColumns, renamedColumns } = await addNewColumns(client, schema, plans, existing);
-  const views = await viewsToRecreate(client, schema, state, plans, [...addedColumns, ...renamedColumns]);
+  const views = await viewsToRecreate(client, schema, state, plans, [...addedColumns, ...renamedColumns], held);
 
   await opts.beforeCommit?.();
   const commitStarted = Date.now();
   const jsonColumns = (await client.query(
     `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = $1 AND data_type = 'json' AND table_name = ANY($2)`,
     [schema, tables.map((t) => t.name)])).rows as { table_name: string; column_name: string }[];
-  const done = await inTransaction(client, () => publishTransaction(client, duck, opts, { tables, plans, newest, jsonColumns, ...views }));
+  const done = await inTransaction(client, () => publishTransaction(client, duck, opts, { tables, held, plans, newest, jsonColumns, ...views }));
   const commitMs = Date.now() - commitStarted;
   const { tableOutcomes, viewsFailed } = done;
   return {
@@ -327,8 +329,8 @@ async function addNewColumns(client: pg.Client, schema: string, plans: readonly 
 }
 
 /** The views' DDL fingerprint, and whether this publish recreates them (their DDL or the tables under them changed). */
-async function viewsToRecreate(client: pg.Client, schema: string, state: PublishState, plans: readonly Plan[], addedColumns: readonly string[]): Promise<{ fingerprint: string; refreshDdl: boolean }> {
-  const ddl = [...compatFunctions(schema), ...PG_VIEWS.flatMap((v) => viewDdl(schema, v)), ...tableComments()];
+async function viewsToRecreate(client: pg.Client, schema: string, state: PublishState, plans: readonly Plan[], addedColumns: readonly string[], held: readonly TableDef[]): Promise<{ fingerprint: string; refreshDdl: boolean }> {
+  const ddl = [...compatFunctions(schema), ...PG_VIEWS.flatMap((v) => viewDdl(schema, v, held)), ...tableComments(held)];
   const fingerprint = createHash('sha256').update(ddl.join(';\n')).digest('hex');
   // Each view and its materialized rows, of their kinds: one missing (a schema from before them) recreates them.
   const relations = PG_VIEWS.flatMap(viewRelations);
@@ -354,6 +356,8 @@ async function inTransaction<T>(client: pg.Client, work: () => Promise<T>): Prom
 
 interface TransactionInput {
   tables: readonly PgTable[];
+  /** The catalog tables the DuckDB file holds: what the views and the comments are made for. */
+  held: readonly TableDef[];
   plans: readonly Plan[];
   newest: Record<PgTable['family'], string | null>;
   jsonColumns: readonly { table_name: string; column_name: string }[];
@@ -384,7 +388,7 @@ async function publishTransaction(client: pg.Client, duck: DuckSource, opts: Pub
   let viewsFailed: { view: string; error: string }[] = [];
   if (!refreshDdl && changed.length) ({ refreshed, refreshFailed } = await refreshMaterializedViews(client, schema, changed));
   if (refreshDdl) {
-    viewsFailed = await recreateViews(client, schema, input.fingerprint, opts.runId);
+    viewsFailed = await recreateViews(client, schema, input.fingerprint, opts.runId, input.held);
     refreshed = PG_VIEWS.filter((v) => v.pgMaterializedKey).map((v) => materializedName(v.name))
       .filter((n) => !viewsFailed.some((f) => materializedName(f.view) === n));
   }
@@ -477,20 +481,20 @@ async function refreshMaterializedViews(client: pg.Client, schema: string, chang
 }
 
 /** Every view (and its materialized rows) created anew, the data dictionary's comments, and the views' fingerprint. */
-async function recreateViews(client: pg.Client, schema: string, fingerprint: string, runId: string | undefined): Promise<{ view: string; error: string }[]> {
+async function recreateViews(client: pg.Client, schema: string, fingerprint: string, runId: string | undefined, held: readonly TableDef[]): Promise<{ view: string; error: string }[]> {
   const viewsFailed: { view: string; error: string }[] = [];
   await client.query(compatFunctions(schema).join(';\n'));
   for (const v of PG_VIEWS) {
     await client.query('SAVEPOINT view');
     try {
-      await client.query(viewDdl(schema, v).join(';\n'));
+      await client.query(viewDdl(schema, v, held).join(';\n'));
       await client.query('RELEASE SAVEPOINT view');
     } catch (err) {
       await client.query('ROLLBACK TO SAVEPOINT view');
       viewsFailed.push({ view: v.name, error: describe(err) });
     }
   }
-  await client.query([...tableComments(), `COMMENT ON TABLE ${STATE_TABLE} IS ${lit('seo-etl bookkeeping: how far each table is published from the DuckDB warehouse (docs/postgres.md).')}`].join(';\n'));
+  await client.query([...tableComments(held), `COMMENT ON TABLE ${STATE_TABLE} IS ${lit('seo-etl bookkeeping: how far each table is published from the DuckDB warehouse (docs/postgres.md).')}`].join(';\n'));
   await client.query(
     `INSERT INTO ${q(schema)}.${STATE_TABLE} (object, fingerprint, run_id, published_at) VALUES ('(views)', $1, $2, now())
      ON CONFLICT (object) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, run_id = EXCLUDED.run_id, published_at = EXCLUDED.published_at`,

@@ -4,7 +4,6 @@
  * portable except for what `viewSqlForPostgres` rewrites and the few DuckDB functions `compatFunctions` defines
  * in the schema (any_value, arg_min, median, ...), so one definition serves both engines.
  */
-import { TABLES } from '../../normalize/catalog.js';
 import { allColumns, type TableDef } from '../../catalog/table.js';
 import { VIEWS, catalogComments, viewStatements } from '../views.js';
 import { type ViewDef } from '../../catalog/view.js';
@@ -82,7 +81,8 @@ export function catalogTable(t: TableDef): PgTable {
 }
 
 /** The catalog's tables in use now: generated families' tables join them when a pipeline fetches them. */
-export const catalogTables = (): PgTable[] => TABLES.map(catalogTable);
+/** The PostgreSQL tables of the catalog tables a DuckDB file holds (DuckSource.heldTables). */
+export const catalogTables = (held: readonly TableDef[]): PgTable[] => held.map(catalogTable);
 
 /** CREATE TABLE (a temporary one without keys), then its primary key and the index the replacement deletes by. */
 export function createTableSql(schema: string, t: PgTable, opts: { name?: string; temp?: boolean } = {}): string[] {
@@ -233,8 +233,8 @@ export function viewRelations(v: ViewDef): { name: string; kind: 'v' | 'm' }[] {
  * publish that changes a table it reads, unique on the key) and the view reads them: the name, the columns and the
  * comments stay a plain view's, which every BI tool lists (information_schema leaves materialized views out).
  */
-export function viewDdl(schema: string, v: ViewDef): string[] {
-  const [create, ...comments] = viewStatements(v);
+export function viewDdl(schema: string, v: ViewDef, held: readonly TableDef[]): string[] {
+  const [create, ...comments] = viewStatements(v, held);
   // A quoted name past PostgreSQL's 63 bytes (a deep generated table v_run_rows counts) is the table's pgIdent there.
   const select = viewSqlForPostgres(create.replace(/^CREATE OR REPLACE VIEW "[^"]+" AS /, '')).replace(/"((?:[^"]|"")+)"/g, (m, n: string) => {
     const pg = pgIdent(n.replace(/""/g, '"'));
@@ -259,12 +259,12 @@ export function viewDdl(schema: string, v: ViewDef): string[] {
 
 export const PG_VIEWS: readonly ViewDef[] = VIEWS;
 
-/** The catalog's and the ledger's comments (the data dictionary), for the schema on the search path. */
-export function tableComments(): string[] {
-  const renamed = new Map(TABLES.flatMap((t) => [t.name, ...allColumns(t).map((c) => c.name)]).filter((n) => pgIdent(n) !== n).map((n) => [q(n), q(pgIdent(n))]));
-  if (!renamed.size) return catalogComments();
+/** The comments of the catalog tables held and the ledger's (the data dictionary), for the schema on the search path. */
+export function tableComments(held: readonly TableDef[]): string[] {
+  const renamed = new Map(held.flatMap((t) => [t.name, ...allColumns(t).map((c) => c.name)]).filter((n) => pgIdent(n) !== n).map((n) => [q(n), q(pgIdent(n))]));
+  if (!renamed.size) return catalogComments(held);
   // Names cut for PostgreSQL: the statements name the PostgreSQL object, the comment says the warehouse's name.
-  return catalogComments().map((sql) => {
+  return catalogComments(held).map((sql) => {
     const m = /^COMMENT ON (TABLE|COLUMN) ("(?:[^"]|"")*")(?:\.("(?:[^"]|"")*"))? IS '/.exec(sql);
     if (!m) return sql;
     const full = (m[3] ?? m[2]).slice(1, -1).replace(/""/g, '"');
