@@ -4,6 +4,7 @@ import { completeFamily, livePath, type GeneratedFile } from '../generated.js';
 import FILE from '../generated/on_page.json' with { type: 'json' };
 import { ON_PAGE_ENDPOINTS } from './endpoints.js';
 import { ON_PAGE_ITEM_TABLES, ON_PAGE_TABLES } from './tables.js';
+import { VIEWS } from './views.js';
 
 const LIVE: Record<string, string> = {};
 /** Lists the service bills per request though their kind is a list: instant pages, per page analysed (docs/api-live.md). */
@@ -15,6 +16,7 @@ const family: FamilyDef = {
   description: 'Site crawls: tasks, summary, pages, links, resources, duplicates, instant pages, content parsing, Lighthouse.',
   endpoints,
   tables: ON_PAGE_TABLES,
+  views: VIEWS,
   onDemandTables: [...ON_PAGE_ITEM_TABLES, ...onDemandTables],
 };
 export default family;
