@@ -92,17 +92,16 @@ function functionEndpoints(f: FunctionSpec): EndpointDef[] {
       ...family, id: `${id}.task_post`, ref: 'live', method: 'POST', kind: 'task_post', path: `${BASE}/${f.fn}/task_post`,
       fn: f.fn, result: 'task_created', description: `Sets tasks: ${f.what}.`,
       fields: f.fields, cross: f.cross, maxTasksPerPost: 100, overflowCode: 40006, billing: 'post',
-      readyId: `${id}.tasks_ready`, getId: `${id}.task_get`,
     },
     {
       ...family, id: `${id}.tasks_ready`, ref: 'live', method: 'GET', kind: 'tasks_ready', path: `${BASE}/${f.fn}/tasks_ready`,
       fn: 'tasks_ready', result: 'ready_list', description: `Completed ${f.fn} tasks not collected yet (id, endpoint).`,
-      billing: 'free', maxResultsPerCall: 1000, postId: `${id}.task_post`, getId: `${id}.task_get`,
+      billing: 'free', maxResultsPerCall: 1000,
     },
     {
       ...family, id: `${id}.task_get`, ref: 'live', method: 'GET', kind: 'task_get', path: `${BASE}/${f.fn}/task_get/{id}`,
       fn: f.fn, result: f.result, description: `Results of a ${f.fn} task: ${f.what}.`,
-      billing: 'free', postId: `${id}.task_post`,
+      billing: 'free',
     },
     {
       // The live method: one task a call, and 12 calls a minute for the account.
