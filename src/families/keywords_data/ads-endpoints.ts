@@ -86,7 +86,7 @@ const BASE = '/v3/keywords_data/{keywords_data}';
 const family = { api: 'keywords_data', engine: 'keywords_data', version: VERSION } as const;
 
 function functionEndpoints(f: FunctionSpec): EndpointDef[] {
-  const id = `keywords_ads.${f.fn}`;
+  const id = `keywords_data.google_ads.${f.fn}`;
   return [
     {
       ...family, id: `${id}.task_post`, ref: 'live', method: 'POST', kind: 'task_post', path: `${BASE}/${f.fn}/task_post`,
@@ -113,8 +113,11 @@ function functionEndpoints(f: FunctionSpec): EndpointDef[] {
 }
 
 const list = (id: string, path: string, fn: string, result: EndpointDef['result'], description: string): EndpointDef => ({
-  ...family, id: `keywords_ads.${id}`, ref: 'live', method: 'GET', kind: 'list', path: `${BASE}/${path}`, fn, result, description, billing: 'free',
+  ...family, id: `keywords_data.google_ads.${id}`, ref: 'live', method: 'GET', kind: 'list', path: `${BASE}/${path}`, fn, result, description, billing: 'free',
 });
+
+/** Each endpoint keeps the client's id (`keywords_data.google_ads.<fn>...`); older versions named them `keywords_ads.<fn>...`. */
+const formerly = (e: EndpointDef): EndpointDef => ({ ...e, formerly: e.id.replace(/^keywords_data\.google_ads\./, 'keywords_ads.') });
 
 export const KEYWORDS_ADS_ENDPOINTS: readonly EndpointDef[] = [
   ...FUNCTIONS.flatMap(functionEndpoints),
@@ -122,4 +125,4 @@ export const KEYWORDS_ADS_ENDPOINTS: readonly EndpointDef[] = [
   list('locations', 'locations', 'locations', 'keyword_ads_locations', 'Locations the ads-based keyword API supports.'),
   list('locations.country', 'locations/{id}', 'locations', 'keyword_ads_locations', 'Locations of one country; the path takes its ISO code where other paths take a task id.'),
   list('languages', 'languages', 'languages', 'keyword_ads_languages', 'Languages the ads-based keyword API supports.'),
-];
+].map(formerly);
