@@ -1,7 +1,9 @@
 /**
  * SERP result types of the endpoint list (E5) for every engine in it: task_post, tasks_ready, task_get and live,
- * with the live service's request rules (docs/api-live.md, `## SERP`). Ids name the live engine
- * (`serp.google.organic.task_post`); paths keep the reference's engine tokens, resolved from configuration.
+ * with the live service's request rules (docs/api-live.md, `## SERP`). Ids are the official client's
+ * (`serp.google.organic.task_post`, naming the live engine); paths keep the reference's engine tokens, resolved
+ * from configuration. The client lacks a few of them, which keep ids of the same form: the Bing local pack, Google
+ * Maps' html variants and Baidu's live regular (test/families/dialect.test.ts lists them).
  */
 import type { EndpointDef, FieldRule, CrossRule } from '../../api/catalog.js';
 import type { EngineToken } from '../../config/index.js';
