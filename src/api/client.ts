@@ -31,7 +31,8 @@
  *   - Never retried: authorization, payment, access and validation errors.
  */
 import ky from 'ky';
-import { endpoint, resolvePath, type EndpointDef } from './catalog.js';
+import { endpoint, resolvePath } from './catalog.js';
+import { type EndpointDef } from '../catalog/endpoint.js';
 import { isEnvelope, type ApiTask, type Envelope } from './envelope.js';
 import { accountAdvice, dispositionOf, isRetryableHttp, isTaskError, statusMessage, RATE_LIMIT_CODE } from './status.js';
 import { validateTask } from './validate.js';

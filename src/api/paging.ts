@@ -16,7 +16,8 @@
  * `search_after_token` is; the sandbox puts it on the result element too, beside `items`. Both are read by
  * `pageTokenOf` alone, so a different placement on the live service is a one-line change.
  */
-import { endpoint, type EndpointDef, type FieldRule } from './catalog.js';
+import { endpoint } from './catalog.js';
+import { type EndpointDef, type FieldRule } from '../catalog/endpoint.js';
 import type { ApiTask } from './envelope.js';
 import type { ApiClient, TaskOutcome } from './client.js';
 

@@ -1,5 +1,5 @@
 /** What a task costs by the configured price table; the planner estimates with it and the sandbox bills with it. */
-import type { EndpointDef } from './catalog.js';
+import type { EndpointDef } from '../catalog/endpoint.js';
 import type { PriceTable } from '../config/index.js';
 
 /** What the service did for a task that decides its bill after the fact (pages crawled, options it could use). */

@@ -3,7 +3,7 @@
  * (a failing task costs nothing and is never sent), the pipeline planner runs it before spending, and the
  * sandbox runs it to answer the task-level error the live service gives.
  */
-import type { CrossRule, EndpointDef, FieldRule } from './catalog.js';
+import type { CrossRule, EndpointDef, FieldRule } from '../catalog/endpoint.js';
 import { parseTimestamp } from './envelope.js';
 
 export interface ValidationIssue {

@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import type { Engines } from '../config/index.js';
-import { findEndpoint, resolvePath, type EndpointDef } from '../api/catalog.js';
+import { findEndpoint, resolvePath } from '../api/catalog.js';
+import { type EndpointDef } from '../catalog/endpoint.js';
 import { UserError } from '../exit.js';
 import { isArchiveRecord, isEnvelope, resolveEndpoint, type ArchiveRecord } from './records.js';
 import type { ArchiveEntry } from './writer.js';

@@ -4,7 +4,8 @@
  * and `data` (`api`, `function`, `se`, `se_type`) decide, with any engine name accepted (the live service says
  * `google` where the sandbox says `engine_a`).
  */
-import { ENDPOINTS, findEndpoint, matchPath, type EndpointDef } from '../api/catalog.js';
+import { ENDPOINTS, findEndpoint, matchPath } from '../api/catalog.js';
+import { type EndpointDef } from '../catalog/endpoint.js';
 import { isEnvelope, type ApiTask } from '../api/envelope.js';
 import type { Engines } from '../config/index.js';
 import type { CollectedTask } from '../normalize/extract.js';

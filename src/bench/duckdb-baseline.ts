@@ -11,7 +11,7 @@ import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { lit } from '../load/quote.js';
+import { lit } from '../catalog/quote.js';
 import { runChild } from './child.js';
 
 export type BaselineKind = 'serp_organic' | 'keywords_for_keywords';

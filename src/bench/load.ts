@@ -20,10 +20,10 @@ import { ArchiveWriter } from '../archive/writer.js';
 import { Warehouse } from '../load/warehouse.js';
 import { WAREHOUSE_STORAGE, type StorageOptions } from '../load/database.js';
 import { loadArchiveFiles } from '../load/archive-load.js';
-import { lit } from '../load/quote.js';
-import { generateKeywordData } from '../families/keywords_data/data.js';
-import { generateMerchant } from '../families/merchant/data.js';
-import { domainItem } from '../families/domain_analytics/data.js';
+import { lit } from '../catalog/quote.js';
+import { generateKeywordData } from '../sandbox/families/keywords_data/data.js';
+import { generateMerchant } from '../sandbox/families/merchant/data.js';
+import { domainItem } from '../sandbox/families/domain_analytics/data.js';
 
 type Figure = { value: number; unit: string; goal: string; how: string };
 const NOW = Date.UTC(2026, 0, 15);

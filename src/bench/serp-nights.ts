@@ -6,7 +6,7 @@
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ArchiveWriter } from '../archive/writer.js';
-import { generateSerpPage } from '../families/serp/data.js';
+import { generateSerpPage } from '../sandbox/families/serp/data.js';
 import { LEDGER_DDL } from '../ledger/schema.js';
 
 const DAY = 86_400_000;

@@ -8,12 +8,8 @@ import { lakeEnvProblems, lakeSchema } from './lake.js';
 import { dataDirFor } from './service.js';
 import { ruleInWords, shown, type ValidatorIssue } from './words.js';
 
-export const ENGINE_TOKENS = ['engine_a', 'engine_b', 'engine_c', 'engine_d'] as const;
-/** Path tokens of the endpoint catalog: the SERP engines, and one per family that names its own segment. */
-export const PATH_TOKENS = [...ENGINE_TOKENS, 'keywords_data', 'keywords_data_legacy', 'merchant'] as const;
-export type EngineToken = (typeof PATH_TOKENS)[number];
-/** The configured segment of each path token (`paths:` in the configuration). */
-export type Engines = Record<EngineToken, string>;
+import { ENGINE_TOKENS, PATH_TOKENS, type EngineToken, type Engines } from '../catalog/endpoint.js';
+export { ENGINE_TOKENS, PATH_TOKENS, type EngineToken, type Engines };
 
 const isHttpUrl = (v: string) => {
   try { const u = new URL(v); return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== ''; } catch { return false; }

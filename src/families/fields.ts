@@ -1,5 +1,5 @@
 /** Request field rules several families share (callbacks, tags, locations, filter operators). */
-import type { FieldRule } from '../api/catalog.js';
+import type { FieldRule } from '../catalog/endpoint.js';
 
 export const TAG: FieldRule = { type: 'string', maxLength: 255 };
 export const CALLBACKS = {

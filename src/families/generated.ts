@@ -5,10 +5,10 @@
  * per value, maps with dynamic keys key/value rows, and a polymorphic list one table of the common fields and
  * `item_type`, with one table per item type of that type's own fields, keyed by the common row's `_id`.
  */
-import type { CrossRule, EndpointDef, EndpointKind, FieldRule } from '../api/catalog.js';
-import type { ColumnDef, DuckType, TableDef } from '../normalize/catalog.js';
-import { RENAMED_FIELDS } from '../normalize/renamed.js';
-import type { FamilyDef } from './types.js';
+import type { CrossRule, EndpointDef, EndpointKind, FieldRule } from '../catalog/endpoint.js';
+import type { ColumnDef, DuckType, TableDef } from '../catalog/table.js';
+import { RENAMED_FIELDS } from '../catalog/renamed.js';
+import type { FamilyDef } from '../catalog/family.js';
 import MODELS_FILE from './generated/models.json' with { type: 'json' };
 
 export interface GeneratedRule {
@@ -386,6 +386,5 @@ export function generatedFamily(json: unknown, def: GeneratedFamilyDef): FamilyD
   return {
     name: file.family, description, endpoints, onDemandTables: generatedTables(file, endpoints),
     ...(inFlight ? { inFlight } : {}),
-    sandbox: () => import('../sandbox/generated.js'),
   };
 }

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import type { DuckDBInstance, DuckDBConnection } from '@duckdb/node-api';
 import { rowGroupSizeProblem } from '../config/index.js';
 import { createDuckdb } from './threads.js';
-import { lit } from './quote.js';
+import { lit } from '../catalog/quote.js';
 
 /** The name the warehouse file is attached under, and every connection's default catalog. */
 export const WAREHOUSE_CATALOG = 'warehouse';

@@ -9,11 +9,12 @@
  * DuckDB refuses to re-insert a key deleted earlier in the same transaction, which the task-level replace does.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { TABLES, activateTables, allColumns, type DuckType, type TableDef } from '../normalize/catalog.js';
-import { q } from './quote.js';
+import { TABLES, activateTables } from '../normalize/catalog.js';
+import { allColumns, type DuckType, type TableDef } from '../catalog/table.js';
+import { q } from '../catalog/quote.js';
 import { inTransaction } from './transaction.js';
 
-export { q, lit } from './quote.js';
+export { q, lit } from '../catalog/quote.js';
 
 /**
  * A catalog table's DDL. `derivedIds`: the working file's layout, where a result row's `_id` is computed on read (a
@@ -78,7 +79,7 @@ export async function ensureSchema(conn: DuckDBConnection): Promise<SchemaChange
     for (const col of allColumns(t)) {
       const cur = have.get(col.name);
       if (!cur && col.formerly && have.has(col.formerly)) {
-        // Renamed in the catalog (src/normalize/renamed.ts): the rows keep their values under the new name.
+        // Renamed in the catalog (src/catalog/renamed.ts): the rows keep their values under the new name.
         statements.push(`ALTER TABLE ${q(t.name)} RENAME COLUMN ${q(col.formerly)} TO ${q(col.name)}`);
         changes.push({ table: t.name, column: col.name, action: 'renamed_column', from: col.formerly });
       } else if (!cur) {

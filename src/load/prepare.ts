@@ -6,7 +6,8 @@
  */
 import type { Engines } from '../config/index.js';
 import { isArchiveRecord, isEnvelope, tasksOfEnvelope, tasksOfRecord } from '../archive/records.js';
-import { allColumns, table as tableDef } from '../normalize/catalog.js';
+import { allColumns } from '../catalog/table.js';
+import { table as tableDef } from '../normalize/catalog.js';
 import { normalizeTaskInto, NormalizeStats, type CollectedTask } from '../normalize/extract.js';
 import { Arena, ChunkBuilder, encodeColumn, kindOfTypeName, type ColumnKind, type EncodedColumn } from './column-encode.js';
 import { planLoad } from './plan.js';

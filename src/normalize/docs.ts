@@ -2,7 +2,8 @@
  * The data dictionary (docs/tables.md), rendered from the catalog. A test compares the file with this output, so
  * the dictionary cannot drift from the tables; `seo-etl docs` rewrites it.
  */
-import { AVAILABLE_TABLES, TABLE_BY_NAME, allColumns, childrenOf, type TableDef } from './catalog.js';
+import { AVAILABLE_TABLES, TABLE_BY_NAME, childrenOf } from './catalog.js';
+import { allColumns, type TableDef } from '../catalog/table.js';
 import { ENDPOINTS } from '../api/catalog.js';
 import { FAMILIES } from '../families/index.js';
 import { pgName } from './pg-name.js';

@@ -5,11 +5,11 @@
  */
 import type { ApiTask } from '../api/envelope.js';
 import { parseSeconds, parseTimestamp, timestampHasZone } from '../api/envelope.js';
-import { findEndpoint, type EndpointDef, type ResultKind } from '../api/catalog.js';
+import { findEndpoint } from '../api/catalog.js';
+import { type EndpointDef, type ResultKind } from '../catalog/endpoint.js';
 import { isTaskError } from '../api/status.js';
-import {
-  TABLES, TABLE_BY_NAME, activateTables, keyedParent, inUseOnFirstRow, childrenOf, rootTableFor, columnApplies, EXTRA_COLUMN, type ColumnDef, type TableDef, type DuckType, type RowSource,
-} from './catalog.js';
+import { TABLES, TABLE_BY_NAME, activateTables, inUseOnFirstRow, childrenOf, rootTableFor } from './catalog.js';
+import { keyedParent, columnApplies, EXTRA_COLUMN, type ColumnDef, type TableDef, type DuckType, type RowSource } from '../catalog/table.js';
 import { neutralItemType } from './item-type.js';
 import { jsonText } from './json-text.js';
 

@@ -3,7 +3,8 @@
  * catalog's validateTask, keyed and tagged. A broken rule is reported where the parameter, or the enumeration
  * that produced the value, is written, naming the value's own file and line too.
  */
-import { endpoint, type EndpointDef } from '../api/catalog.js';
+import { endpoint } from '../api/catalog.js';
+import { type EndpointDef } from '../catalog/endpoint.js';
 import { taskPriceRange } from '../api/pricing.js';
 import { validateTask, type ValidationIssue } from '../api/validate.js';
 import type { PositionedIssue } from '../config/yaml.js';

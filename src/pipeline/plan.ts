@@ -3,7 +3,8 @@
  * taskPrice the sandbox bills with) and the shortest time the account's rate limit allows. Spends nothing.
  */
 import { serviceOf } from '../config/service.js';
-import { endpoint, findEndpoint, type EndpointKind } from '../api/catalog.js';
+import { endpoint, findEndpoint } from '../api/catalog.js';
+import { type EndpointKind } from '../catalog/endpoint.js';
 import { isUnpriced } from '../api/pricing.js';
 import type { Config } from '../config/index.js';
 import { PipelineError } from './errors.js';

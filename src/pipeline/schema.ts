@@ -5,7 +5,8 @@
  */
 import path from 'node:path';
 import { isAlias, isMap, isScalar, isSeq, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
-import { ENDPOINTS, STEP_KINDS, findEndpoint, type EndpointDef, type FieldRule } from '../api/catalog.js';
+import { ENDPOINTS, findEndpoint } from '../api/catalog.js';
+import { STEP_KINDS, type EndpointDef, type FieldRule } from '../catalog/endpoint.js';
 import type { Config } from '../config/index.js';
 import type { PositionedIssue } from '../config/yaml.js';
 import { NAME_PATTERN, NAME_RULE } from './key.js';

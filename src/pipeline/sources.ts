@@ -3,12 +3,12 @@
  * queries over the warehouse. Every value keeps where it came from, so a rule it breaks can name its line.
  */
 import { readFileSync } from 'node:fs';
-import type { EndpointDef, FieldRule } from '../api/catalog.js';
+import type { EndpointDef, FieldRule } from '../catalog/endpoint.js';
 import { formatTimestamp } from '../api/envelope.js';
 import type { PositionedIssue } from '../config/yaml.js';
 import { CsvSyntaxError, parseCsv } from './csv.js';
 import { dayOfRunId } from './key.js';
-import { lit } from '../load/quote.js';
+import { lit } from '../catalog/quote.js';
 import type { Axis, EnumeratedValue, Place, SourceSpec } from './types.js';
 
 /** Runs SQL against the warehouse; the orchestrator passes one bound to its connection. */

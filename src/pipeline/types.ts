@@ -1,6 +1,6 @@
 /** The shapes a pipeline file becomes: a validated spec, its enumeration axes and the tasks it expands to. */
 import type { Config } from '../config/index.js';
-import type { EndpointKind } from '../api/catalog.js';
+import type { EndpointKind } from '../catalog/endpoint.js';
 import type { AlertsSpec } from './alerts.js';
 import type { PositionedIssue } from '../config/yaml.js';
 

@@ -8,7 +8,8 @@
  * older files and reads as null. The same statements read the local export and the lake (docs/parquet.md): only
  * the location differs.
  */
-import { allColumns, table as tableDef, type DuckType } from '../normalize/catalog.js';
+import { allColumns, type DuckType } from '../catalog/table.js';
+import { table as tableDef } from '../normalize/catalog.js';
 
 export const ENGINES = ['spark', 'trino', 'bigquery', 'athena', 'snowflake', 'clickhouse'] as const;
 export type Engine = (typeof ENGINES)[number];

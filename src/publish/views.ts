@@ -7,36 +7,16 @@
  * Every view works on an empty warehouse: the preamble creates any missing catalog or ledger table first.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { TABLES, TABLE_BY_NAME, activateTables, allColumns, type TableDef } from '../normalize/catalog.js';
+import { TABLES, TABLE_BY_NAME, activateTables } from '../normalize/catalog.js';
+import { allColumns, type TableDef } from '../catalog/table.js';
 import { LEDGER_DDL } from '../ledger/schema.js';
 import { createTableSql, lit, q, tablesWithRows } from '../load/ddl.js';
 import { FAMILIES } from '../families/index.js';
+import type { ViewColumn, ViewDef } from '../catalog/view.js';
 import { currentEndpointSql } from '../api/catalog.js';
 import { RUN_VIEWS } from './views/runs.js';
-import { snapshotDate, SNAPSHOT_DATE } from './snapshot-date.js';
+import { snapshotDate, SNAPSHOT_DATE } from '../catalog/snapshot-date.js';
 
-export interface ViewColumn { name: string; description: string }
-
-export interface ViewDef {
-  name: string;
-  /** The question the view answers, in the reader's words. */
-  question: string;
-  /** What one row is. */
-  grain: string;
-  /** Notes: where the rows come from, how duplicates are settled. */
-  notes: string;
-  columns: readonly ViewColumn[];
-  /** The SELECT; its output columns are exactly `columns`, in order (a test checks it). */
-  select: string;
-  /** Tables of generated families the view reads: in use (created) wherever views are, so it always compiles. */
-  needs?: readonly string[];
-  /**
-   * In PostgreSQL only: a materialized view of the same name and columns, refreshed by each publish that changes a
-   * table it reads, unique on these columns (what a refresh that readers never wait for needs). For views too heavy
-   * to compute per dashboard query; DuckDB keeps the plain view.
-   */
-  pgMaterializedKey?: readonly string[];
-}
 
 const col = (name: string, description: string): ViewColumn => ({ name, description });
 

@@ -4,7 +4,7 @@
  * not collect has no rows, so no section: the report names no family of its own.
  */
 import { FAMILIES } from '../families/index.js';
-import type { FamilyDef } from '../families/types.js';
+import type { FamilyDef } from '../catalog/family.js';
 import type { Query } from './data.js';
 
 /** Small multiples a chart shows at most, and lines in each. */

@@ -1,10 +1,11 @@
 /** The state every handler shares, and the request as a handler sees it. */
 import type { Config, Engines } from '../config/index.js';
-import type { EndpointDef } from '../api/catalog.js';
+import type { EndpointDef } from '../catalog/endpoint.js';
 import type { SandboxClock } from './clock.js';
 import type { TaskStore } from './store.js';
 import type { Records } from './records.js';
 import type { SandboxAccount } from './account.js';
+import type { LoadedSandboxes } from './family.js';
 
 export interface SandboxSettings {
   completionDelayMs: number;
@@ -30,6 +31,8 @@ export interface SandboxContext {
   account: SandboxAccount;
   /** Generated results kept for reuse (resultVariants), and how many answers came from it. */
   resultCache?: { results: Map<string, unknown[]>; hits: number; misses: number };
+  /** The families' sandbox parts (src/sandbox/families/), loaded when the sandbox starts. */
+  families: LoadedSandboxes;
   /** Called after a task with a callback is stored, so its delivery gets scheduled. */
   onCallbackScheduled(): void;
 }

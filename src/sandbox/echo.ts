@@ -2,7 +2,7 @@
  * The `data` echo of a task: `api`, `function`, `se`, `se_type` of the endpoint, then the posted parameters,
  * plus what the service fills in (location and language codes from names, device and os defaults).
  */
-import type { EndpointDef } from '../api/catalog.js';
+import type { EndpointDef } from '../catalog/endpoint.js';
 import type { Engines } from '../config/index.js';
 import { locationByCode, locationByName, languageCodeOf, defaultLanguageFor, countryOfCoordinate } from './data/locations.js';
 

@@ -1,14 +1,16 @@
 /**
- * The sandbox's part of a family (src/families/<family>/): handlers of its own endpoints, what its live endpoints
+ * The sandbox's part of a family (src/sandbox/families/<family>/): handlers of its own endpoints, what its live endpoints
  * compute, and the result of its completed tasks by result kind. Every family's part is loaded once when a sandbox
- * starts; the routes and the results read the loaded declarations instead of hand-written dispatch tables.
+ * starts (families/index.ts) into the context's `families`; the routes and the results read them from there.
  */
 import type { ApiTask, Envelope } from '../api/envelope.js';
-import type { EndpointDef, ResultKind } from '../api/catalog.js';
+import type { EndpointDef, ResultKind } from '../catalog/endpoint.js';
 import type { ApiRequest, SandboxContext } from './context.js';
-import type { LiveCompute } from './handlers/live.js';
 import type { StoredTask } from './store.js';
-import { FAMILIES } from '../families/index.js';
+
+/** `cost` when the bill depends on the answer (SERP crawl control and options); the price table's otherwise. */
+export type LiveOutcome = { result: unknown[]; cost?: number } | { code: number; message: string };
+export type LiveCompute = (task: Record<string, unknown>, req: ApiRequest, ctx: SandboxContext) => LiveOutcome;
 
 export type Handler = (req: ApiRequest, ctx: SandboxContext) => Envelope;
 
@@ -40,33 +42,4 @@ export interface LoadedSandboxes {
   specialGet: Map<ResultKind, SpecialGet>;
   billed: Map<ResultKind, NonNullable<FamilySandbox['billed']>[string]>;
   fallbacks: NonNullable<FamilySandbox['fallback']>[];
-}
-
-let loaded: LoadedSandboxes | null = null;
-let loading: Promise<LoadedSandboxes> | null = null;
-
-/** Loads every family's sandbox part once (startSandbox awaits it before it listens). */
-export function loadFamilySandboxes(): Promise<LoadedSandboxes> {
-  if (loaded) return Promise.resolve(loaded);
-  loading ??= (async () => {
-    const out: LoadedSandboxes = { handlers: new Map(), live: new Map(), results: new Map(), specialGet: new Map(), billed: new Map(), fallbacks: [] };
-    for (const f of FAMILIES) {
-      if (!f.sandbox) continue;
-      const s = (await f.sandbox()).default;
-      for (const [id, h] of Object.entries(s.handlers ?? {})) out.handlers.set(id, h);
-      for (const [id, c] of Object.entries(s.live ?? {})) out.live.set(id, c);
-      for (const [kind, g] of Object.entries(s.results ?? {})) out.results.set(kind, g);
-      for (const [kind, g] of Object.entries(s.specialGet ?? {})) out.specialGet.set(kind, g);
-      for (const [kind, b] of Object.entries(s.billed ?? {})) out.billed.set(kind, b);
-      if (s.fallback) out.fallbacks.push(s.fallback);
-    }
-    return (loaded = out);
-  })();
-  return loading;
-}
-
-/** The loaded declarations; a sandbox that did not start through startSandbox has none. */
-export function familySandboxes(): LoadedSandboxes {
-  if (!loaded) throw new Error('the families\' sandbox parts are not loaded (startSandbox loads them)');
-  return loaded;
 }

@@ -8,12 +8,12 @@
  * and go now and then. A paged endpoint's answers are pages of one fixed list (offset, or the
  * `search_after_token` / `offset_token` each page carries). Families plug it in as their sandbox part's `fallback`.
  */
-import type { EndpointDef } from '../api/catalog.js';
+import type { EndpointDef } from '../catalog/endpoint.js';
 import type { Envelope } from '../api/envelope.js';
 import { MODELS, modelFields } from '../families/generated.js';
 import type { FamilySandbox, Handler, ResultGenerator } from './family.js';
 import type { SandboxContext } from './context.js';
-import type { LiveCompute } from './handlers/live.js';
+import type { LiveCompute } from './family.js';
 import { Rng, seedOf } from './data/prng.js';
 import { NOUNS, MODIFIERS, BRANDS, TLDS, LOREM, slug } from './data/words.js';
 import { ts } from './data/common.js';

@@ -17,7 +17,7 @@ import { createControls, handleControlRequest, type SandboxControls } from './co
 import type { SandboxContext } from './context.js';
 import { postbackEnvelope } from './postback.js';
 import { SandboxAccount } from './account.js';
-import { loadFamilySandboxes } from './family.js';
+import { loadFamilySandboxes } from './families/index.js';
 
 export type { SandboxClock } from './clock.js';
 export { systemClock, manualClock, clockOnDay } from './clock.js';
@@ -57,7 +57,7 @@ export async function startSandbox(opts: StartSandboxOptions): Promise<Sandbox> 
   const effective: Config = opts.credentials ? { ...config, sandbox: { ...s, login: opts.credentials.login, password: opts.credentials.password } } : config;
   const clock = opts.clock ?? systemClock();
   // The families' answers (their folders' sandbox parts) before the first request.
-  await loadFamilySandboxes();
+  const families = await loadFamilySandboxes();
   const state = opts.stateFile ? TaskJournal.open(opts.stateFile) : undefined;
   const store = new TaskStore(state?.journal);
   if (state) {
@@ -70,6 +70,7 @@ export async function startSandbox(opts: StartSandboxOptions): Promise<Sandbox> 
   const records = new Records();
   const ctx: SandboxContext = {
     config: effective,
+    families,
     engines: config.paths,
     clock,
     store,

@@ -3,7 +3,7 @@
  * `max_output_tokens`), and its `money_spent` at the price table's token prices: the bill then follows the answer,
  * as the live service passes the model's own charge on (docs/api-live.md, AI Optimization prices).
  */
-import type { EndpointDef } from '../api/catalog.js';
+import type { EndpointDef } from '../catalog/endpoint.js';
 import type { PriceTable } from '../config/index.js';
 import { maxTokens, modelPrices, priceRow, roundUsd } from '../api/pricing.js';
 

@@ -1,8 +1,7 @@
 /** The `result` of a completed task, by the result kind of its task_get endpoint; task_get and postbacks share it. */
-import type { EndpointDef } from '../api/catalog.js';
+import type { EndpointDef } from '../catalog/endpoint.js';
 import type { SandboxContext } from './context.js';
 import type { StoredTask } from './store.js';
-import { familySandboxes } from './family.js';
 
 /** Posted parameters with the location and language the service resolved (kept in the echo). */
 export function withLocale<T>(task: StoredTask): T {
@@ -29,7 +28,7 @@ export function taskResult(def: EndpointDef, task: StoredTask, ctx: SandboxConte
  * the other families bill at posting only, and their task_get answers report no cost, as before.
  */
 export function taskBilled(def: EndpointDef, task: StoredTask, ctx: SandboxContext): number {
-  const settle = familySandboxes().billed.get(def.result);
+  const settle = ctx.families.billed.get(def.result);
   if (!settle) return 0;
   const at = task.reparsedAt !== null && ctx.clock.now() >= task.reparsedAt ? task.reparsedAt : task.completeAt;
   return settle(def, task, ctx, at);
@@ -38,7 +37,7 @@ export function taskBilled(def: EndpointDef, task: StoredTask, ctx: SandboxConte
 function generate(def: EndpointDef, task: StoredTask, ctx: SandboxContext, variant?: string): unknown[] {
   // The result describes the SERP as of completion; a re-parse keeps the data and moves `datetime`.
   const at = task.reparsedAt !== null && ctx.clock.now() >= task.reparsedAt ? task.reparsedAt : task.completeAt;
-  const loaded = familySandboxes();
+  const loaded = ctx.families;
   const generator = loaded.results.get(def.result) ?? loaded.fallbacks.map((f) => f(def)?.result).find((g) => g !== undefined);
   if (!generator) throw new Error(`no result generator for ${def.result}`);
   return generator(def, task, ctx, at, variant);

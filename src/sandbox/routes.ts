@@ -2,27 +2,29 @@
  * Which handler answers each catalog endpoint: the family's own handler or live computation where its folder
  * declares one, else the generic handler of the endpoint's kind. Every endpoint of the catalog must have one.
  */
-import type { EndpointDef } from '../api/catalog.js';
+import type { EndpointDef } from '../catalog/endpoint.js';
 import { handleTaskGet, handleTaskPost, handleTasksFixed, handleTasksReady } from './handlers/tasks.js';
 import { handleLive } from './handlers/live.js';
 import { envelope, messageWith, pathSegments, taskObject } from './envelope.js';
-import { familySandboxes, type Handler } from './family.js';
+import type { Handler, LoadedSandboxes } from './family.js';
 
 export type { Handler } from './family.js';
 
 const notImplemented: Handler = (req) =>
   envelope(req.def.version, [taskObject({ code: 50100, message: messageWith(50100, `${req.def.id} is not emulated yet`), startedNs: req.startedNs, path: pathSegments(req.path), data: {}, result: null })], req.startedNs);
 
-const cache = new Map<string, Handler>();
+const cache = new WeakMap<LoadedSandboxes, Map<string, Handler>>();
 
-export function handlerFor(def: EndpointDef): Handler {
-  let h = cache.get(def.id);
-  if (!h) cache.set(def.id, (h = resolve(def)));
+/** The handler of an endpoint, from the families' sandbox parts (resolved once per endpoint). */
+export function handlerFor(def: EndpointDef, loaded: LoadedSandboxes): Handler {
+  let byId = cache.get(loaded);
+  if (!byId) cache.set(loaded, (byId = new Map()));
+  let h = byId.get(def.id);
+  if (!h) byId.set(def.id, (h = resolve(def, loaded)));
   return h;
 }
 
-function resolve(def: EndpointDef): Handler {
-  const loaded = familySandboxes();
+function resolve(def: EndpointDef, loaded: LoadedSandboxes): Handler {
   const fallback = loaded.fallbacks.map((f) => f(def)).find((x) => x !== undefined);
   const own = loaded.handlers.get(def.id) ?? fallback?.handler;
   if (own) return own;

@@ -2,7 +2,7 @@
  * Rules that need the service's reference data, which the catalog's field rules cannot hold: events locations
  * must be ones E10 lists, and the events search is English only. Shaped like validateTask's issues.
  */
-import type { EndpointDef } from '../api/catalog.js';
+import type { EndpointDef } from '../catalog/endpoint.js';
 import type { ValidationIssue } from '../api/validate.js';
 import { locationByCode, locationByName, languageCodeOf } from './data/locations.js';
 

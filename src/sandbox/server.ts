@@ -4,7 +4,7 @@
  * Nothing a client sends may crash it: every step answers an envelope naming the problem.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EndpointDef } from '../api/catalog.js';
+import type { EndpointDef } from '../catalog/endpoint.js';
 import { findEndpoint, matchPath, ENDPOINTS } from '../api/catalog.js';
 import type { Envelope } from '../api/envelope.js';
 import type { SandboxContext, ApiRequest } from './context.js';
@@ -140,7 +140,7 @@ export function createApiHandler(deps: PipelineDeps) {
     }
     const apiReq: ApiRequest = { def, id: match.id, path, query, body, startedNs, now: ctx.clock.now(), taskFault: fault.task50000 };
     // Hand-written answers in the shapes of the client's models (fields they leave out come as null).
-    const env = conformEnvelope(def, handlerFor(def)(apiReq, ctx));
+    const env = conformEnvelope(def, handlerFor(def, ctx.families)(apiReq, ctx));
     answer(res, call, 200, env, { malformed: fault.malformed, dropAfter: fault.dropAfter });
   };
 

@@ -16,7 +16,8 @@ import { clientHttp } from '../helpers/official-client.js';
 import * as dfs from 'dataforseo-client';
 import { model, modelProblems } from '../helpers/client-models.js';
 import { MODELS, type GeneratedFile, type GeneratedOperation } from '../../src/families/generated.js';
-import { matchPath, type FieldRule } from '../../src/api/catalog.js';
+import { matchPath } from '../../src/api/catalog.js';
+import { type FieldRule } from '../../src/catalog/endpoint.js';
 import { loadConfig } from '../../src/config/index.js';
 import { FAMILIES } from '../../src/families/index.js';
 

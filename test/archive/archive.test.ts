@@ -13,7 +13,8 @@ import { Warehouse } from '../../src/load/warehouse.js';
 import { loadConfig } from '../../src/config/index.js';
 import { keywordTask, merchantTask, technologyTask } from '../normalize/fixtures.js';
 import { dumpTables } from '../load/helpers.js';
-import { allColumns, table as tableDef } from '../../src/normalize/catalog.js';
+import { allColumns } from '../../src/catalog/table.js';
+import { table as tableDef } from '../../src/normalize/catalog.js';
 
 const dirs: string[] = [];
 afterEach(() => { while (dirs.length) rmSync(dirs.pop()!, { recursive: true, force: true }); });

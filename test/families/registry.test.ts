@@ -10,7 +10,7 @@ import { FAMILIES } from '../../src/families/index.js';
 import { ENDPOINTS } from '../../src/api/catalog.js';
 import { TABLES, rootTableFor } from '../../src/normalize/catalog.js';
 import { VIEWS } from '../../src/publish/views.js';
-import { loadFamilySandboxes } from '../../src/sandbox/family.js';
+import { loadFamilySandboxes } from '../../src/sandbox/families/index.js';
 import { handlerFor } from '../../src/sandbox/routes.js';
 
 const SRC = new URL('../../src', import.meta.url).pathname;
@@ -51,7 +51,7 @@ describe('the registry', () => {
 
   it('lets the sandbox answer every endpoint from the loaded declarations', async () => {
     const loaded = await loadFamilySandboxes();
-    for (const e of ENDPOINTS) expect(typeof handlerFor(e), e.id).toBe('function');
+    for (const e of ENDPOINTS) expect(typeof handlerFor(e, loaded), e.id).toBe('function');
     // Every task result kind has its generator: a task_get never reaches "no result generator".
     const taskKinds = new Set(ENDPOINTS.filter((e) => e.kind === 'task_get').map((e) => e.result));
     const withoutGenerator = [...taskKinds].filter((k) => !loaded.results.has(k) && !loaded.fallbacks.some((f) => ENDPOINTS.some((e) => e.result === k && f(e)?.result)));
@@ -96,7 +96,7 @@ describe('imports', () => {
     }
   });
 
-  it('keep the declarations free of sandbox code (a family reaches its sandbox part only through sandbox())', () => {
+  it('keep the declarations free of sandbox code (sandbox parts live under src/sandbox/families)', () => {
     const seen = new Set<string>();
     const walk = (f: string) => {
       if (seen.has(f)) return;

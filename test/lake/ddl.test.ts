@@ -12,7 +12,8 @@ import { HiveSQL } from 'dt-sql-parser/dist/parser/hive/index.js';
 import { parse as parseCst } from 'sql-parser-cst';
 import { ddlScript, lakeParquetLocation, tablesCommand } from '../../src/publish/command.js';
 import { ENGINES, externalTableDdl, httpLocation, type Engine } from '../../src/publish/parquet-ddl.js';
-import { TABLES, allColumns } from '../../src/normalize/catalog.js';
+import { TABLES } from '../../src/normalize/catalog.js';
+import { allColumns } from '../../src/catalog/table.js';
 import { ROOT, collectStream } from '../helpers/project.js';
 
 const spark = new SparkSQL();

@@ -7,7 +7,8 @@ import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { parseLakeUrl, type LakeLocation } from '../../src/config/lake.js';
 import { listKeys, readManifest, MANIFEST, SUCCESS, type Manifest } from '../../src/publish/lake/sync.js';
-import { activateTables, allColumns, table as tableDef, TABLES } from '../../src/normalize/catalog.js';
+import { activateTables, table as tableDef, TABLES } from '../../src/normalize/catalog.js';
+import { allColumns } from '../../src/catalog/table.js';
 
 export const lakeAt = (url: string): LakeLocation => {
   const l = parseLakeUrl(url);

@@ -1,7 +1,8 @@
 /** docs/api-live.md `## Limits and account`: tasks_ready's own limit, per-endpoint back-off, rate-limit headers. */
 import { describe, expect, it } from 'vitest';
 import { FakeClock, RateLimiter } from '../../src/queue/index.js';
-import { ENDPOINTS, TASKS_READY_LIMITS } from '../../src/api/catalog.js';
+import { ENDPOINTS } from '../../src/api/catalog.js';
+import { TASKS_READY_LIMITS } from '../../src/catalog/endpoint.js';
 import { ApiClient, rateLimitHeadersOf } from '../../src/api/client.js';
 import { credentialsFor } from '../../src/config/index.js';
 import { start, client, pathOf } from '../sandbox/helpers.js';

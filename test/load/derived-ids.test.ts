@@ -13,7 +13,7 @@ import path from 'node:path';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { WAREHOUSE_STORAGE } from '../../src/load/database.js';
 import { normalizeTask, type CollectedTask } from '../../src/normalize/extract.js';
-import { generateSerpPage } from '../../src/families/serp/data.js';
+import { generateSerpPage } from '../../src/sandbox/families/serp/data.js';
 import { table as tableDef } from '../../src/normalize/catalog.js';
 import { createTableSql } from '../../src/load/ddl.js';
 import { publishWarehouse } from '../../src/publish/index.js';

@@ -1,5 +1,6 @@
 import type { Warehouse } from '../../src/load/warehouse.js';
-import { TABLES, allColumns } from '../../src/normalize/catalog.js';
+import { TABLES } from '../../src/normalize/catalog.js';
+import { allColumns } from '../../src/catalog/table.js';
 
 /** Every catalog table's rows (all columns but `_loaded_at`), sorted by `_id`, as JSON-able values. */
 export async function dumpTables(wh: Warehouse, opts: { withLoadedAt?: boolean } = {}): Promise<Record<string, unknown[]>> {

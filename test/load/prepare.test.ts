@@ -12,7 +12,7 @@ import { loadArchiveFiles } from '../../src/load/archive-load.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { tasksOfLine } from '../../src/load/prepare.js';
 import { TABLES } from '../../src/normalize/catalog.js';
-import { q } from '../../src/load/quote.js';
+import { q } from '../../src/catalog/quote.js';
 import { ENGINES, generateArchive } from '../../src/bench/load.js';
 import { writeSerpNight } from '../../src/bench/serp-nights.js';
 import type { CollectedTask } from '../../src/normalize/extract.js';

@@ -4,7 +4,8 @@
  */
 import { describe, expect, test } from 'vitest';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { AVAILABLE_TABLES, TABLE_BY_NAME, allColumns } from '../../src/normalize/catalog.js';
+import { AVAILABLE_TABLES, TABLE_BY_NAME } from '../../src/normalize/catalog.js';
+import { allColumns } from '../../src/catalog/table.js';
 import { createTableSql, ensureSchema } from '../../src/load/ddl.js';
 
 describe('the column named table', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { TABLES, catalogProblems, rootTableFor, allColumns } from '../../src/normalize/catalog.js';
+import { TABLES, catalogProblems, rootTableFor } from '../../src/normalize/catalog.js';
+import { allColumns } from '../../src/catalog/table.js';
 import { familyTableDocs, renderTablesDoc } from '../../src/normalize/docs.js';
 import { ENDPOINTS } from '../../src/api/catalog.js';
 import { neutralItemType } from '../../src/normalize/item-type.js';

@@ -1,12 +1,12 @@
 /** Collected tasks built from the sandbox's pure data generators, plus helpers shared by the area's tests. */
 import type { CollectedTask } from '../../src/normalize/extract.js';
-import { generateKeywordData } from '../../src/families/keywords_data/data.js';
-import { generateMerchant } from '../../src/families/merchant/data.js';
-import { domainItem } from '../../src/families/domain_analytics/data.js';
-import { generateResources } from '../../src/families/on_page/data.js';
-import { generateEventsSerp, generateEventsHtml } from '../../src/families/serp/events-data.js';
+import { generateKeywordData } from '../../src/sandbox/families/keywords_data/data.js';
+import { generateMerchant } from '../../src/sandbox/families/merchant/data.js';
+import { domainItem } from '../../src/sandbox/families/domain_analytics/data.js';
+import { generateResources } from '../../src/sandbox/families/on_page/data.js';
+import { generateEventsSerp, generateEventsHtml } from '../../src/sandbox/families/serp/events-data.js';
 import { EVENTS_LOCATIONS } from '../../src/sandbox/data/locations.js';
-import { generateParaphrase } from '../../src/families/content_generation/data.js';
+import { generateParaphrase } from '../../src/sandbox/families/content_generation/data.js';
 
 export const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { coerce, normalizeTask, NormalizeStats, tablesOfTask, type Row } from '../../src/normalize/extract.js';
-import { TABLE_BY_NAME, allColumns } from '../../src/normalize/catalog.js';
+import { TABLE_BY_NAME } from '../../src/normalize/catalog.js';
+import { allColumns } from '../../src/catalog/table.js';
 import { task, keywordTask, merchantTask, technologyTask, onpageTask, eventsTask, eventsHtmlTask, listTasks } from './fixtures.js';
 
 const ctx = { runId: 'run-1', loadedAt: new Date('2026-01-15T12:00:00Z'), engines: ['engine_a'] };

@@ -17,7 +17,8 @@ import { loadArchiveFiles } from '../../src/load/archive-load.js';
 import { nightRunId, recordRun, writeSerpNight } from '../../src/bench/serp-nights.js';
 import { startDuckdbReader } from '../helpers/duckdb-reader.js';
 import { keywordTask } from '../normalize/fixtures.js';
-import { TABLE_BY_NAME, allColumns } from '../../src/normalize/catalog.js';
+import { TABLE_BY_NAME } from '../../src/normalize/catalog.js';
+import { allColumns } from '../../src/catalog/table.js';
 
 const KEYWORDS = 5;
 

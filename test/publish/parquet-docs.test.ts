@@ -3,7 +3,8 @@ import { describe, expect, test } from 'vitest';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DOC_EXAMPLE, ENGINES, PARQUET_TYPES, externalTableDdl, renderTypeTable } from '../../src/publish/parquet-ddl.js';
-import { TABLES, allColumns } from '../../src/normalize/catalog.js';
+import { TABLES } from '../../src/normalize/catalog.js';
+import { allColumns } from '../../src/catalog/table.js';
 import { ROOT } from '../helpers/project.js';
 
 const doc = readFileSync(path.join(ROOT, 'docs', 'parquet.md'), 'utf8');

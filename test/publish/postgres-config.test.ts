@@ -10,7 +10,8 @@ import path from 'node:path';
 import { loadConfig } from '../../src/config/index.js';
 import { redactText, redactUrl } from '../../src/publish/postgres/config.js';
 import { catalogTable, catalogTables, createTableSql, pgIdent, viewSqlForPostgres } from '../../src/publish/postgres/sql.js';
-import { AVAILABLE_TABLES, TABLES, allColumns } from '../../src/normalize/catalog.js';
+import { AVAILABLE_TABLES, TABLES } from '../../src/normalize/catalog.js';
+import { allColumns } from '../../src/catalog/table.js';
 import { ROOT } from '../helpers/project.js';
 
 const configError = (fn: () => unknown): string => {

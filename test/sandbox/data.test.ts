@@ -1,9 +1,9 @@
 /** Result shapes field by field, determinism, coverage of every item type, filters and paging. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { start, client, pathOf, TIMESTAMP, ZERO, type Started } from './helpers.js';
-import { generateKeywordData } from '../../src/families/keywords_data/data.js';
-import { generateMerchant } from '../../src/families/merchant/data.js';
-import { GROUP_NAMES } from '../../src/families/domain_analytics/technologies.js';
+import { generateKeywordData } from '../../src/sandbox/families/keywords_data/data.js';
+import { generateMerchant } from '../../src/sandbox/families/merchant/data.js';
+import { GROUP_NAMES } from '../../src/sandbox/families/domain_analytics/technologies.js';
 
 let s: Started;
 let api: ReturnType<typeof client>;

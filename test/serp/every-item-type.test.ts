@@ -13,7 +13,7 @@ import { warehousePaths } from '../../src/publish/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { TABLES } from '../../src/normalize/catalog.js';
 import { SERP_CLASS_FIELDS, SERP_ITEM_CLASSES, SERP_FIELD_TYPES } from '../../src/families/serp/models.generated.js';
-import { typeNameOf } from '../../src/families/serp/shape.js';
+import { typeNameOf } from '../../src/sandbox/families/serp/shape.js';
 import { queryFile } from '../helpers/project.js';
 
 const dirs: string[] = [];

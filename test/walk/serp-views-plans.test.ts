@@ -21,7 +21,8 @@ import { READER_SETTINGS, serpNextNight, serpYearPublish } from '../../src/bench
 import { SERP_VIEWS } from '../../src/families/serp/views.js';
 import { materializedName, viewSqlForPostgres } from '../../src/publish/postgres/sql.js';
 import { publishToPostgres } from '../../src/publish/postgres/index.js';
-import { AVAILABLE_TABLES, allColumns } from '../../src/normalize/catalog.js';
+import { AVAILABLE_TABLES } from '../../src/normalize/catalog.js';
+import { allColumns } from '../../src/catalog/table.js';
 import { ROOT } from '../helpers/project.js';
 
 let pgs: TestPostgres;

@@ -1,5 +1,5 @@
 /** AI Optimization: LLM mentions of brands and domains, each vendor's LLM responses, the LLM scraper, AI keyword data. Declared from the generated declarations. */
-import type { FamilyDef } from '../types.js';
+import type { FamilyDef } from '../../catalog/family.js';
 import { generatedEndpoints, generatedTables, type GeneratedFile } from '../generated.js';
 import { AI_VIEWS } from './views.js';
 import FILE from '../generated/ai_optimization.json' with { type: 'json' };
@@ -21,6 +21,5 @@ const family: FamilyDef = {
     'ai_optimization.perplexity.llm_responses.live': 30,
     'ai_optimization.ai_keyword_data.': 30,
   },
-  sandbox: () => import('../../sandbox/generated.js'),
 };
 export default family;

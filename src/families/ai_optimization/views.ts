@@ -1,5 +1,5 @@
 /** Views over the AI Optimization tables (declared like the others in src/publish/views.ts). */
-import type { ViewDef } from '../../publish/views.js';
+import type { ViewDef } from '../../catalog/view.js';
 
 const col = (name: string, description: string) => ({ name, description });
 

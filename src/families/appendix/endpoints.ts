@@ -3,7 +3,7 @@
  * the credentials and tells the balance and limits (`seo-etl check`); webhook_resend re-sends the pingbacks and
  * postbacks of up to 100 given tasks without charging them again.
  */
-import type { EndpointDef } from '../../api/catalog.js';
+import type { EndpointDef } from '../../catalog/endpoint.js';
 
 const VERSION = '0.1.20240801';
 

@@ -1,5 +1,5 @@
 /** The account: user_data and webhook_resend (free). */
-import type { FamilyDef } from '../types.js';
+import type { FamilyDef } from '../../catalog/family.js';
 import { completeFamily, livePath, type GeneratedFile } from '../generated.js';
 import FILE from '../generated/appendix.json' with { type: 'json' };
 import { APPENDIX_ENDPOINTS } from './endpoints.js';
@@ -14,6 +14,5 @@ const family: FamilyDef = {
   endpoints,
   tables: APPENDIX_TABLES,
   onDemandTables,
-  sandbox: () => import('./sandbox.js'),
 };
 export default family;

@@ -1,6 +1,6 @@
 /** The account (appendix/user_data, live service): what `seo-etl check` reads, when a user_data answer is loaded. */
-import type { TableDef } from '../../normalize/catalog.js';
-import { c } from '../../normalize/declare.js';
+import type { TableDef } from '../../catalog/table.js';
+import { c } from '../../catalog/declare.js';
 
 export const APPENDIX_TABLES: readonly TableDef[] = [
   {

@@ -1,5 +1,5 @@
 /** Backlinks: summaries, backlinks, anchors, referring domains and their history. Declared from the generated declarations. */
-import type { FamilyDef } from '../types.js';
+import type { FamilyDef } from '../../catalog/family.js';
 import { generatedEndpoints, generatedTables, type GeneratedFile } from '../generated.js';
 import { BACKLINKS_REPORT, BACKLINKS_VIEWS } from './views.js';
 import FILE from '../generated/backlinks.json' with { type: 'json' };
@@ -14,6 +14,5 @@ const family: FamilyDef = {
   onDemandTables: generatedTables(file, endpoints),
   views: BACKLINKS_VIEWS,
   report: BACKLINKS_REPORT,
-  sandbox: () => import('../../sandbox/generated.js'),
 };
 export default family;

@@ -1,5 +1,5 @@
 /** Content generation: paraphrase (E6). The official client has no such family: the id is the family's own (docs/architecture.md, "Endpoint ids"). */
-import type { EndpointDef } from '../../api/catalog.js';
+import type { EndpointDef } from '../../catalog/endpoint.js';
 import { TAG } from '../fields.js';
 
 export const CONTENT_GENERATION_ENDPOINTS: readonly EndpointDef[] = [

@@ -1,5 +1,5 @@
 /** Content generation: paraphrase. */
-import type { FamilyDef } from '../types.js';
+import type { FamilyDef } from '../../catalog/family.js';
 import { CONTENT_GENERATION_ENDPOINTS } from './endpoints.js';
 import { CONTENT_GENERATION_TABLES } from './tables.js';
 
@@ -8,6 +8,5 @@ const family: FamilyDef = {
   description: 'Texts generated from a text: paraphrase.',
   endpoints: CONTENT_GENERATION_ENDPOINTS,
   tables: CONTENT_GENERATION_TABLES,
-  sandbox: () => import('./sandbox.js'),
 };
 export default family;

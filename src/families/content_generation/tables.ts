@@ -1,6 +1,6 @@
 /** Paraphrase results (E6). */
-import type { TableDef } from '../../normalize/catalog.js';
-import { c } from '../../normalize/declare.js';
+import type { TableDef } from '../../catalog/table.js';
+import { c } from '../../catalog/declare.js';
 
 export const CONTENT_GENERATION_TABLES: readonly TableDef[] = [
   {

@@ -2,7 +2,7 @@
  * DataForSEO Labs (Google, Bing, Amazon, app stores): ranked keywords, competitors, keyword ideas, domain
  * overviews. Declared from the generated declarations; Labs allows 30 requests in flight at once (docs/api-live.md).
  */
-import type { FamilyDef } from '../types.js';
+import type { FamilyDef } from '../../catalog/family.js';
 import { generatedEndpoints, generatedTables, type GeneratedFile } from '../generated.js';
 import { LABS_REPORT, LABS_VIEWS } from './views.js';
 import FILE from '../generated/dataforseo_labs.json' with { type: 'json' };
@@ -18,6 +18,5 @@ const family: FamilyDef = {
   views: LABS_VIEWS,
   report: LABS_REPORT,
   inFlight: 30,
-  sandbox: () => import('../../sandbox/generated.js'),
 };
 export default family;

@@ -1,5 +1,5 @@
 /** Domain analytics: errors (E13) and domains by HTML terms (E14). */
-import type { EndpointDef } from '../../api/catalog.js';
+import type { EndpointDef } from '../../catalog/endpoint.js';
 import { TAG } from '../fields.js';
 
 const HTML_TERMS_OPERATORS = ['<', '<=', '>', '>=', '=', '<>', 'in', 'not_in', 'like', 'not_like'] as const;

@@ -1,5 +1,5 @@
 /** Domain analytics: errors and domains by HTML terms. */
-import type { FamilyDef } from '../types.js';
+import type { FamilyDef } from '../../catalog/family.js';
 import { completeFamily, livePath, type GeneratedFile } from '../generated.js';
 import FILE from '../generated/domain_analytics.json' with { type: 'json' };
 import { DOMAIN_ANALYTICS_ENDPOINTS } from './endpoints.js';
@@ -16,6 +16,5 @@ const family: FamilyDef = {
   onDemandTables,
   // Live Whois and Technologies requests: 30 at once (docs/api-live.md, Domain Analytics limits).
   inFlight: 30,
-  sandbox: () => import('./sandbox.js'),
 };
 export default family;

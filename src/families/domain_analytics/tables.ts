@@ -1,6 +1,6 @@
 /** Domain analytics: errors (E13) and domains by HTML terms (E14). */
-import type { TableDef } from '../../normalize/catalog.js';
-import { c, ts, scalarChild, ITEM_TYPE } from '../../normalize/declare.js';
+import type { TableDef } from '../../catalog/table.js';
+import { c, ts, scalarChild, ITEM_TYPE } from '../../catalog/declare.js';
 
 export const DOMAIN_ANALYTICS_TABLES: readonly TableDef[] = [
   {

@@ -3,7 +3,7 @@
  * replaced the legacy keyword family. Request rules, limits and paths as the live service documents them (sources
  * in docs/api-live.md, "Keyword data"); spread into ENDPOINTS by the catalog.
  */
-import type { CrossRule, EndpointDef, FieldRule } from '../../api/catalog.js';
+import type { CrossRule, EndpointDef, FieldRule } from '../../catalog/endpoint.js';
 
 /** The `version` the sandbox answers this family with (the live service's examples show 0.1.2021xxxx strings). */
 const VERSION = '0.1.20211130';

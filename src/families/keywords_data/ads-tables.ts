@@ -3,8 +3,8 @@
  * columns below are added to it); ad traffic forecasts and the free lists have tables of their own. Field names
  * and types follow the official client's models (docs/api-live.md, "Keyword data").
  */
-import type { ColumnDef, DuckType, TableDef } from '../../normalize/catalog.js';
-import { LOCATION_COLUMNS } from '../../normalize/declare.js';
+import type { ColumnDef, DuckType, TableDef } from '../../catalog/table.js';
+import { LOCATION_COLUMNS } from '../../catalog/declare.js';
 
 const c = (name: string, type: DuckType, description: string, path: string = name): ColumnDef => ({ name, type, path, description });
 

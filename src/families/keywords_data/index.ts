@@ -1,5 +1,5 @@
 /** Keywords data: the legacy keyword family and the ads-based keyword API. */
-import type { FamilyDef } from '../types.js';
+import type { FamilyDef } from '../../catalog/family.js';
 import { LEGACY_KEYWORD_ENDPOINTS } from './legacy-endpoints.js';
 import { KEYWORDS_ADS_ENDPOINTS } from './ads-endpoints.js';
 import { KEYWORD_DATA_TABLES } from './legacy-tables.js';
@@ -22,6 +22,5 @@ const family: FamilyDef = {
   onDemandTables,
   taskColumns: KEYWORDS_ADS_TASK_COLUMNS,
   views: KEYWORD_VIEWS,
-  sandbox: () => import('./sandbox.js'),
 };
 export default family;

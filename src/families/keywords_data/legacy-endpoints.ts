@@ -2,7 +2,7 @@
  * The legacy keyword family (E1-E3; its task_post endpoints are designed: docs/api-designed.md). The official client
  * has no operation on these paths (retired live), so they keep their own ids (docs/architecture.md, "Endpoint ids").
  */
-import type { EndpointDef, FieldRule } from '../../api/catalog.js';
+import type { EndpointDef, FieldRule } from '../../catalog/endpoint.js';
 import { CALLBACKS, LOCATION, TAG } from '../fields.js';
 
 const keywordTaskFields = {

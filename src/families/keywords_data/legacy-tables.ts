@@ -1,6 +1,6 @@
 /** Keyword metrics of both keyword APIs (legacy E1, E2 and the ads-based API): one table, each API's competition in its own terms. */
-import type { TableDef } from '../../normalize/catalog.js';
-import { c, scalarChild } from '../../normalize/declare.js';
+import type { TableDef } from '../../catalog/table.js';
+import { c, scalarChild } from '../../catalog/declare.js';
 
 import { KEYWORDS_ADS_METRIC_COLUMNS } from './ads-tables.js';
 

@@ -1,5 +1,5 @@
 /** Views over the keyword tables of both keyword APIs (declared like the others in views.ts). */
-import type { ViewDef } from '../../publish/views.js';
+import type { ViewDef } from '../../catalog/view.js';
 import { KEYWORDS_ADS_ENDPOINTS } from './ads-endpoints.js';
 
 const col = (name: string, description: string) => ({ name, description });

@@ -1,5 +1,5 @@
 /** Merchant shopping results (E8, E9; task_post designed, the HTML variant from the live service). */
-import type { EndpointDef } from '../../api/catalog.js';
+import type { EndpointDef } from '../../catalog/endpoint.js';
 import { CALLBACKS, LOCATION, TAG } from '../fields.js';
 
 /** The client's ids (`merchant.google.products...`); older versions named them `merchant.products...`. */

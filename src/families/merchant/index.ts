@@ -1,5 +1,5 @@
 /** Merchant: shopping results. */
-import type { FamilyDef } from '../types.js';
+import type { FamilyDef } from '../../catalog/family.js';
 import { completeFamily, livePath, type GeneratedFile } from '../generated.js';
 import FILE from '../generated/merchant.json' with { type: 'json' };
 import { MERCHANT_ENDPOINTS } from './endpoints.js';
@@ -14,6 +14,5 @@ const family: FamilyDef = {
   endpoints,
   tables: MERCHANT_TABLES,
   onDemandTables,
-  sandbox: () => import('./sandbox.js'),
 };
 export default family;

@@ -1,6 +1,6 @@
 /** Merchant shopping results (E9) and their HTML pages. */
-import type { ColumnDef, TableDef } from '../../normalize/catalog.js';
-import { c, ts, scalarChild, ITEM_TYPE, SERP_RESULT_HEAD, htmlTables } from '../../normalize/declare.js';
+import type { ColumnDef, TableDef } from '../../catalog/table.js';
+import { c, ts, scalarChild, ITEM_TYPE, SERP_RESULT_HEAD, htmlTables } from '../../catalog/declare.js';
 
 function rating(prefix: 'product_rating' | 'shop_rating', what: string): ColumnDef[] {
   return [

@@ -1,5 +1,5 @@
 /** On-page: the resources of a crawl task (E7). */
-import type { EndpointDef } from '../../api/catalog.js';
+import type { EndpointDef } from '../../catalog/endpoint.js';
 import { FILTER_OPERATORS, TAG } from '../fields.js';
 
 export const ON_PAGE_ENDPOINTS: readonly EndpointDef[] = [

@@ -1,5 +1,5 @@
 /** On-page: crawl results. */
-import type { FamilyDef } from '../types.js';
+import type { FamilyDef } from '../../catalog/family.js';
 import { completeFamily, livePath, type GeneratedFile } from '../generated.js';
 import FILE from '../generated/on_page.json' with { type: 'json' };
 import { ON_PAGE_ENDPOINTS } from './endpoints.js';
@@ -16,6 +16,5 @@ const family: FamilyDef = {
   endpoints,
   tables: ON_PAGE_TABLES,
   onDemandTables: [...ON_PAGE_ITEM_TABLES, ...onDemandTables],
-  sandbox: () => import('./sandbox.js'),
 };
 export default family;

@@ -1,6 +1,6 @@
 /** On-page resources (E7). */
-import type { ColumnDef, TableDef } from '../../normalize/catalog.js';
-import { c, ts } from '../../normalize/declare.js';
+import type { ColumnDef, TableDef } from '../../catalog/table.js';
+import { c, ts } from '../../catalog/declare.js';
 import { ownFieldTables } from '../generated.js';
 
 /** Columns of every resource, whatever its type; a type's own fields are in `onpage_resources__items__<type>`. */

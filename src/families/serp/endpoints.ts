@@ -5,8 +5,8 @@
  * from configuration. The client lacks a few of them, which keep ids of the same form: the Bing local pack, Google
  * Maps' html variants and Baidu's live regular (test/families/dialect.test.ts lists them).
  */
-import type { EndpointDef, FieldRule, CrossRule } from '../../api/catalog.js';
-import type { EngineToken } from '../../config/index.js';
+import type { EndpointDef, FieldRule, CrossRule } from '../../catalog/endpoint.js';
+import type { EngineToken } from '../../catalog/endpoint.js';
 import { SERP_REQUEST_MODELS } from './models.generated.js';
 
 export type SerpVariant = 'regular' | 'advanced' | 'html';

@@ -2,7 +2,7 @@
  * The SERP endpoint list (E5) and the events search (E10-E12; result structure designed: docs/api-designed.md).
  * The official client has none of them: they keep the family's own ids (docs/architecture.md, "Endpoint ids").
  */
-import type { EndpointDef } from '../../api/catalog.js';
+import type { EndpointDef } from '../../catalog/endpoint.js';
 import { CALLBACKS, LOCATION, TAG } from '../fields.js';
 
 export const EVENTS_ENDPOINTS: readonly EndpointDef[] = [

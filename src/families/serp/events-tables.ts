@@ -3,8 +3,8 @@
  * docs/api-designed.md). Regular and advanced results of a task share the table: a task's rows are those of the
  * variant collected last (see `tasks.endpoint_id`).
  */
-import type { TableDef } from '../../normalize/catalog.js';
-import { c, ts, ITEM_TYPE, SERP_RESULT_HEAD, htmlTables, LOCATION_COLUMNS } from '../../normalize/declare.js';
+import type { TableDef } from '../../catalog/table.js';
+import { c, ts, ITEM_TYPE, SERP_RESULT_HEAD, htmlTables, LOCATION_COLUMNS } from '../../catalog/declare.js';
 
 export const EVENTS_TABLES: readonly TableDef[] = [
   {
@@ -33,7 +33,7 @@ export const EVENTS_TABLES: readonly TableDef[] = [
     ],
   },
 
-  // Events SERP (structure designed in docs/api-designed.md / src/families/serp/events-data.ts). Regular and advanced
+  // Events SERP (structure designed in docs/api-designed.md / src/sandbox/families/serp/events-data.ts). Regular and advanced
   // results of a task share the table: a task's rows are those of the variant collected last (see `tasks.endpoint_id`).
   {
     name: 'events_serp', parent: null, resultKind: 'events_serp', extra: true,

@@ -1,5 +1,5 @@
 /** SERP: result pages of every engine and type, the endpoint list and the events search. */
-import type { FamilyDef } from '../types.js';
+import type { FamilyDef } from '../../catalog/family.js';
 import { SERP_ENDPOINTS } from './endpoints.js';
 import { EVENTS_ENDPOINTS } from './events-endpoints.js';
 import { SERP_TABLES } from './tables.js';
@@ -21,6 +21,5 @@ const family: FamilyDef = {
   tables,
   onDemandTables,
   views: SERP_VIEWS,
-  sandbox: () => import('./emulator.js'),
 };
 export default family;

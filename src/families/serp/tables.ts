@@ -5,9 +5,9 @@
  * the others, and nested lists are child tables that apply to their item types only. An item type the catalog
  * does not know keeps its common columns and the rest of the item in `extra`, and is counted in the run summary.
  */
-import type { ColumnDef, DuckType, TableDef } from '../../normalize/catalog.js';
-import { RENAMED_FIELDS } from '../../normalize/renamed.js';
-import { c, ts, scalarChild as scalars } from '../../normalize/declare.js';
+import type { ColumnDef, DuckType, TableDef } from '../../catalog/table.js';
+import { RENAMED_FIELDS } from '../../catalog/renamed.js';
+import { c, ts, scalarChild as scalars } from '../../catalog/declare.js';
 import { SERP_CLASS_FIELDS, SERP_FIELD_TYPES, SERP_ITEM_CLASSES } from './models.generated.js';
 
 const json = (name: string, description: string, path: string = name): ColumnDef => c(name, 'JSON', description, path, 'json');

@@ -4,8 +4,8 @@
  * what AI Overviews cite; each domain's share of voice; and, for the domains a pipeline tracks (`targets:`), a row
  * for every day whether they ranked or not.
  */
-import type { ViewDef, ViewColumn } from '../../publish/views.js';
-import { lit } from '../../load/quote.js';
+import type { ViewDef, ViewColumn } from '../../catalog/view.js';
+import { lit } from '../../catalog/quote.js';
 import { SERP_ITEM_TYPES } from './tables.js';
 import { countsFor } from './tracked.js';
 

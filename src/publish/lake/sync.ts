@@ -25,7 +25,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import PQueue from 'p-queue';
 import type { LakeLocation } from '../../config/lake.js';
 import { createDuckdb } from '../../load/threads.js';
-import { lit } from '../../load/quote.js';
+import { lit } from '../../catalog/quote.js';
 
 export const MANIFEST = '_manifest.json';
 export const SUCCESS = '_SUCCESS';

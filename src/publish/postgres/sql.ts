@@ -4,10 +4,12 @@
  * portable except for what `viewSqlForPostgres` rewrites and the few DuckDB functions `compatFunctions` defines
  * in the schema (any_value, arg_min, median, ...), so one definition serves both engines.
  */
-import { TABLES, allColumns, type TableDef } from '../../normalize/catalog.js';
-import { VIEWS, catalogComments, viewStatements, type ViewDef } from '../views.js';
+import { TABLES } from '../../normalize/catalog.js';
+import { allColumns, type TableDef } from '../../catalog/table.js';
+import { VIEWS, catalogComments, viewStatements } from '../views.js';
+import { type ViewDef } from '../../catalog/view.js';
 
-import { q, lit } from '../../load/quote.js';
+import { q, lit } from '../../catalog/quote.js';
 import { pgName } from '../../normalize/pg-name.js';
 
 // The one quoting of identifiers and literals: PostgreSQL's and DuckDB's are the same.

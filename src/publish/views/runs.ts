@@ -1,7 +1,7 @@
 /** Views over a run's own footprint (rows per table, calls per minute) that the run report draws beside v_runs. */
 import { TABLES } from '../../normalize/catalog.js';
 import { q } from '../../load/ddl.js';
-import type { ViewDef } from '../views.js';
+import type { ViewDef } from '../../catalog/view.js';
 
 const col = (name: string, description: string) => ({ name, description });
 

@@ -12,10 +12,8 @@ import { elapsed, envelope, messageWith, pathSegments, taskObject } from '../env
 import { rejectedEcho } from '../echo.js';
 import { FilterError } from '../filters.js';
 import { issuesStatus } from './tasks.js';
+import type { LiveCompute, LiveOutcome } from '../family.js';
 
-/** `cost` when the bill depends on the answer (SERP crawl control and options); the price table's otherwise. */
-export type LiveOutcome = { result: unknown[]; cost?: number } | { code: number; message: string };
-export type LiveCompute = (task: Record<string, unknown>, req: ApiRequest, ctx: SandboxContext) => LiveOutcome;
 
 export function handleLive(req: ApiRequest, ctx: SandboxContext, compute: LiveCompute): Envelope {
   const { def } = req;

@@ -1,6 +1,7 @@
 /** The task families' endpoints: task_post, tasks_ready, task_get and tasks_fixed, all driven by the catalog. */
 import type { ApiTask, Envelope } from '../../api/envelope.js';
-import { ENDPOINTS, findEndpoint, resolvePath, type EndpointDef } from '../../api/catalog.js';
+import { ENDPOINTS, findEndpoint, resolvePath } from '../../api/catalog.js';
+import { type EndpointDef } from '../../catalog/endpoint.js';
 import { validateTask } from '../../api/validate.js';
 import { taskPrice } from '../../api/pricing.js';
 import { formatTimestamp } from '../../api/envelope.js';

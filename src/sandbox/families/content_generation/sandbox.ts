@@ -1,6 +1,6 @@
 /** E6: paraphrase, live. */
-import type { FamilySandbox } from '../../sandbox/family.js';
-import type { LiveCompute } from '../../sandbox/handlers/live.js';
+import type { FamilySandbox } from '../../family.js';
+import type { LiveCompute } from '../../family.js';
 import { generateParaphrase } from './data.js';
 
 export const computeParaphrase: LiveCompute = (task) => ({

@@ -4,11 +4,11 @@
  * default order (domain_rank desc) is the index order: ranks fall with i, and the last 3% have no rank (null).
  * A cheap projection (`domainLight`) carries the sortable fields, for filtering and sorting large sets.
  */
-import { Rng, hashString } from '../../sandbox/data/prng.js';
-import { TLDS, NOUNS, BRANDS, LOREM, slug } from '../../sandbox/data/words.js';
+import { Rng, hashString } from '../../data/prng.js';
+import { TLDS, NOUNS, BRANDS, LOREM, slug } from '../../data/words.js';
 import { generateTechnologies, GROUP_NAMES } from './technologies.js';
-import { ts } from '../../sandbox/data/common.js';
-import { DAY_MS } from '../../sandbox/clock.js';
+import { ts } from '../../data/common.js';
+import { DAY_MS } from '../../clock.js';
 
 export interface DomainQuery {
   search_terms: string[];

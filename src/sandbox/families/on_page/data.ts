@@ -3,9 +3,9 @@
  * 00000000-0000-0000-0000-NNNNNNNNNNNN (decimal digits) crawls N resources, at most 100,000 (a test handle:
  * ...-000000025000 gives 25,000); any other id 30 to 999. Every resource type, check key, error and warning code appears across a crawl.
  */
-import { Rng, hashString } from '../../sandbox/data/prng.js';
-import { NOUNS, TLDS, slug } from '../../sandbox/data/words.js';
-import { ts } from '../../sandbox/data/common.js';
+import { Rng, hashString } from '../../data/prng.js';
+import { NOUNS, TLDS, slug } from '../../data/words.js';
+import { ts } from '../../data/common.js';
 
 export const RESOURCE_TYPES = ['script', 'image', 'stylesheet', 'broken'] as const;
 export const MAX_CRAWL_RESOURCES = 100_000;

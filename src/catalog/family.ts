@@ -1,12 +1,12 @@
 /**
  * What a family of the API declares in its folder (src/families/<family>/index.ts). The registry
  * (src/families/registry.ts) lists the families; the endpoint catalog, the validator, pricing, the limiter's
- * sub-limits, the table catalog and its DDL, the views, the docs and the sandbox's routes all derive from it.
+ * sub-limits, the table catalog and its DDL, the views, the docs and the sandbox's routes all derive from it. The sandbox's answers for a family
+ * live apart, under src/sandbox/families/.
  */
-import type { EndpointDef } from '../api/catalog.js';
-import type { ColumnDef, TableDef } from '../normalize/catalog.js';
-import type { ViewDef } from '../publish/views.js';
-import type { FamilySandbox } from '../sandbox/family.js';
+import type { EndpointDef } from './endpoint.js';
+import type { ColumnDef, TableDef } from './table.js';
+import type { ViewDef } from './view.js';
 
 export interface FamilyDef {
   /** The family's name: its path root (`/v3/<name>/...`), as the live service's `data.api` says it. */
@@ -29,11 +29,6 @@ export interface FamilyDef {
    * responses: 30); the longest prefix an endpoint id starts with is its group, instead of `inFlight`.
    */
   inFlightBy?: Readonly<Record<string, number>>;
-  /**
-   * The sandbox's answers for the family, loaded when a sandbox starts: the declarations above never import
-   * sandbox code, so the catalog and the sandbox do not import each other.
-   */
-  sandbox?: () => Promise<{ default: FamilySandbox }>;
 }
 
 /**

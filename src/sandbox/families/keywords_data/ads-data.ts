@@ -3,9 +3,9 @@
  * metrics for search_volume, keywords_for_site and keywords_for_keywords, and ad traffic forecasts. Built on the
  * legacy generator's keywords and volumes; the same task gives the same rows.
  */
-import { Rng } from '../../sandbox/data/prng.js';
+import { Rng } from '../../data/prng.js';
 import { generateKeywordData, keywordItem, lastTwelveMonths, type KeywordDataItem, type MonthlySearch } from './data.js';
-import { parseDate } from '../../api/validate.js';
+import { parseDate } from '../../../api/validate.js';
 
 export interface AdsKeywordItem {
   keyword: string;

@@ -4,9 +4,9 @@
  * optional shape: carousel elements with and without special offers, delivery with and without a price,
  * ratings of each type, related searches.
  */
-import { Rng } from '../../sandbox/data/prng.js';
-import { ADJECTIVES, BRANDS, SELLERS, TLDS, CURRENCIES, MODIFIERS, slug } from '../../sandbox/data/words.js';
-import { decodeKeyword, seDomainFor, ts } from '../../sandbox/data/common.js';
+import { Rng } from '../../data/prng.js';
+import { ADJECTIVES, BRANDS, SELLERS, TLDS, CURRENCIES, MODIFIERS, slug } from '../../data/words.js';
+import { decodeKeyword, seDomainFor, ts } from '../../data/common.js';
 
 export interface MerchantParams {
   keyword: string;

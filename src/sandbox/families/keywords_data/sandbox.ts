@@ -1,8 +1,8 @@
 /** The sandbox's answers for keywords data: results of both keyword APIs, the ads API's live calls and free lists. */
-import type { FamilySandbox } from '../../sandbox/family.js';
-import { withLocale } from '../../sandbox/results.js';
+import type { FamilySandbox } from '../../family.js';
+import { withLocale } from '../../results.js';
 import { generateKeywordData, type KeywordParams } from './data.js';
-import { generatedSandbox } from '../../sandbox/generated.js';
+import { generatedSandbox } from '../../generated.js';
 import { adsResult, computeAdsLive, handleAdsLanguages, handleAdsLocations, handleAdsStatus } from './ads-sandbox.js';
 
 const ads = (fn: string) => `keywords_data.google_ads.${fn}.live`;

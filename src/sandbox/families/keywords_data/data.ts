@@ -2,8 +2,8 @@
  * Keyword data items (results of keywords_for_site and keywords_for_keywords). Pure and fast: the benchmark
  * generates 100k rows with it. Same parameters and seed give the same rows.
  */
-import { Rng } from '../../sandbox/data/prng.js';
-import { NOUNS, MODIFIERS } from '../../sandbox/data/words.js';
+import { Rng } from '../../data/prng.js';
+import { NOUNS, MODIFIERS } from '../../data/words.js';
 
 export interface MonthlySearch { year: number; month: number; search_volume: number }
 export interface KeywordDataItem {

@@ -2,15 +2,15 @@
  * The ads-based keyword API: results of its task_get and live calls, and its free lists (status, locations,
  * languages). Task posting, tasks_ready and task_get themselves are the generic task handlers.
  */
-import type { EndpointDef } from '../../api/catalog.js';
-import type { Envelope } from '../../api/envelope.js';
-import type { ApiRequest, SandboxContext } from '../../sandbox/context.js';
-import { envelope, pathSegments, taskObject } from '../../sandbox/envelope.js';
-import { baseEcho, resolveLocale } from '../../sandbox/echo.js';
-import { EVENTS_LOCATIONS, LANGUAGES } from '../../sandbox/data/locations.js';
+import type { EndpointDef } from '../../../catalog/endpoint.js';
+import type { Envelope } from '../../../api/envelope.js';
+import type { ApiRequest, SandboxContext } from '../../context.js';
+import { envelope, pathSegments, taskObject } from '../../envelope.js';
+import { baseEcho, resolveLocale } from '../../echo.js';
+import { EVENTS_LOCATIONS, LANGUAGES } from '../../data/locations.js';
 import { generateAdTraffic, generateAdsKeywords, type AdsParams } from './ads-data.js';
-import { taskSeed } from '../../sandbox/handlers/tasks.js';
-import type { LiveCompute } from '../../sandbox/handlers/live.js';
+import { taskSeed } from '../../handlers/tasks.js';
+import type { LiveCompute } from '../../family.js';
 
 /** The result of an ads keyword task (task_get, postback or live): keyword metrics or a traffic forecast. */
 export function adsResult(def: EndpointDef, params: AdsParams, ctx: SandboxContext, seed: number, now: number): unknown[] {

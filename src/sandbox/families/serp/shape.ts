@@ -4,7 +4,7 @@
  * (resolved by `type`, as the client's fromJS does) shaped the same way. The models are data
  * (src/families/serp/models.generated.ts), so the sandbox follows the client without a hand-kept field list.
  */
-import { SERP_CLASS_FIELDS, SERP_ITEM_CLASSES } from './models.generated.js';
+import { SERP_CLASS_FIELDS, SERP_ITEM_CLASSES } from '../../../families/serp/models.generated.js';
 
 /** `DiscussionsAndForumsElement` -> `discussions_and_forums_element`: the `type` the service writes for an element class. */
 export function typeNameOf(cls: string): string {

@@ -1,17 +1,18 @@
 /** SERP results of every engine and type: the task_get result of a stored task and the live endpoints' answers. */
-import { SERP_ENDPOINTS } from './endpoints.js';
-import { findEndpoint, type EndpointDef } from '../../api/catalog.js';
-import { billedPrice } from '../../api/pricing.js';
-import type { ApiRequest, SandboxContext } from '../../sandbox/context.js';
-import type { Envelope } from '../../api/envelope.js';
-import { envelope, pathSegments, taskObject } from '../../sandbox/envelope.js';
-import { baseEcho } from '../../sandbox/echo.js';
-import { EVENTS_LOCATIONS, LANGUAGES } from '../../sandbox/data/locations.js';
-import type { StoredTask } from '../../sandbox/store.js';
+import { SERP_ENDPOINTS } from '../../../families/serp/endpoints.js';
+import { findEndpoint } from '../../../api/catalog.js';
+import { type EndpointDef } from '../../../catalog/endpoint.js';
+import { billedPrice } from '../../../api/pricing.js';
+import type { ApiRequest, SandboxContext } from '../../context.js';
+import type { Envelope } from '../../../api/envelope.js';
+import { envelope, pathSegments, taskObject } from '../../envelope.js';
+import { baseEcho } from '../../echo.js';
+import { EVENTS_LOCATIONS, LANGUAGES } from '../../data/locations.js';
+import type { StoredTask } from '../../store.js';
 import { generateSerpPage, type SerpPage, type SerpParams, type SerpVariant } from './data.js';
-import { resolveLocale } from '../../sandbox/echo.js';
-import { taskSeed } from '../../sandbox/handlers/tasks.js';
-import type { LiveCompute } from '../../sandbox/handlers/live.js';
+import { resolveLocale } from '../../echo.js';
+import { taskSeed } from '../../handlers/tasks.js';
+import type { LiveCompute } from '../../family.js';
 
 const variantOf = (def: EndpointDef): SerpVariant => (def.result === 'serp_html' ? 'html' : def.result === 'serp_regular' ? 'regular' : 'advanced');
 

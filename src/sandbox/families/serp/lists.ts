@@ -1,10 +1,10 @@
 /** E5 (SERP endpoint list) and E10 (events locations): fixed lists, no charge. */
-import type { Envelope } from '../../api/envelope.js';
-import type { Engines, ENGINE_TOKENS } from '../../config/index.js';
-import type { ApiRequest, SandboxContext } from '../../sandbox/context.js';
-import { envelope, pathSegments, taskObject } from '../../sandbox/envelope.js';
-import { baseEcho } from '../../sandbox/echo.js';
-import { EVENTS_LOCATIONS } from '../../sandbox/data/locations.js';
+import type { Envelope } from '../../../api/envelope.js';
+import type { Engines, ENGINE_TOKENS } from '../../../config/index.js';
+import type { ApiRequest, SandboxContext } from '../../context.js';
+import { envelope, pathSegments, taskObject } from '../../envelope.js';
+import { baseEcho } from '../../echo.js';
+import { EVENTS_LOCATIONS } from '../../data/locations.js';
 
 type Variant = 'regular' | 'advanced' | 'html';
 interface SerpType { type: string; taskGet: Variant[]; live: Variant[]; post: boolean }

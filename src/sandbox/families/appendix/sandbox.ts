@@ -1,13 +1,13 @@
 /** The account endpoints: user_data (balance, limits and their use) and webhook_resend (re-delivery, free). */
-import type { FamilySandbox } from '../../sandbox/family.js';
-import { generatedSandbox } from '../../sandbox/generated.js';
-import type { Envelope } from '../../api/envelope.js';
-import { validateTask } from '../../api/validate.js';
-import type { ApiRequest, SandboxContext } from '../../sandbox/context.js';
-import { envelope, messageWith, pathSegments, taskObject } from '../../sandbox/envelope.js';
-import { baseEcho } from '../../sandbox/echo.js';
-import { issuesStatus } from '../../sandbox/handlers/tasks.js';
-import { DAY_MS } from '../../sandbox/clock.js';
+import type { FamilySandbox } from '../../family.js';
+import { generatedSandbox } from '../../generated.js';
+import type { Envelope } from '../../../api/envelope.js';
+import { validateTask } from '../../../api/validate.js';
+import type { ApiRequest, SandboxContext } from '../../context.js';
+import { envelope, messageWith, pathSegments, taskObject } from '../../envelope.js';
+import { baseEcho } from '../../echo.js';
+import { issuesStatus } from '../../handlers/tasks.js';
+import { DAY_MS } from '../../clock.js';
 
 export function handleUserData(req: ApiRequest, ctx: SandboxContext): Envelope {
   const { account, config, records } = ctx;

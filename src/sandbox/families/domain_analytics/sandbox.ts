@@ -3,16 +3,16 @@
  * filters and other orders work on cheap projections when they only touch light fields, and the resulting index
  * list is cached per query so paging with offset_token does not redo it.
  */
-import type { FamilySandbox } from '../../sandbox/family.js';
-import { generatedSandbox } from '../../sandbox/generated.js';
+import type { FamilySandbox } from '../../family.js';
+import { generatedSandbox } from '../../generated.js';
 import { computeErrors } from './errors.js';
-import type { LiveCompute } from '../../sandbox/handlers/live.js';
+import type { LiveCompute } from '../../family.js';
 import { domainTotal, domainLight, domainItem, LIGHT_FIELDS, DOMAIN_FILTER_FIELDS, type DomainQuery } from './data.js';
-import { compileFilters, filterFields, parseOrderBy, comparator, dotted, FilterError, type OrderRule } from '../../sandbox/filters.js';
-import { makeToken, paramsHash, readToken } from '../../sandbox/tokens.js';
-import { hashString, canonicalJson } from '../../sandbox/data/prng.js';
-import { Lru } from '../../sandbox/lru.js';
-import { DAY_MS } from '../../sandbox/clock.js';
+import { compileFilters, filterFields, parseOrderBy, comparator, dotted, FilterError, type OrderRule } from '../../filters.js';
+import { makeToken, paramsHash, readToken } from '../../tokens.js';
+import { hashString, canonicalJson } from '../../data/prng.js';
+import { Lru } from '../../lru.js';
+import { DAY_MS } from '../../clock.js';
 
 const indexCache = new Lru<string, Int32Array>(16);
 

@@ -1,7 +1,7 @@
 /** E13: errors of the last 7 days (failed pingback/postback deliveries, domain-analytics task errors). */
-import type { LiveCompute } from '../../sandbox/handlers/live.js';
-import { parseTimestamp } from '../../api/envelope.js';
-import { DAY_MS } from '../../sandbox/clock.js';
+import type { LiveCompute } from '../../family.js';
+import { parseTimestamp } from '../../../api/envelope.js';
+import { DAY_MS } from '../../clock.js';
 
 export const computeErrors: LiveCompute = (task, req, ctx) => {
   const since = req.now - 7 * DAY_MS;

@@ -1,6 +1,6 @@
 /** Paraphrase results (E6): swaps words for synonyms, more of them as creativity_index grows. */
-import { countTokens } from '../../api/validate.js';
-import { Rng, hashString } from '../../sandbox/data/prng.js';
+import { countTokens } from '../../../api/validate.js';
+import { Rng, hashString } from '../../data/prng.js';
 
 const SYNONYMS: Record<string, string[]> = {
   good: ['great', 'fine', 'solid'], bad: ['poor', 'weak'], big: ['large', 'huge', 'sizeable'], small: ['little', 'compact', 'tiny'],

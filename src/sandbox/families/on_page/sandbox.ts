@@ -3,14 +3,14 @@
  * search_after_token (returned in the result element, null on the last page). Without filters or order_by only
  * the requested page is generated; otherwise the crawl's items are generated once and cached.
  */
-import type { FamilySandbox } from '../../sandbox/family.js';
-import { generatedSandbox } from '../../sandbox/generated.js';
-import type { LiveCompute } from '../../sandbox/handlers/live.js';
+import type { FamilySandbox } from '../../family.js';
+import { generatedSandbox } from '../../generated.js';
+import type { LiveCompute } from '../../family.js';
 import { crawlOf, resourceItem, onPage, type CrawlSummary } from './data.js';
-import { compileFilters, parseOrderBy, comparator, dotted, fieldPaths, FilterError } from '../../sandbox/filters.js';
-import { makeToken, paramsHash, readToken } from '../../sandbox/tokens.js';
-import { Lru } from '../../sandbox/lru.js';
-import { DAY_MS } from '../../sandbox/clock.js';
+import { compileFilters, parseOrderBy, comparator, dotted, fieldPaths, FilterError } from '../../filters.js';
+import { makeToken, paramsHash, readToken } from '../../tokens.js';
+import { Lru } from '../../lru.js';
+import { DAY_MS } from '../../clock.js';
 
 const PAGE_FIELDS: ReadonlySet<string> = new Set(['url', 'status_code', 'checks.is_https', 'checks.is_http', 'checks.is_www', 'checks.is_redirect', 'checks.is_4xx_code', 'checks.is_5xx_code', 'checks.is_broken']);
 

@@ -1,5 +1,5 @@
 /** Technology profiles (domains by HTML terms): group -> category -> technology names. */
-import type { Rng } from '../../sandbox/data/prng.js';
+import type { Rng } from '../../data/prng.js';
 
 export const TECHNOLOGY_GROUPS: Record<string, Record<string, readonly string[]>> = {
   servers: { web_servers: ['Nginx', 'Apache', 'LiteSpeed', 'IIS', 'Caddy'], cdn: ['Cloudflare', 'Fastly', 'Akamai', 'Amazon CloudFront'], operating_systems: ['Ubuntu', 'Debian', 'Windows Server'] },

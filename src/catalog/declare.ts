@@ -1,6 +1,6 @@
 /** Helpers that declare catalog columns and tables, shared by the catalog and the table files it spreads in. */
-import type { ColumnDef, Convert, DuckType, TableDef } from './catalog.js';
-import type { ResultKind } from '../api/catalog.js';
+import type { ColumnDef, Convert, DuckType, TableDef } from './table.js';
+import type { ResultKind } from './endpoint.js';
 
 /** A column; `alt` is a second path read when `path` holds nothing (the live service and the reference place a field apart). */
 export const c = (name: string, type: DuckType, description: string, path: string = name, convert?: Convert, alt?: string): ColumnDef =>

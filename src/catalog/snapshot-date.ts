@@ -1,6 +1,6 @@
 /**
  * The day a row belongs to, for views: its run's `run_date`; rows without a run (ingested files) the UTC day they
- * were loaded. A module of its own so the families' views (which the catalog of views imports) can share it.
+ * were loaded. Part of the catalog so the families' views and the core views share one rule.
  */
 export const snapshotDate = (alias: string, runs = 'r') => `coalesce(try_cast(${runs}.run_date AS DATE), CAST(timezone('UTC', ${alias}._loaded_at) AS DATE))`;
 

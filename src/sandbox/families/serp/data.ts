@@ -5,13 +5,13 @@
  * pages and cites sources that change from day to day, and crawl control stops at the page holding a target. Every
  * value is put in its client model's exact shape (shape.ts).
  */
-import { Rng, hashString } from '../../sandbox/data/prng.js';
-import { NOUNS, CITIES, BRANDS, slug, titleCase } from '../../sandbox/data/words.js';
-import { decodeKeyword, seDomainFor, ts } from '../../sandbox/data/common.js';
-import { DAY_MS } from '../../sandbox/clock.js';
+import { Rng, hashString } from '../../data/prng.js';
+import { NOUNS, CITIES, BRANDS, slug, titleCase } from '../../data/words.js';
+import { decodeKeyword, seDomainFor, ts } from '../../data/common.js';
+import { DAY_MS } from '../../clock.js';
 import { shaped } from './shape.js';
-import { SERP_ITEM_CLASSES } from './models.generated.js';
-import type { BilledOutcome } from '../../api/pricing.js';
+import { SERP_ITEM_CLASSES } from '../../../families/serp/models.generated.js';
+import type { BilledOutcome } from '../../../api/pricing.js';
 
 export interface SerpParams {
   keyword: string;

@@ -1,16 +1,15 @@
 /** The merchant sandbox id: the all-zero task id returns every item type with dummy data, at no charge. */
-import type { ApiTask } from '../../api/envelope.js';
-import type { ApiRequest, SandboxContext } from '../../sandbox/context.js';
-import { pathSegments, taskObject } from '../../sandbox/envelope.js';
-import { baseEcho } from '../../sandbox/echo.js';
+import type { ApiTask, Envelope } from '../../../api/envelope.js';
+import type { ApiRequest, SandboxContext } from '../../context.js';
+import { pathSegments, taskObject } from '../../envelope.js';
+import { baseEcho } from '../../echo.js';
 import { generateMerchant, generateMerchantHtml, type MerchantParams } from './data.js';
-import type { FamilySandbox } from '../../sandbox/family.js';
-import { generatedSandbox } from '../../sandbox/generated.js';
-import { withLocale } from '../../sandbox/results.js';
-import { ZERO_ID } from '../../sandbox/handlers/tasks.js';
+import type { FamilySandbox } from '../../family.js';
+import { generatedSandbox } from '../../generated.js';
+import { withLocale } from '../../results.js';
+import { ZERO_ID } from '../../handlers/tasks.js';
 import { handleSerpLocations } from '../serp/sandbox.js';
-import type { Envelope } from '../../api/envelope.js';
-import { locationByCode, type LocationItem } from '../../sandbox/data/locations.js';
+import { locationByCode, type LocationItem } from '../../data/locations.js';
 
 export const ZERO_TASK_PARAMS = { keyword: 'running shoes', location_code: 2840, language_code: 'en' } as const;
 

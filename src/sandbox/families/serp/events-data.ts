@@ -3,10 +3,10 @@
  * `advanced` share the top level and list `event_item`s, advanced with images and ticket links; `html` gives
  * the raw pages. Deterministic from the task's parameters.
  */
-import { Rng } from '../../sandbox/data/prng.js';
-import { EVENT_KINDS, VENUES, CITIES, TLDS, slug } from '../../sandbox/data/words.js';
-import { decodeKeyword, seDomainFor, ts } from '../../sandbox/data/common.js';
-import { DAY_MS } from '../../sandbox/clock.js';
+import { Rng } from '../../data/prng.js';
+import { EVENT_KINDS, VENUES, CITIES, TLDS, slug } from '../../data/words.js';
+import { decodeKeyword, seDomainFor, ts } from '../../data/common.js';
+import { DAY_MS } from '../../clock.js';
 
 export interface EventsParams {
   keyword: string;

@@ -1,11 +1,11 @@
 /** The sandbox's answers for SERP: result pages of every engine and type, the endpoint list, the events search. */
-import type { FamilySandbox } from '../../sandbox/family.js';
-import { withLocale } from '../../sandbox/results.js';
+import type { FamilySandbox } from '../../family.js';
+import { withLocale } from '../../results.js';
 import { serpResult, settleSerpTask, SERP_LISTS, SERP_LIVE } from './sandbox.js';
 import type { SerpParams } from './data.js';
 import { generateEventsHtml, generateEventsSerp, type EventsParams } from './events-data.js';
 import { handleEventsLocations, handleSerpEndpoints } from './lists.js';
-import { generatedSandbox } from '../../sandbox/generated.js';
+import { generatedSandbox } from '../../generated.js';
 
 const page = (def: Parameters<typeof serpResult>[0], task: Parameters<NonNullable<FamilySandbox['results']>[string]>[1], ctx: Parameters<typeof serpResult>[2], at: number) =>
   [serpResult(def, withLocale<SerpParams>(task), ctx, task.seed, at)];
