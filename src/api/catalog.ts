@@ -14,14 +14,39 @@ export const ENDPOINTS: readonly EndpointDef[] = withLiveLimits(FAMILIES.flatMap
 
 const BY_ID = new Map(ENDPOINTS.map((e) => [e.id, e]));
 
+/** Old endpoint ids and the ids they are now (each endpoint's `formerly`), derived from the declarations. */
+export const ENDPOINT_ALIASES: ReadonlyMap<string, string> = new Map(ENDPOINTS.flatMap((e) => (e.formerly ? [[e.formerly, e.id] as const] : [])));
+
+/** The id an endpoint has now: an old id's new one, any other id as it is. */
+export function currentEndpointId(id: string): string {
+  return ENDPOINT_ALIASES.get(id) ?? id;
+}
+
+/** The ids a task of this endpoint may be stored under: its own and its old one (warehouse rows of older versions). */
+export function storedEndpointIds(id: string): string[] {
+  const def = findEndpoint(id);
+  return def?.formerly ? [def.id, def.formerly] : [def?.id ?? id];
+}
+
+/**
+ * A SQL expression of `column` (an endpoint id) with every old id mapped to its new one: views read rows older
+ * versions stored under old ids as they read new rows.
+ */
+export function currentEndpointSql(column: string): string {
+  if (!ENDPOINT_ALIASES.size) return column;
+  const whens = [...ENDPOINT_ALIASES].map(([old, now]) => `WHEN '${old}' THEN '${now}'`).join(' ');
+  return `CASE ${column} ${whens} ELSE ${column} END`;
+}
+
+/** An endpoint by id; an old id (ENDPOINT_ALIASES) finds the endpoint it is now. */
 export function endpoint(id: string): EndpointDef {
-  const def = BY_ID.get(id);
+  const def = findEndpoint(id);
   if (!def) throw new Error(`unknown endpoint '${id}'; known: ${ENDPOINTS.map((e) => e.id).join(', ')}`);
   return def;
 }
 
 export function findEndpoint(id: string): EndpointDef | undefined {
-  return BY_ID.get(id);
+  return BY_ID.get(id) ?? BY_ID.get(ENDPOINT_ALIASES.get(id) ?? '');
 }
 
 /** The concrete path of an endpoint for the configured engines (and a task id where the path takes one). */

@@ -21,7 +21,7 @@ import { type EndpointDef, type FieldRule } from '../catalog/endpoint.js';
 import type { ApiTask } from './envelope.js';
 import type { ApiClient, TaskOutcome } from './client.js';
 
-export const HTML_TERMS_ENDPOINT = 'domain_analytics.domains_by_html_terms.live';
+export const HTML_TERMS_ENDPOINT = 'domain_analytics.technologies.domains_by_html_terms.live';
 export const RESOURCES_ENDPOINT = 'on_page.resources';
 
 /** What the helpers need of a client (a fake in unit tests): `list` for the list endpoints that page (On-Page pages). */

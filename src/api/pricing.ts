@@ -79,9 +79,17 @@ function decodeKeyword(k: string): string {
   try { return decodeURIComponent(k.replace(/\+/g, ' ')); } catch { return k; }
 }
 
+/**
+ * An endpoint's row of the price table. A row under its old id (`formerly`) wins: only a project's own files write
+ * old ids (config/prices.yaml ships the ids the endpoints have now), and a project's override is what it pays.
+ */
+export function priceRow(def: EndpointDef, prices: PriceTable): PriceTable[string] | undefined {
+  return (def.formerly ? prices[def.formerly] : undefined) ?? prices[def.id];
+}
+
 /** An endpoint the service bills that the price table has no price for: plan says so instead of $0. */
 export function isUnpriced(def: EndpointDef, prices: PriceTable): boolean {
-  return def.billing !== 'free' && !prices[def.id];
+  return def.billing !== 'free' && !priceRow(def, prices);
 }
 
 /** The most a task can cost: what the service bills at posting (and the budget reserves). */
@@ -96,7 +104,7 @@ export function taskPrice(def: EndpointDef, task: Record<string, unknown>, price
  */
 export function taskPriceRange(def: EndpointDef, task: Record<string, unknown>, prices: PriceTable): { min: number; max: number } {
   const max = priceOf(def, task, prices);
-  const p = prices[def.id];
+  const p = priceRow(def, prices);
   // Billed by what the service returns or does: from an empty answer (no rows, one crawled page, no tokens) to the
   // most the request allows.
   if (!def.billedPage) {
@@ -115,7 +123,7 @@ export function billedPrice(def: EndpointDef, task: Record<string, unknown>, pri
 
 function priceOf(def: EndpointDef, task: Record<string, unknown>, prices: PriceTable, outcome?: BilledOutcome): number {
   if (def.billing === 'free') return 0;
-  const p = prices[def.id];
+  const p = priceRow(def, prices);
   if (!p) return 0;
   let cost = p.per_task;
   if (p.per_extra_10_results) {

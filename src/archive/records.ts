@@ -35,7 +35,9 @@ export { isEnvelope } from '../api/envelope.js';
 
 /** The catalog endpoint of one task: the hint's id when the catalog knows it, else its path, else its data. */
 export function resolveEndpoint(task: ApiTask, hint: Hint, engines: Engines | null): string {
-  if (hint.endpointId && findEndpoint(hint.endpointId)) return hint.endpointId;
+  // An archive line of an older version may name an endpoint by its old id: the endpoint it is now.
+  const hinted = hint.endpointId ? findEndpoint(hint.endpointId) : undefined;
+  if (hinted) return hinted.id;
   const hasResult = Array.isArray(task.result);
   const segments = Array.isArray(task.path) ? task.path.map(String) : [];
   const candidates: string[] = [];

@@ -54,13 +54,13 @@ export async function generateArchive(dir: string, keywordResults: number, merch
     const id = uuid(i, 2);
     const result = [generateMerchant({ keyword: `product ${i}`, location_code: 2840, language_code: 'en' }, 'engine_a', 20, i + 1, { now: NOW, allTypes: i % 5 === 0 })];
     const task = { id, status_code: 20000, status_message: 'Ok.', time: '0.0100 sec.', cost: 0, result_count: 1, path: ['v3', 'merchant', 'engine_a', 'products', 'task_get', 'advanced', id], data: { api: 'merchant', function: 'products', se: 'engine_a', se_type: 'shopping', keyword: `product ${i}` }, result };
-    await w.append({ endpointId: 'merchant.products.task_get.advanced', method: 'GET', path: `/${task.path.join('/')}`, httpStatus: 200, body: envelope('0.1.20240801', task) });
+    await w.append({ endpointId: 'merchant.google.products.task_get.advanced', method: 'GET', path: `/${task.path.join('/')}`, httpStatus: 200, body: envelope('0.1.20240801', task) });
   }
   for (let i = 0; i < tech; i++) {
     const id = uuid(i, 3);
     const items = Array.from({ length: 50 }, (_, k) => domainItem(i + 1, k, 10_000, NOW, { search_terms: ['shop'] }));
     const task = { id, status_code: 20000, status_message: 'Ok.', time: '0.0100 sec.', cost: 0, result_count: 1, path: ['v3', 'domain_analytics', 'technologies', 'domains_by_html_terms', 'live'], data: { api: 'domain_analytics', function: 'domains_by_html_terms', search_terms: ['shop'] }, result: [{ total_count: 10_000, items_count: items.length, offset: i * 50, offset_token: `tok${i}`, items }] };
-    await w.append({ endpointId: 'domain_analytics.domains_by_html_terms.live', method: 'POST', path: '/v3/domain_analytics/technologies/domains_by_html_terms/live', httpStatus: 200, body: envelope('0.1.20240801', task) });
+    await w.append({ endpointId: 'domain_analytics.technologies.domains_by_html_terms.live', method: 'POST', path: '/v3/domain_analytics/technologies/domains_by_html_terms/live', httpStatus: 200, body: envelope('0.1.20240801', task) });
   }
   await w.close();
   return w.closedFiles;

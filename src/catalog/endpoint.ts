@@ -57,8 +57,16 @@ export type CrossRule =
   | { rule: 'disjoint'; fields: readonly [string, string] };
 
 export interface EndpointDef {
-  /** Stable name used in pipelines, prices, logs and the ledger, e.g. `merchant.products.task_post`. */
+  /**
+   * Stable name used in pipelines, prices, logs and the ledger: the official client's id of the operation
+   * (`merchant.google.products.task_post`), or for an operation the client lacks the family's own (docs/architecture.md, "Endpoint ids").
+   */
   id: string;
+  /**
+   * The id older versions gave it, still taken wherever a user writes an id (pipelines warn, prices, old ledgers,
+   * archives and warehouse rows); set where the old declaration was, so the alias table derives from it.
+   */
+  formerly?: string;
   /** Where the reference defines it (E1..E14), `designed` for the task_post endpoints it leaves out, `live` for what only the live service documents. */
   ref: string;
   method: HttpMethod;
@@ -88,7 +96,7 @@ export interface EndpointDef {
   billing: 'post' | 'request' | 'free';
   /** Results billed as one page, by device (SERP depth is billed per started page). */
   billedPage?: { desktop: number; mobile?: number };
-  /** Sibling endpoints of a task family, by id. */
+  /** Sibling endpoints of a task family, by id: derived from the family's ids (taskSiblings, src/families/generated.ts), never written. */
   readyId?: string;
   getId?: string;
   postId?: string;

@@ -3,7 +3,7 @@
  * tasks the collector did not account for once collection is over (leftovers).
  */
 import path from 'node:path';
-import { endpoint } from '../api/catalog.js';
+import { currentEndpointId, endpoint } from '../api/catalog.js';
 import type { ApiTask } from '../api/envelope.js';
 import { isTaskError } from '../api/status.js';
 import { listArchiveFiles, readLines } from '../archive/reader.js';
@@ -75,7 +75,7 @@ async function recoverLiveAnswers(ctx: CollectContext): Promise<void> {
       const task = rec.response?.tasks?.[0];
       const tag = (task?.data as { tag?: unknown } | undefined)?.tag;
       const t = typeof tag === 'string' ? byTag.get(tag) : undefined;
-      if (!t || !task || rec.endpoint_id !== t.endpointId || isTaskError(task.status_code) || !Array.isArray(task.result)) continue;
+      if (!t || !task || currentEndpointId(rec.endpoint_id ?? '') !== t.endpointId || isTaskError(task.status_code) || !Array.isArray(task.result)) continue;
       found.set(t.key, { result: { endpointId: t.endpointId, task, version: rec.response?.version ?? '' }, cost: typeof task.cost === 'number' ? task.cost : 0 });
     }
   }

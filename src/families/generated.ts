@@ -75,6 +75,24 @@ export function resultModel(op: GeneratedOperation): string | null {
   return t && MODELS[t] ? t : null;
 }
 
+/**
+ * The siblings of a task's endpoints (`readyId`, `getId`, `postId`), derived the same way for every family from
+ * its ids: an id is `<base>.<kind>[.<variant>]` (`serp.google.organic.task_get.advanced`), and the task_post,
+ * tasks_ready, tasks_fixed and task_get of one task share the base. A task_post collects with the base's
+ * tasks_ready and its task_get (advanced first where there are variants); never written by hand.
+ */
+export function taskSiblings(id: string, kind: EndpointKind, ids: ReadonlySet<string>): Pick<EndpointDef, 'readyId' | 'getId' | 'postId'> {
+  const segs = id.split('.');
+  const at = segs.findIndex((s) => KIND_WORDS.has(s));
+  if (at < 0) return {};
+  const base = segs.slice(0, at).join('.');
+  const getId = [`${base}.task_get`, `${base}.task_get.advanced`, `${base}.task_get.regular`, `${base}.task_get.html`].find((x) => ids.has(x));
+  if (kind === 'task_post') return { ...(ids.has(`${base}.tasks_ready`) ? { readyId: `${base}.tasks_ready` } : {}), ...(getId ? { getId } : {}) };
+  if (kind === 'tasks_ready' || kind === 'tasks_fixed') return { postId: `${base}.task_post`, ...(getId ? { getId } : {}) };
+  if (kind === 'task_get') return { postId: `${base}.task_post` };
+  return {};
+}
+
 export function generatedEndpoints(file: GeneratedFile, opts: GeneratedFamilyOptions): EndpointDef[] {
   const ops = file.operations.filter((o) => !opts.skipPaths?.has(o.path));
   const ids = new Set(ops.map((o) => o.id));
@@ -82,12 +100,10 @@ export function generatedEndpoints(file: GeneratedFile, opts: GeneratedFamilyOpt
     const segs = op.path.split('/').slice(3);
     const at = segs.findIndex((s) => KIND_WORDS.has(s));
     const fn = at > 0 ? segs[at - 1] : segs.filter((s) => !s.startsWith('{')).at(-1) ?? file.family;
-    const base = at >= 0 ? op.id.split('.').slice(0, at + 1).join('.') : op.id;
     const kindResult = op.kind === 'task_post' ? 'task_created' : op.kind === 'tasks_ready' ? 'ready_list' : op.kind === 'tasks_fixed' ? 'fixed_tasks' : null;
     const derived = resultKindName(op, opts.prefix);
     const result = kindResult ?? opts.rename?.[derived] ?? derived;
     const fields = op.fields ? { ...Object.fromEntries(Object.entries(op.fields).map(([k, g]) => [k, ruleOf(g)])), ...opts.fields?.[op.id] } : undefined;
-    const getId = [`${base}.task_get`, `${base}.task_get.advanced`, `${base}.task_get.regular`, `${base}.task_get.html`].find((x) => ids.has(x));
     const def: EndpointDef = {
       id: op.id, ref: 'client', method: op.method, path: op.path.replace(/\{\w+\}/g, '{id}'), kind: op.kind,
       api: file.family, fn: op.kind === 'tasks_ready' || op.kind === 'tasks_fixed' ? op.kind : fn, result, version: opts.version,
@@ -96,11 +112,9 @@ export function generatedEndpoints(file: GeneratedFile, opts: GeneratedFamilyOpt
       billing: opts.billing?.[op.id] ?? (op.kind === 'task_post' ? 'post' : op.kind === 'live' ? 'request' : 'free'),
       model: { client: op.client, result: op.result ?? 'any', ...(op.request ? { request: op.request } : {}) },
     };
-    if (op.kind === 'task_post') Object.assign(def, { maxTasksPerPost: 100, overflowCode: 40006, ...(ids.has(`${base}.tasks_ready`) ? { readyId: `${base}.tasks_ready` } : {}), ...(getId ? { getId } : {}) });
+    if (op.kind === 'task_post') Object.assign(def, { maxTasksPerPost: 100, overflowCode: 40006 });
     if (op.kind === 'live' || (op.kind === 'list' && op.method === 'POST')) Object.assign(def, { maxTasksPerPost: 1, overflowCode: 40000 });
-    if (op.kind === 'tasks_ready' || op.kind === 'tasks_fixed' || op.kind === 'task_get') {
-      Object.assign(def, { postId: `${base}.task_post`, ...(op.kind !== 'task_get' && getId ? { getId } : {}) });
-    }
+    Object.assign(def, taskSiblings(op.id, op.kind, ids));
     if (op.paging) def.paging = op.paging;
     return def;
   });
@@ -322,9 +336,12 @@ export function completeFamily(own: readonly EndpointDef[], ownTables: readonly 
   // A hand-declared endpoint keeps its own answers and learns the models the client reads them with.
   const byId = new Map(file.operations.map((o) => [o.id, o]));
   const byPath = new Map(file.operations.map((o) => [`${o.method} ${o.path}`, o]));
-  const withModels = own.map((e, i) => {
+  // Its task siblings derived as the generated endpoints' are (taskSiblings), over every id of the family.
+  const allIds = new Set([...own.map((e) => e.id), ...generated.map((e) => e.id)]);
+  const withModels = own.map((e, i): EndpointDef => {
     const op = byId.get(e.id) ?? (opts.livePaths ? byPath.get(`${e.method} ${opts.livePaths[i]}`) : undefined);
-    return op && !e.model ? { ...e, model: { client: op.client, result: op.result ?? 'any', ...(op.request ? { request: op.request } : {}) } } : e;
+    const linked = { ...e, ...taskSiblings(e.id, e.kind, allIds) };
+    return op && !e.model ? { ...linked, model: { client: op.client, result: op.result ?? 'any', ...(op.request ? { request: op.request } : {}) } } : linked;
   });
   return { endpoints: [...withModels, ...generated], onDemandTables: generatedTables(file, generated, new Set(ownTables.map((t) => t.name))) };
 }

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection, DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import type { PlannedTask } from '../pipeline/types.js';
 import { LEDGER_DDL, TASK_STATES, type RunStatus, type TaskState } from './schema.js';
-import { markFailed, markPostFailed, markPosted, markPosting, markReleased, type SeqSpan } from './moves.js';
+import { markFailed, markPostFailed, markPosted, markPosting, markReleased, renameEndpoints, type SeqSpan } from './moves.js';
 import { num, rows, strings, toRun, toTask, ts, type Failure, type LedgerTask, type PollScope, type PostedTask, type RunRow, type RunSummary, type TaskFilter, type TaskPosition, type WaitingTask } from './rows.js';
 
 // Parameters: $1 run id, $2 task_post endpoints, $3 when this attempt started.
@@ -61,9 +61,14 @@ export class Ledger {
    * Creates the ledger tables when missing. `queue`: whose turns its writes take (the warehouse's writer); `read`:
    * what its reads run beside (the writer's, so none runs while a rest has DuckDB's memory limit lowered).
    */
-  static async open(conn: DuckDBConnection, opts: { clock?: Clock; readOnly?: boolean; queue?: WriteQueue; read?: ReadGate } = {}): Promise<Ledger> {
+  /**
+   * `endpointAliases` (old id -> id now, the catalog's ENDPOINT_ALIASES): tasks an older version planned under an
+   * endpoint's old id are moved to its id now, so a resumed run polls, fetches and reports them as its own.
+   */
+  static async open(conn: DuckDBConnection, opts: { clock?: Clock; readOnly?: boolean; queue?: WriteQueue; read?: ReadGate; endpointAliases?: ReadonlyMap<string, string> } = {}): Promise<Ledger> {
     // readOnly: for `status` on a warehouse opened read-only, where the tables already exist.
     if (!opts.readOnly) for (const ddl of LEDGER_DDL) await conn.run(ddl);
+    if (!opts.readOnly && opts.endpointAliases?.size) await renameEndpoints(conn, opts.endpointAliases);
     return new Ledger(conn, opts.clock ?? (() => new Date()), opts.queue ?? ownQueue(), opts.read ?? ((work) => work()));
   }
 

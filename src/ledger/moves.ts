@@ -4,7 +4,7 @@
  * change together; the Ledger (ledger.ts) wraps the posting moves in a transaction of their own.
  */
 import { randomUUID } from 'node:crypto';
-import { DOUBLE, LIST, listValue, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { DOUBLE, LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import type { TaskState } from './schema.js';
 import { rows, strings, ts, type Failure, type PostedTask, type TaskRef } from './rows.js';
 
@@ -235,3 +235,12 @@ export function markReleased(conn: DuckDBConnection, runId: string, keys: readon
 /** Binds parameter 3 as DOUBLE[]: a list is otherwise typed by its first element, and [0, 0.5] fails as INTEGER[]. */
 const COSTS_AT_3: DuckDBType[] = [];
 COSTS_AT_3[2] = LIST(DOUBLE);
+
+/** Moves tasks stored under an endpoint's old id to the id it has now (`aliases`: old -> now), in one statement. */
+export async function renameEndpoints(conn: DuckDBConnection, aliases: ReadonlyMap<string, string>): Promise<void> {
+  await conn.run(
+    `UPDATE _tasks SET endpoint_id = a.now FROM (SELECT unnest($1::VARCHAR[]) AS old, unnest($2::VARCHAR[]) AS now) a WHERE _tasks.endpoint_id = a.old`,
+    [strings([...aliases.keys()]), strings([...aliases.values()])],
+    [LIST(VARCHAR), LIST(VARCHAR)],
+  );
+}

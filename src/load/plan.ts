@@ -2,6 +2,7 @@
  * What a load replaces, decided from the tasks alone before any is normalized. planLoad is pure (it runs ahead of
  * the writer's turn, and on a worker thread, prepare.ts); tablesOfTasks names the tables the tasks write (the warehouse puts them in use).
  */
+import { storedEndpointIds } from '../api/catalog.js';
 import { AVAILABLE_TABLES } from '../normalize/catalog.js';
 import { tablesOfTask, type CollectedTask } from '../normalize/extract.js';
 
@@ -31,7 +32,8 @@ export function planLoad(tasks: readonly CollectedTask[]): LoadPlan {
     if (tables.length && last.get(`${t.task?.id}\u0000${tables[tables.length - 1]}\u0000${t.endpointId}`) !== i) return;
     plan.tasks.push(t);
     if (!tables.length) return;
-    plan.taskRowIds.add(`${t.task.id}@${t.endpointId}`);
+    // A `tasks` row an older version stored under the endpoint's old id is replaced too.
+    for (const id of storedEndpointIds(t.endpointId)) plan.taskRowIds.add(`${t.task.id}@${id}`);
     for (const name of tables) if (name !== 'tasks' && !name.startsWith('tasks__')) addReplaced(plan, name, [t.task.id]);
   });
   return plan;

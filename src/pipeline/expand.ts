@@ -262,7 +262,9 @@ export function* generateTasks(
   const callbacks = opts.callbacks ?? {};
   for (const combo of combinations(perAxis)) {
     const body = bodyOf(step, def, combo);
-    const key = taskKey(def.id, body);
+    // Keyed by the id the endpoint had first: a run an older version planned under an old id plans the same keys
+    // when resumed, so nothing it posted is posted again (docs/architecture.md, "Endpoint ids").
+    const key = taskKey(def.formerly ?? def.id, body);
     const seen = opts.seen?.();
     if (seen) {
       if (seen.has(key)) {

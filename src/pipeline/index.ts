@@ -7,7 +7,7 @@ import path from 'node:path';
 import { endpoint } from '../api/catalog.js';
 import { tablesOfTask } from '../normalize/extract.js';
 import type { Config } from '../config/index.js';
-import { parseYamlDocument, type PositionedIssue } from '../config/yaml.js';
+import { formatIssue, parseYamlDocument, type PositionedIssue } from '../config/yaml.js';
 import { PipelineError } from './errors.js';
 import { buildTasks, checkTasks, fixedParamIssues, generateTasks, resolveStep, type ExpandOptions } from './expand.js';
 import { SchemaReader, displayPath, readPipelineSchema } from './schema.js';
@@ -105,6 +105,7 @@ export function loadPipeline(file: string, config: Config, opts: LoadOptions = {
     steps,
     ...(draft.alerts ? { alerts: draft.alerts } : {}),
     config,
+    warnings: reader.warnings,
   };
 
   for (const step of steps) {
@@ -124,6 +125,11 @@ export function pipelineTables(pipeline: Pipeline): string[] {
     const def = endpoint(step.endpointId);
     return [def.id, def.getId].flatMap((id) => (id ? [...tablesOfTask(id)] : []));
   });
+}
+
+/** The pipeline's warnings as lines, `file:line:column: key: what` (an endpoint named by an old id, once per id). */
+export function pipelineWarnings(pipeline: Pick<Pipeline, 'warnings'>): string[] {
+  return pipeline.warnings.map(formatIssue);
 }
 
 function collectResolved(step: PipelineStep) {

@@ -10,7 +10,10 @@ export { canonicalJson };
 
 export const KEY_LENGTH = 24;
 
-/** 24 hex characters (96 bits) of SHA-256 over the endpoint id and the canonical parameters. */
+/**
+ * 24 hex characters (96 bits) of SHA-256 over the endpoint id and the canonical parameters. The planner passes an
+ * endpoint's first id (`formerly` when it was renamed), so a rename never changes the keys of a run.
+ */
 export function taskKey(endpointId: string, params: Record<string, unknown>): string {
   return createHash('sha256').update(canonicalJson({ endpoint: endpointId, params })).digest('hex').slice(0, KEY_LENGTH);
 }

@@ -62,6 +62,15 @@ export class SchemaReader {
     this.issues.push({ ...at, key, rule });
   }
 
+  /** What still works but should change (an endpoint's old id): once per `once`, at its first place. */
+  readonly warnings: PositionedIssue[] = [];
+  private readonly warned = new Set<string>();
+  warn(at: Place, key: string, rule: string, once: string = rule): void {
+    if (this.warned.has(once)) return;
+    this.warned.add(once);
+    this.warnings.push({ ...at, key, rule });
+  }
+
   resolve(node: unknown): Node | null {
     if (isAlias(node)) return (node.resolve(this.doc) as Node | undefined) ?? null;
     return (node as Node | null) ?? null;
@@ -353,6 +362,9 @@ function readStepEndpoint(r: SchemaReader, e: Entries, kp: string): { endpointId
       const post = found.postId ? `; name ${found.postId} and choose collect: tasks_ready, pingback or postback` : '';
       r.issue(r.place(endpointEntry!.value), `${kp}.endpoint`, `${endpointId} is a ${found.kind} endpoint the run calls itself, not a step${post}`);
     } else def = found;
+    if (found && found.id !== endpointId) {
+      r.warn(r.place(endpointEntry!.value), `${kp}.endpoint`, `"${endpointId}" is an old id of ${found.id}: it still works; write ${found.id}`, endpointId);
+    }
   }
   return { endpointId, def };
 }

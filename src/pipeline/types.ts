@@ -2,6 +2,7 @@
 import type { Config } from '../config/index.js';
 import type { EndpointKind } from '../catalog/endpoint.js';
 import type { AlertsSpec } from './alerts.js';
+import type { PositionedIssue } from '../config/yaml.js';
 
 /** A place in a file; `file` is as the user wrote or passed it (relative to the working directory when inside it). */
 export interface Place {
@@ -97,6 +98,8 @@ export interface Pipeline {
   /** The `alerts:` section (src/pipeline/alerts.ts), evaluated after each run by src/report. */
   alerts?: AlertsSpec;
   config: Config;
+  /** What works but should change, at its place (an endpoint named by an old id); `plan` and `run` print each once. */
+  warnings: PositionedIssue[];
 }
 
 /** One task to post or call, as the ledger stores it and the queue sends it. */

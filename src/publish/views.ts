@@ -13,6 +13,7 @@ import { LEDGER_DDL } from '../ledger/schema.js';
 import { createTableSql, lit, q, tablesWithRows } from '../load/ddl.js';
 import { FAMILIES } from '../families/index.js';
 import type { ViewColumn, ViewDef } from '../catalog/view.js';
+import { currentEndpointSql } from '../api/catalog.js';
 import { RUN_VIEWS } from './views/runs.js';
 
 
@@ -123,7 +124,7 @@ WHERE t.state = 'failed'`,
     notes: 'From `tasks` joined to the ledger table `_tasks` by the service\'s task id. A task is billed when it is posted (or, for a live endpoint, when it is called): that price is in the ledger. A SERP task\'s `task_get` answer reports what it was billed in the end (pages crawled, options used, the rest refunded) and the ledger takes that; other families\' `task_get` answers report the free GET\'s 0. Sum `billed_cost_usd` for what a set of tasks cost.',
     columns: [
       col('_task_id', 'Task id at the service (joins every result table\'s `_task_id`).'),
-      col('endpoint_id', 'Catalog endpoint that returned the answer (for example `serp.google.organic.task_get.advanced`).'),
+      col('endpoint_id', 'Catalog endpoint that returned the answer (for example `serp.google.organic.task_get.advanced`); a row an older version stored under an old id shows the id it has now (docs/architecture.md, "Endpoint ids").'),
       col('keyword', 'Keyword of the task, if any.'),
       col('target', 'Target of the task, if any.'),
       col('location_code', 'Location code of the task, if any.'),
@@ -137,7 +138,7 @@ WHERE t.state = 'failed'`,
       col('collected_at', 'When the answer was loaded (UTC).'),
     ],
     select: `
-SELECT t._task_id, t.endpoint_id, t.keyword, t.target, t.location_code, t.language_code, t.status_code,
+SELECT t._task_id, ${currentEndpointSql('t.endpoint_id')} AS endpoint_id, t.keyword, t.target, t.location_code, t.language_code, t.status_code,
        l.cost AS billed_cost_usd, t.cost AS answer_cost_usd, l.step, l.task_key, t._run_id AS run_id, t._loaded_at AS collected_at
 FROM tasks t LEFT JOIN _tasks l ON l.service_id = t._task_id`,
   },

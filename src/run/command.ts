@@ -7,7 +7,7 @@ import { loadConfig } from '../config/index.js';
 import { Ledger, readRunLock, type RunSummary } from '../ledger/index.js';
 import { pidAlive } from '../ledger/lock.js';
 import { type Schedule } from '../pipeline/plan.js';
-import { estimatePlan, formatPlan, formatPlanJson, loadPipeline, planPipeline, runIdFor, utcDate } from '../pipeline/index.js';
+import { estimatePlan, formatPlan, formatPlanJson, loadPipeline, pipelineWarnings, planPipeline, runIdFor, utcDate } from '../pipeline/index.js';
 import { warehousePaths } from '../publish/index.js';
 import { callbackWarning } from '../pipeline/callbacks.js';
 import { checkLocations, locationCacheDir, serviceLocationFetch } from '../check/locations.js';
@@ -61,6 +61,7 @@ async function openReadOnly(file: string): Promise<{ instance: DuckDBInstance; c
 export async function planCommand(o: { root: string; pipeline: string; json: boolean; schedule?: Schedule }): Promise<number> {
   const config = loadConfig({ root: o.root });
   const pipeline = loadPipeline(path.resolve(o.root, o.pipeline), config);
+  for (const w of pipelineWarnings(pipeline)) process.stderr.write(`seo-etl: warning: ${w}\n`);
   const dataDir = path.resolve(o.root, config.warehouse.dir);
   await checkLocations(pipeline, { cacheDir: locationCacheDir(dataDir), fetch: serviceLocationFetch(config), warn: (m) => process.stderr.write(`seo-etl: warning: ${m}\n`) });
   // SQL-fed steps are counted from the published warehouse as it is now (the plan never touches the job's files).

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { Collection } from '../collect/index.js';
 import { emptySummary, type LoadSummary } from '../load/index.js';
 import type { RunSummary } from '../ledger/index.js';
-import { Budget, type Pipeline } from '../pipeline/index.js';
+import { Budget, pipelineWarnings, type Pipeline } from '../pipeline/index.js';
 import { describeDestinations, destinationsFor, exitWithDestinations, failedDestinations, lakeOutcomeOf, postgresOutcomeOf, publishAll, verifyDestinations } from '../publish/destination.js';
 import type { LakeOutcome } from '../publish/lake/index.js';
 import type { PostgresOutcome } from '../publish/postgres/index.js';
@@ -121,6 +121,7 @@ export async function runJob(opts: RunJobOptions): Promise<RunJobResult> {
     await verifyDestinations(destinations); // before anything is posted: a destination holding another folder's data refuses
     const unreachable = run.publishOnly ? undefined : callbackWarning(pipeline.steps, config);
     if (unreachable) logger.warn({}, unreachable);
+    for (const w of pipelineWarnings(pipeline)) logger.warn({}, w);
     collection = await Collection.open({ ...base, load: channel, sink: (o) => channel.put(o, { now: true }), settled, rawDir: paths.raw, attemptStartedAt: run.attemptStartedAt }, (e) => run.archive.append(e));
     const steps: StepsContext = { ...base, runDate, collection, settled, rest: () => writer.rest(), query: (sql) => writer.queryObjects(sql) };
     // The account check before anything is posted; a publish-only resume posts nothing.

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import pino from 'pino';
+import { ENDPOINT_ALIASES } from '../api/catalog.js';
 import { ApiClient } from '../api/client.js';
 import { createLogger, logLevel, secretsOf, type Logger } from '../api/logger.js';
 import { ArchiveWriter } from '../archive/writer.js';
@@ -82,7 +83,7 @@ export async function openRun(opts: RunJobOptions): Promise<OpenedRun> {
     bindDataFolder(paths.dir, service); // sandbox and live data never share a warehouse
     const writer = await Writer.open(paths.work, config.warehouse.memory_limit, { checkpointWalBytes: opts.checkpointWalBytes, tables: pipeline ? pipelineTables(pipeline) : [] });
     closers.push(() => writer.abandon());
-    const ledger = await Ledger.open(await writer.connect(), { queue: (work) => writer.queue(work), read: (work) => writer.beside(work) });
+    const ledger = await Ledger.open(await writer.connect(), { queue: (work) => writer.queue(work), read: (work) => writer.beside(work), endpointAliases: ENDPOINT_ALIASES });
 
     let runDate = opts.runDate;
     let publishOnly = false;

@@ -5,10 +5,10 @@
  */
 import type { EndpointDef } from '../catalog/endpoint.js';
 import type { PriceTable } from '../config/index.js';
-import { maxTokens, modelPrices, roundUsd } from '../api/pricing.js';
+import { maxTokens, modelPrices, priceRow, roundUsd } from '../api/pricing.js';
 
 export function llmUsage(def: EndpointDef, task: Record<string, unknown>, prices: PriceTable, result: unknown): { input: number; output: number } | undefined {
-  const p = prices[def.id];
+  const p = priceRow(def, prices);
   const m = p && modelPrices(p, task);
   const r = Array.isArray(result) ? result[0] : undefined;
   if (!m || !r || typeof r !== 'object') return undefined;

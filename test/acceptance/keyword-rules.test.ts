@@ -27,28 +27,28 @@ function step(endpoint: string, params: string, forEach: string, expect: (line: 
   text += yaml;
 }
 // search_volume: 1000 keywords at most, 80 characters and 10 words each; a past window of 4 years; its sort orders.
-step('keywords_ads.search_volume.task_post', `{ date_from: "2019-01-01", date_to: "2099-01-01", sort_by: cpc, keywords: ${seeds(1001)} }`, 'location_code: [2840]', (l) => [
+step('keywords_data.google_ads.search_volume.task_post', `{ date_from: "2019-01-01", date_to: "2099-01-01", sort_by: cpc, keywords: ${seeds(1001)} }`, 'location_code: [2840]', (l) => [
   [l + 2, 'date_from', 'must be at most 4 years ago'], [l + 2, 'date_to', 'must be yesterday or earlier'],
   [l + 2, 'sort_by', 'must be one of relevance, search_volume, competition_index, low_top_of_page_bid, high_top_of_page_bid'],
   [l + 2, 'keywords', 'must hold at most 1000 items'],
 ]);
-step('keywords_ads.search_volume.task_post', '{ location_coordinate: "40.71,-74.0,200", postback_data: advanced, postback_url: "http://x.example/p" }', `keywords: [ok, ${long}, ${eleven}]`, (l) => [
-  [l + 2, 'location_coordinate', 'must be "latitude,longitude"'], [l + 2, 'postback_data', 'is not a parameter of keywords_ads.search_volume.task_post'],
+step('keywords_data.google_ads.search_volume.task_post', '{ location_coordinate: "40.71,-74.0,200", postback_data: advanced, postback_url: "http://x.example/p" }', `keywords: [ok, ${long}, ${eleven}]`, (l) => [
+  [l + 2, 'location_coordinate', 'must be "latitude,longitude"'], [l + 2, 'postback_data', 'is not a parameter of keywords_data.google_ads.search_volume.task_post'],
   [l + 4, 'keywords', 'item must be at most 80 characters'], [l + 4, 'keywords', 'item must be at most 10 words'],
 ]);
 // keywords_for_keywords: 20 seeds at most.
-step('keywords_ads.keywords_for_keywords.task_post', `{ keywords: ${seeds(21)} }`, 'language_code: [en]', (l) => [[l + 2, 'keywords', 'must hold at most 20 items']]);
+step('keywords_data.google_ads.keywords_for_keywords.task_post', `{ keywords: ${seeds(21)} }`, 'language_code: [en]', (l) => [[l + 2, 'keywords', 'must hold at most 20 items']]);
 // keywords_for_site: target required, target_type site or page.
-step('keywords_ads.keywords_for_site.task_post', '{ target_type: domain, location_code: 2840 }', 'language_code: [en]', (l) => [
+step('keywords_data.google_ads.keywords_for_site.task_post', '{ target_type: domain, location_code: 2840 }', 'language_code: [en]', (l) => [
   [l + 2, 'target', 'is required'], [l + 2, 'target_type', 'must be one of site, page'],
 ]);
 // ad_traffic_by_keywords: bid and match required, match exact|broad|phrase, a future window or date_interval, its sort orders.
-step('keywords_ads.ad_traffic_by_keywords.task_post', '{ date_to: "2020-01-01", sort_by: search_volume, date_interval: next_year }', 'keywords: [shoes]', (l) => [
+step('keywords_data.google_ads.ad_traffic_by_keywords.task_post', '{ date_to: "2020-01-01", sort_by: search_volume, date_interval: next_year }', 'keywords: [shoes]', (l) => [
   [l + 2, 'bid', 'is required'], [l + 2, 'match', 'is required'], [l + 2, 'date_from', 'is required with date_to'],
   [l + 2, 'date_interval', 'must be one of next_week, next_month, next_quarter'],
   [l + 2, 'sort_by', 'must be one of relevance, impressions, ctr, average_cpc, cost, clicks'],
 ]);
-step('keywords_ads.ad_traffic_by_keywords.live', `{ bid: 2, match: fuzzy, date_from: "2020-01-01", date_to: "${inTwoYears}" }`, 'keywords: [shoes]', (l) => [
+step('keywords_data.google_ads.ad_traffic_by_keywords.live', `{ bid: 2, match: fuzzy, date_from: "2020-01-01", date_to: "${inTwoYears}" }`, 'keywords: [shoes]', (l) => [
   [l + 2, 'match', 'must be one of exact, broad, phrase'], [l + 2, 'date_from', 'must be tomorrow or later'], [l + 2, 'date_to', 'must be at most a year from today'],
 ]);
 

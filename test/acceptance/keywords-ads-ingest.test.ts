@@ -56,9 +56,9 @@ describe('ingest of the ads-based keyword API in the live shapes', () => {
 
     const kw = await rows(`SELECT endpoint_id, function, api_version, keyword, spell, competition, competition_level, competition_index, low_top_of_page_bid, high_top_of_page_bid, cpc, search_volume, search_partners, extra FROM keyword_data ORDER BY endpoint_id, keyword`);
     expect(kw.map((r) => r.endpoint_id)).toEqual([
-      'keywords_ads.keywords_for_keywords.live', 'keywords_ads.keywords_for_keywords.task_get', 'keywords_ads.keywords_for_keywords.task_get',
-      'keywords_ads.keywords_for_site.live', 'keywords_ads.keywords_for_site.task_get',
-      'keywords_ads.search_volume.live', 'keywords_ads.search_volume.task_get', 'keywords_ads.search_volume.task_get', 'keywords_for_site.task_get',
+      'keywords_data.google_ads.keywords_for_keywords.live', 'keywords_data.google_ads.keywords_for_keywords.task_get', 'keywords_data.google_ads.keywords_for_keywords.task_get',
+      'keywords_data.google_ads.keywords_for_site.live', 'keywords_data.google_ads.keywords_for_site.task_get',
+      'keywords_data.google_ads.search_volume.live', 'keywords_data.google_ads.search_volume.task_get', 'keywords_data.google_ads.search_volume.task_get', 'keywords_for_site.task_get',
     ]);
     expect(kw.every((r) => r.extra === null)).toBe(true);
     const cheap = kw.find((r) => r.keyword === 'cheap laptops')!;
@@ -70,15 +70,15 @@ describe('ingest of the ads-based keyword API in the live shapes', () => {
     expect(months).toEqual([{ n: 16, e: 0 }]);
     const ads = await rows(`SELECT endpoint_id, function, api_version, keyword, date_interval, bid, match, impressions, ctr, average_cpc, cost, clicks, extra FROM keyword_ad_traffic ORDER BY endpoint_id, keyword`);
     expect(ads).toEqual([
-      { endpoint_id: 'keywords_ads.ad_traffic_by_keywords.live', function: 'ad_traffic_by_keywords', api_version: '0.1.20260911', keyword: 'coffee', date_interval: null, bid: 2.5, match: 'phrase', impressions: null, ctr: null, average_cpc: 1.73, cost: 421.55, clicks: 243.68, extra: null },
-      { endpoint_id: 'keywords_ads.ad_traffic_by_keywords.live', function: 'ad_traffic_by_keywords', api_version: '0.1.20260911', keyword: 'tea', date_interval: null, bid: 2.5, match: 'phrase', impressions: null, ctr: null, average_cpc: 1.73, cost: 421.55, clicks: 243.68, extra: null },
-      { endpoint_id: 'keywords_ads.ad_traffic_by_keywords.task_get', function: 'ad_traffic_by_keywords', api_version: '0.1.20260911', keyword: 'seo marketing', date_interval: 'next_month', bid: 999, match: 'exact', impressions: null, ctr: null, average_cpc: 1.73, cost: 421.55, clicks: 243.68, extra: null },
+      { endpoint_id: 'keywords_data.google_ads.ad_traffic_by_keywords.live', function: 'ad_traffic_by_keywords', api_version: '0.1.20260911', keyword: 'coffee', date_interval: null, bid: 2.5, match: 'phrase', impressions: null, ctr: null, average_cpc: 1.73, cost: 421.55, clicks: 243.68, extra: null },
+      { endpoint_id: 'keywords_data.google_ads.ad_traffic_by_keywords.live', function: 'ad_traffic_by_keywords', api_version: '0.1.20260911', keyword: 'tea', date_interval: null, bid: 2.5, match: 'phrase', impressions: null, ctr: null, average_cpc: 1.73, cost: 421.55, clicks: 243.68, extra: null },
+      { endpoint_id: 'keywords_data.google_ads.ad_traffic_by_keywords.task_get', function: 'ad_traffic_by_keywords', api_version: '0.1.20260911', keyword: 'seo marketing', date_interval: 'next_month', bid: 999, match: 'exact', impressions: null, ctr: null, average_cpc: 1.73, cost: 421.55, clicks: 243.68, extra: null },
     ]);
-    const tasks = await rows(`SELECT endpoint_id, target_type, date_from, date_to, date_interval, bid, match, include_adult_keywords, location_coordinate, extra FROM tasks WHERE endpoint_id LIKE 'keywords_ads.%' ORDER BY endpoint_id`);
+    const tasks = await rows(`SELECT endpoint_id, target_type, date_from, date_to, date_interval, bid, match, include_adult_keywords, location_coordinate, extra FROM tasks WHERE endpoint_id LIKE 'keywords_data.google_ads.%' ORDER BY endpoint_id`);
     expect(tasks.length).toBe(8);
     expect(tasks.every((t) => t.extra === null)).toBe(true);
-    expect(tasks.find((t) => t.endpoint_id === 'keywords_ads.ad_traffic_by_keywords.live')).toMatchObject({ date_from: '2026-12-01', date_to: '2026-12-31', bid: 2.5, match: 'phrase' });
-    expect(tasks.find((t) => t.endpoint_id === 'keywords_ads.keywords_for_site.task_get')).toMatchObject({ target_type: 'site' });
+    expect(tasks.find((t) => t.endpoint_id === 'keywords_data.google_ads.ad_traffic_by_keywords.live')).toMatchObject({ date_from: '2026-12-01', date_to: '2026-12-31', bid: 2.5, match: 'phrase' });
+    expect(tasks.find((t) => t.endpoint_id === 'keywords_data.google_ads.keywords_for_site.task_get')).toMatchObject({ target_type: 'site' });
     // The analysts' view (published warehouses only), over these rows: one 0-1 figure and the API each came from.
     const view = KEYWORD_VIEWS.find((v) => v.name === 'v_keyword_competition')!;
     expect(await rows(`SELECT keyword, source_api, function, competition, competition_level, legacy_competition FROM (${view.select}) WHERE keyword IN ('buy laptop', 'legacy kw') ORDER BY keyword`)).toEqual([

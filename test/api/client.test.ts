@@ -42,7 +42,7 @@ describe('task families against the sandbox: post, ready, get', () => {
     { post: 'keywords_for_site.task_post', make: site },
     { post: 'keywords_for_keywords.task_post', make: kwds },
     { post: 'serp.events.task_post', make: event },
-    { post: 'merchant.products.task_post', make: product },
+    { post: 'merchant.google.products.task_post', make: product },
   ];
   for (const fam of families) {
     it(`${fam.post}: every task is created once, priced from the config, listed ready and collected by id`, async () => {
@@ -101,12 +101,12 @@ describe('live and list endpoints against the sandbox', () => {
 
   it('domains by HTML terms and on-page resources answer pages; a filter only the service can judge fails as a task error and shows in E13', async () => {
     const c = client();
-    const terms = ok(await c.live('domain_analytics.domains_by_html_terms.live', { search_terms: ['sandbox:total=40'], limit: 10 }));
+    const terms = ok(await c.live('domain_analytics.technologies.domains_by_html_terms.live', { search_terms: ['sandbox:total=40'], limit: 10 }));
     expect((terms.task.result![0] as { items: unknown[]; total_count: number })).toMatchObject({ total_count: 40, items_count: 10 });
     const resources = ok(await c.live('on_page.resources', { id: '00000000-0000-0000-0000-000000000120', limit: 50 }));
     expect((resources.task.result![0] as { items: unknown[] }).items).toHaveLength(50);
     // Well-formed for the catalog, but no such field: the service rejects it, locally it passes.
-    const bad = err(await c.live('domain_analytics.domains_by_html_terms.live', { search_terms: ['x'], filters: ['no_such_field', '=', 1] }));
+    const bad = err(await c.live('domain_analytics.technologies.domains_by_html_terms.live', { search_terms: ['x'], filters: ['no_such_field', '=', 1] }));
     expect(bad).toMatchObject({ code: 40501, local: false });
     const errors = ok(await c.list('domain_analytics.errors', { limit: 10 }));
     expect((errors.task.result as Array<{ id: string; error_code: number }>).map((e) => e.id)).toContain(bad.id);
@@ -114,7 +114,7 @@ describe('live and list endpoints against the sandbox', () => {
 
   it('merchant: the all-zero id returns every item type; events: each task_get variant collects a posted task', async () => {
     const c = client();
-    const zero = ok(await c.taskGet('merchant.products.task_get.advanced', '00000000-0000-0000-0000-000000000000'));
+    const zero = ok(await c.taskGet('merchant.google.products.task_get.advanced', '00000000-0000-0000-0000-000000000000'));
     const types = new Set(((zero.task.result![0] as { items: Array<{ type: string }> }).items).map((i) => i.type));
     expect(types.size).toBeGreaterThanOrEqual(3);
     const [posted] = await c.postTasks('serp.events.task_post', [event(1)]);
@@ -169,8 +169,8 @@ describe('local validation: a task that breaks a rule is never sent, costs nothi
     { endpointId: 'serp.events.task_post', task: { keyword: 'x', location_code: 2840, postback_url: 'https://h.example/p?id=$id' }, field: 'postback_data', rule: /required when postback_url/ },
     { endpointId: 'serp.events.task_post', task: { keyword: 'x', location_coordinate: '40.1,-73.2,50' }, field: 'location_coordinate', rule: /radius/ },
     { endpointId: 'serp.events.task_post', task: { keyword: 'x', location_code: 2840, pingback_url: 'ftp://x' }, field: 'pingback_url', rule: /http/ },
-    { endpointId: 'merchant.products.task_post', task: { keyword: 'x', location_code: 2840, priority: 3 }, field: 'priority', rule: /one of 1, 2/ },
-    { endpointId: 'merchant.products.task_post', task: { keyword: 'x', location_code: 0 }, field: 'location_code', rule: /at least 1/ },
+    { endpointId: 'merchant.google.products.task_post', task: { keyword: 'x', location_code: 2840, priority: 3 }, field: 'priority', rule: /one of 1, 2/ },
+    { endpointId: 'merchant.google.products.task_post', task: { keyword: 'x', location_code: 0 }, field: 'location_code', rule: /at least 1/ },
   ];
   for (const tc of cases) {
     it(`${tc.endpointId}: ${tc.field} ${tc.rule.source}`, async () => {
@@ -196,12 +196,12 @@ describe('local validation: a task that breaks a rule is never sent, costs nothi
     const c = client();
     const paraphrase = err(await c.live('content_generation.paraphrase.live', { text: 'hello', creativity_index: 1.5 }));
     expect(paraphrase).toMatchObject({ local: true, field: 'creativity_index' });
-    const terms = err(await c.live('domain_analytics.domains_by_html_terms.live', { search_terms: ['<b>'], limit: 9000, offset: 2000 }));
+    const terms = err(await c.live('domain_analytics.technologies.domains_by_html_terms.live', { search_terms: ['<b>'], limit: 9000, offset: 2000 }));
     expect(terms).toMatchObject({ local: true, field: 'limit+offset' });
     const filters = err(await c.live('on_page.resources', { id: '11111111-2222-3333-4444-555555555555', filters: Array.from({ length: 17 }, (_, i) => (i % 2 ? 'and' : ['size', '>', i])) }));
     expect(filters).toMatchObject({ local: true, field: 'filters' });
     expect(filters.rule).toMatch(/at most 8 conditions/);
-    const order = err(await c.live('domain_analytics.domains_by_html_terms.live', { search_terms: ['<b>'], order_by: ['size,asc'] }));
+    const order = err(await c.live('domain_analytics.technologies.domains_by_html_terms.live', { search_terms: ['<b>'], order_by: ['size,asc'] }));
     expect(order).toMatchObject({ local: true, field: 'order_by[0]' });
     const errors = err(await c.list('domain_analytics.errors', { datetime_from: since(9) }));
     expect(errors).toMatchObject({ local: true, field: 'datetime_from' });
@@ -233,7 +233,7 @@ describe('batching', () => {
 
   it('takes the smaller of the endpoint cap and config.api.tasks_per_post', async () => {
     const c = client({ tasksPerPost: 40 });
-    await c.postTasks('merchant.products.task_post', Array.from({ length: 90 }, (_, i) => product(i)));
+    await c.postTasks('merchant.google.products.task_post', Array.from({ length: 90 }, (_, i) => product(i)));
     expect(raws.map((r) => (r.requestBody as unknown[]).length)).toEqual([40, 40, 10]);
   });
 

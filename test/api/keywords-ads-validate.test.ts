@@ -8,7 +8,7 @@ const rules = (id: string, task: Record<string, unknown>) => validateTask(endpoi
 
 describe('ads keyword API rules', () => {
   test('a past window: yesterday and 4 years back are the edges', () => {
-    const sv = 'keywords_ads.search_volume.task_post';
+    const sv = 'keywords_data.google_ads.search_volume.task_post';
     expect(rules(sv, { keywords: ['a'], date_from: '2022-11-23', date_to: '2026-11-22' })).toEqual([]);
     expect(rules(sv, { keywords: ['a'], date_from: '2022-11-22', date_to: '2026-11-23' })).toEqual(['date_from: must be at most 4 years ago', 'date_to: must be yesterday or earlier']);
     expect(rules(sv, { keywords: ['a'], date_from: '2026-05-01', date_to: '2026-04-30' })).toEqual(['date_from: must not be after date_to']);
@@ -16,7 +16,7 @@ describe('ads keyword API rules', () => {
   });
 
   test('a forecast window: from tomorrow, to after it and within a year; both ends or neither', () => {
-    const at = 'keywords_ads.ad_traffic_by_keywords.live';
+    const at = 'keywords_data.google_ads.ad_traffic_by_keywords.live';
     const base = { keywords: ['a'], bid: 1, match: 'broad' };
     expect(rules(at, { ...base, date_from: '2026-11-24', date_to: '2027-11-23' })).toEqual([]);
     expect(rules(at, { ...base, date_from: '2026-11-23', date_to: '2027-11-24' })).toEqual(['date_from: must be tomorrow or later (a forecast window)', 'date_to: must be at most a year from today']);
@@ -27,13 +27,13 @@ describe('ads keyword API rules', () => {
 
   test('keywords: count, characters and words per function; coordinates without a radius; no postback_data', () => {
     const ten = 'a b c d e f g h i j';
-    expect(rules('keywords_ads.search_volume.task_post', { keywords: [ten, `${ten} k`, 'x'.repeat(80), 'x'.repeat(81)] })).toEqual(['keywords[1]: must be at most 10 words', 'keywords[3]: must be at most 80 characters']);
-    expect(rules('keywords_ads.keywords_for_keywords.task_post', { keywords: [`${ten} k`] })).toEqual([]);
-    expect(rules('keywords_ads.keywords_for_keywords.task_post', { keywords: Array.from({ length: 21 }, (_, i) => `k${i}`) })).toEqual(['keywords: must hold at most 20 items']);
-    expect(rules('keywords_ads.search_volume.live', { keywords: ['a'], location_coordinate: '52.6178549,-155.352142' })).toEqual([]);
-    expect(rules('keywords_ads.search_volume.live', { keywords: ['a'], location_coordinate: '95,10' })).toEqual(['location_coordinate: latitude must be a number from -90 to 90']);
-    expect(rules('keywords_ads.search_volume.task_post', { keywords: ['a'], postback_data: 'advanced' })).toEqual(['postback_data: is not a field of keywords_ads.search_volume.task_post']);
-    expect(rules('keywords_ads.keywords_for_site.task_post', { target: 'example.com', target_type: 'page', sort_by: 'competition_index', include_adult_keywords: true })).toEqual([]);
+    expect(rules('keywords_data.google_ads.search_volume.task_post', { keywords: [ten, `${ten} k`, 'x'.repeat(80), 'x'.repeat(81)] })).toEqual(['keywords[1]: must be at most 10 words', 'keywords[3]: must be at most 80 characters']);
+    expect(rules('keywords_data.google_ads.keywords_for_keywords.task_post', { keywords: [`${ten} k`] })).toEqual([]);
+    expect(rules('keywords_data.google_ads.keywords_for_keywords.task_post', { keywords: Array.from({ length: 21 }, (_, i) => `k${i}`) })).toEqual(['keywords: must hold at most 20 items']);
+    expect(rules('keywords_data.google_ads.search_volume.live', { keywords: ['a'], location_coordinate: '52.6178549,-155.352142' })).toEqual([]);
+    expect(rules('keywords_data.google_ads.search_volume.live', { keywords: ['a'], location_coordinate: '95,10' })).toEqual(['location_coordinate: latitude must be a number from -90 to 90']);
+    expect(rules('keywords_data.google_ads.search_volume.task_post', { keywords: ['a'], postback_data: 'advanced' })).toEqual(['postback_data: is not a field of keywords_data.google_ads.search_volume.task_post']);
+    expect(rules('keywords_data.google_ads.keywords_for_site.task_post', { target: 'example.com', target_type: 'page', sort_by: 'competition_index', include_adult_keywords: true })).toEqual([]);
   });
 
   test('dates are real calendar days', () => {

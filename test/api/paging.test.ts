@@ -123,9 +123,9 @@ describe('paging against the sandbox, which refuses a token used with changed pa
   });
 
   it('the sandbox does refuse a token with a changed parameter (so the test above could fail)', async () => {
-    const first = ok(await client.live('domain_analytics.domains_by_html_terms.live', { search_terms: ['sandbox:total=500'], limit: 100 }));
+    const first = ok(await client.live('domain_analytics.technologies.domains_by_html_terms.live', { search_terms: ['sandbox:total=500'], limit: 100 }));
     const token = pageTokenOf(first.task, 'offset_token')!;
-    const changed = await client.live('domain_analytics.domains_by_html_terms.live', { search_terms: ['sandbox:total=500'], limit: 200, offset_token: token });
+    const changed = await client.live('domain_analytics.technologies.domains_by_html_terms.live', { search_terms: ['sandbox:total=500'], limit: 200, offset_token: token });
     expect(changed.ok).toBe(false);
   });
 

@@ -14,10 +14,10 @@ describe('endpoint catalog', () => {
     for (const e of ENDPOINTS) expect(e.path.startsWith('/v3/')).toBe(true);
   });
   test('paths resolve with configured engines and match back', () => {
-    const p = resolvePath(endpoint('merchant.products.task_get.advanced'), engines, { id: 'abc' });
+    const p = resolvePath(endpoint('merchant.google.products.task_get.advanced'), engines, { id: 'abc' });
     expect(p).toBe('/v3/merchant/google/products/task_get/advanced/abc');
     const m = matchPath('GET', p, engines);
-    expect(m?.def.id).toBe('merchant.products.task_get.advanced');
+    expect(m?.def.id).toBe('merchant.google.products.task_get.advanced');
     expect(m?.id).toBe('abc');
     expect(matchPath('GET', '/v3/merchant/engine_a/products/task_get/advanced/abc', engines)).toBeUndefined();
     expect(matchPath('GET', '/v3/merchant/engine_a/products/task_get/advanced/abc', engines, { anyEngine: true })?.engineSegment).toBe('engine_a');
@@ -66,7 +66,7 @@ describe('validateTask', () => {
     expect(validateTask(res, { id, filters: [c, 'xor', c] })[0].rule).toContain('"and" or "or"');
   });
   test('limit + offset over 10000 on domains by HTML terms', () => {
-    const terms = endpoint('domain_analytics.domains_by_html_terms.live');
+    const terms = endpoint('domain_analytics.technologies.domains_by_html_terms.live');
     expect(fieldsOf(terms, { search_terms: ['<b>'], limit: 5000, offset: 5001 })).toEqual(['limit+offset:40501']);
     expect(fieldsOf(terms, { search_terms: ['<b>'], limit: 5000, offset: 5000 })).toEqual([]);
     expect(fieldsOf(terms, { search_terms: ['<b>'], offset: 10000 })).toContain('offset:40501');

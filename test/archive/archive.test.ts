@@ -91,7 +91,7 @@ describe('ingest and reprocess', () => {
     const t = keywordTask('K1', 2, 1).task;
     expect(resolveEndpoint({ ...t, path: ['v3', 'keywords_data', 'google', 'keywords_for_site', 'task_get', 'K1'] }, {}, engines)).toBe('keywords_for_site.task_get');
     expect(resolveEndpoint({ ...t, path: ['v3', 'serp', 'map'], data: { api: 'serp', function: 'endpoints' } }, {}, engines)).toBe('serp.endpoints');
-    expect(resolveEndpoint({ ...t, path: ['v3', 'merchant', 'google', 'products', 'task_get', 'advanced', 'X'] }, {}, engines)).toBe('merchant.products.task_get.advanced');
+    expect(resolveEndpoint({ ...t, path: ['v3', 'merchant', 'google', 'products', 'task_get', 'advanced', 'X'] }, {}, engines)).toBe('merchant.google.products.task_get.advanced');
     // Backlinks is a family of the registry now; a path no family declares stays unknown.
     expect(resolveEndpoint({ ...t, path: ['v3', 'backlinks', 'summary', 'live'], data: {} }, {}, engines)).toBe('backlinks.summary.live');
     expect(resolveEndpoint({ ...t, path: ['v3', 'no_such_family', 'summary', 'live'], data: {} }, {}, engines)).toBe('unknown:v3/no_such_family/summary/live');

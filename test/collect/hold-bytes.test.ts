@@ -10,7 +10,7 @@ import { channelOf } from '../helpers/channel.js';
 // Large results must not pile up: the collector fetches no more than the load channel's holdBytes of answers ahead
 // of the loads (each at the largest size its endpoint answered), and a load transaction takes at most loadBytes of them.
 
-const POST = 'keywords_ads.keywords_for_keywords.task_post';
+const POST = 'keywords_data.google_ads.keywords_for_keywords.task_post';
 const config = loadConfig({ root: ROOT, env: {} });
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

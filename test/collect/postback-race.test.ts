@@ -17,7 +17,7 @@ import { Collector } from '../../src/collect/index.js';
 import { ROOT } from '../helpers/project.js';
 import { channelOf } from '../helpers/channel.js';
 
-const POST = 'merchant.products.task_post';
+const POST = 'merchant.google.products.task_post';
 const config = loadConfig({ root: ROOT, env: {} });
 
 /** The live service: postback tasks are never listed by tasks_ready; a task_get before completion is 40602. */

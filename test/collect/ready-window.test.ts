@@ -30,7 +30,7 @@ test('a resume collects by id the tasks posted over three days before, and waits
   let clockMs = Date.parse('2024-05-01T02:00:00Z');
   const ledger = await Ledger.open(conn, { clock: () => new Date(clockMs) });
   await ledger.openRun({ runId: RUN, pipeline: 'nightly', runDate: '2024-05-01' });
-  await ledger.planTasks([...['a1', 'a2', 'b1'].map(task), { ...task('p1'), step: 'products', stepIndex: 1, endpointId: 'merchant.products.task_post', collect: 'postback' }]);
+  await ledger.planTasks([...['a1', 'a2', 'b1'].map(task), { ...task('p1'), step: 'products', stepIndex: 1, endpointId: 'merchant.google.products.task_post', collect: 'postback' }]);
   const post = async (key: string) => {
     await ledger.beginPost(RUN, [key]);
     await ledger.recordPosted(RUN, [{ key, serviceId: `svc-${key}`, cost: 0.0006 }]);

@@ -8,7 +8,7 @@ const engines = loadConfig({ root: ROOT, env: {} }).paths;
 const postbackMismatch = (p: PostedEcho, t: ApiTask) => mismatch(p, t, engines);
 
 // A postback's echoed task data against the ledger's posted task (src/collect/vouch.ts).
-const posted = { endpointId: 'merchant.products.task_post', tag: 'seo-etl/p/products/abc', params: { keyword: 'Camping Tent', location_code: 2840, language_code: 'en', postback_url: 'http://h/cb/<secret>/postback?id=$id', postback_data: 'advanced' } };
+const posted = { endpointId: 'merchant.google.products.task_post', tag: 'seo-etl/p/products/abc', params: { keyword: 'Camping Tent', location_code: 2840, language_code: 'en', postback_url: 'http://h/cb/<secret>/postback?id=$id', postback_data: 'advanced' } };
 const task = (data: Record<string, unknown>) => ({ id: 'x', status_code: 20000, data }) as unknown as ApiTask;
 const echo = { api: 'merchant', function: 'products', se: 'google', se_type: 'shopping', tag: posted.tag, keyword: 'camping tent', location_code: '2840', language_code: 'en', postback_url: 'http://h/cb/real-secret/postback?id=$id', postback_data: 'advanced', device: 'desktop' };
 
@@ -40,7 +40,7 @@ describe('postbackMismatch', () => {
     expect(postbackMismatch(posted, task({ ...echo }))).toBeUndefined();
   });
   test("the names come from the endpoint's declarations, getters' functions included", () => {
-    expect(declaredEcho('merchant.products.task_post', engines)).toEqual({ api: 'merchant', functions: ['products'], se: 'google', se_type: 'shopping' });
+    expect(declaredEcho('merchant.google.products.task_post', engines)).toEqual({ api: 'merchant', functions: ['products'], se: 'google', se_type: 'shopping' });
     expect(declaredEcho('keywords_for_site.task_post', engines)).toEqual({ api: 'keywords_data', functions: ['keywords_for_site'], se: engines.keywords_data_legacy });
     expect(declaredEcho('serp.events.task_post', engines)).toMatchObject({ api: 'serp', functions: ['task_post', 'task_get'], se_type: 'events' });
     expect(postbackMismatch({ ...posted, endpointId: 'no.such.endpoint' }, task(echo))).toMatch(/not an endpoint/);
@@ -76,7 +76,7 @@ describe('a collector with vouch', () => {
       onAdopt: async (_a, id) => { adopted.push(id); },
       vouch: async (_t, t) => postbackMismatch(posted, t),
     });
-    c.awaitTags([{ key: 'k1', tag: posted.tag, postId: 'merchant.products.task_post', mode: 'postback' }]);
+    c.awaitTags([{ key: 'k1', tag: posted.tag, postId: 'merchant.google.products.task_post', mode: 'postback' }]);
     const envelope = (id: string, data: Record<string, unknown>) => ({ version: '0.1', tasks: [{ id, status_code: 20000, status_message: 'Ok.', data, result: [] }] }) as never;
     expect(await c.onPostback(envelope('fake-id', { ...echo, keyword: 'FORGED' }))).toBe(false);
     expect(adopted).toEqual([]);

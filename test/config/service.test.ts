@@ -121,7 +121,7 @@ test('local.yaml names the live service and SEO_ETL_API_BASE_URL=sandbox: refuse
 test('with a live local.yaml, --sandbox runs against the sandbox SEO_ETL_API_BASE_URL names (seo-etl sandbox), not the embedded one', async () => {
   const p = projectCopy('api:\n  base_url: https://api.dataforseo.com\n');
   const pipeline = path.join(p, 'pipelines', 'tiny.yaml');
-  writeFileSync(pipeline, 'name: tiny\nbudget_usd: 1\nsteps:\n  - name: volumes\n    endpoint: keywords_ads.search_volume.task_post\n    params: { location_code: 2840, language_code: en, keywords: [shoes] }\n    collect: tasks_ready\n');
+  writeFileSync(pipeline, 'name: tiny\nbudget_usd: 1\nsteps:\n  - name: volumes\n    endpoint: keywords_data.google_ads.search_volume.task_post\n    params: { location_code: 2840, language_code: en, keywords: [shoes] }\n    collect: tasks_ready\n');
   const project = await startProject();
   try {
     const env = bare({ SEO_ETL_API_BASE_URL: project.sandbox.url, SEO_ETL_LOGIN: project.config.sandbox.login, SEO_ETL_PASSWORD: project.config.sandbox.password, SEO_ETL_COLLECT_POLL_MIN_MS: '20', SEO_ETL_COLLECT_POLL_MAX_MS: '200' });

@@ -141,7 +141,7 @@ describe('task states', () => {
 
   test('live calls: posted with the cost of every page, collected with its pages', async () => {
     const { conn, ledger } = await ledgerWithRun();
-    const live = task('live1', { endpointId: 'domain_analytics.domains_by_html_terms.live', collect: 'live', price: 0.01, paging: { maxPages: 3, pageSize: 100 } });
+    const live = task('live1', { endpointId: 'domain_analytics.technologies.domains_by_html_terms.live', collect: 'live', price: 0.01, paging: { maxPages: 3, pageSize: 100 } });
     await ledger.planTasks([live]);
     await ledger.beginPost(RUN, ['live1']);
     await ledger.recordPosted(RUN, [{ key: 'live1', serviceId: '22222222-0000-4000-8000-000000000000', cost: 0.02 }]);

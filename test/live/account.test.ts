@@ -30,13 +30,13 @@ const refusal = async (fn: () => Promise<unknown>): Promise<ApiError> => {
 const PIPELINE = (() => {
   const dir = mkdtempSync(path.join(tmpdir(), 'seo-etl-check-'));
   const file = path.join(dir, 'shop.yaml');
-  writeFileSync(file, 'name: shop\nbudget_usd: 1\nsteps:\n  - name: shop\n    endpoint: merchant.products.task_post\n    params: { location_code: 2840, language_code: en, depth: 120 }\n    for_each:\n      keyword: [tent, stove, lantern, boots]\n    collect: tasks_ready\n');
+  writeFileSync(file, 'name: shop\nbudget_usd: 1\nsteps:\n  - name: shop\n    endpoint: merchant.google.products.task_post\n    params: { location_code: 2840, language_code: en, depth: 120 }\n    for_each:\n      keyword: [tent, stove, lantern, boots]\n    collect: tasks_ready\n');
   return file;
 })();
 
 describe('the account', () => {
   it('[account.user_data] user_data is free and tells login, balance, limits and use, in the live shape', async () => {
-    await apiClient().postTasks('merchant.products.task_post', [TASK]);
+    await apiClient().postTasks('merchant.google.products.task_post', [TASK]);
     p.sandbox.controls.setAccount({ funds: 50, dailyCostLimit: 5 });
     const o = await apiClient().list('appendix.user_data');
     expect(o.ok).toBe(true);
@@ -90,15 +90,15 @@ describe('the account', () => {
   });
 
   it('[account.answers] 401, 402, 40203, 40204 stop the call with their advice and cost nothing; 40205/40206 refuse the repeated task only', async () => {
-    const e401 = await refusal(() => apiClient('wrong').postTasks('merchant.products.task_post', [TASK]));
+    const e401 = await refusal(() => apiClient('wrong').postTasks('merchant.google.products.task_post', [TASK]));
     expect([e401.httpStatus, e401.code]).toEqual([401, 40100]);
     p.sandbox.controls.setAccount({ funds: 0 });
-    const e402 = await refusal(() => apiClient().postTasks('merchant.products.task_post', [TASK]));
+    const e402 = await refusal(() => apiClient().postTasks('merchant.google.products.task_post', [TASK]));
     expect([e402.httpStatus, e402.code, e402.exitCode]).toEqual([402, 40200, EXIT.refused]);
     expect(e402.message).toContain('top up the balance, then `seo-etl resume`');
     p.sandbox.controls.setAccount({ funds: 1000, dailyCostLimit: 0.002 });
-    await apiClient().postTasks('merchant.products.task_post', [TASK]);
-    const e40203 = await refusal(() => apiClient().postTasks('merchant.products.task_post', [{ ...TASK, keyword: 'stove' }]));
+    await apiClient().postTasks('merchant.google.products.task_post', [TASK]);
+    const e40203 = await refusal(() => apiClient().postTasks('merchant.google.products.task_post', [{ ...TASK, keyword: 'stove' }]));
     expect([e40203.httpStatus, e40203.code]).toEqual([200, 40203]);
     expect(e40203.message).toContain('daily cost limit');
     p.sandbox.controls.setAccount({ dailyCostLimit: null, deniedEndpoints: ['serp.events.task_post'] });
@@ -107,11 +107,11 @@ describe('the account', () => {
     expect(e40204.message).toContain('no access to this endpoint');
     expect(p.sandbox.controls.postings()).toHaveLength(1);
     p.sandbox.controls.setAccount({ deniedEndpoints: [], duplicatesPerHour: 1 });
-    const [a, b, c] = await apiClient().postTasks('merchant.products.task_post', [{ ...TASK, keyword: 'lamp' }, { ...TASK, keyword: 'lamp', tag: 'again' }, { ...TASK, keyword: 'rope' }]);
+    const [a, b, c] = await apiClient().postTasks('merchant.google.products.task_post', [{ ...TASK, keyword: 'lamp' }, { ...TASK, keyword: 'lamp', tag: 'again' }, { ...TASK, keyword: 'rope' }]);
     expect([a.ok, b.ok, c.ok]).toEqual([true, false, true]);
     expect(!b.ok && b.error.code).toBe(40205);
     p.sandbox.controls.setAccount({ duplicatesPerHour: null, duplicatesPerDay: 1 });
-    const [d] = await apiClient().postTasks('merchant.products.task_post', [{ ...TASK, keyword: 'rope' }]);
+    const [d] = await apiClient().postTasks('merchant.google.products.task_post', [{ ...TASK, keyword: 'rope' }]);
     expect(!d.ok && d.error.code).toBe(40206);
     expect(p.sandbox.controls.postings()).toHaveLength(3);
   });
@@ -132,7 +132,7 @@ describe('the account', () => {
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
     try {
       const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/pb?id=$id`;
-      const [posted] = await apiClient().postTasks('merchant.products.task_post', [{ ...TASK, postback_url: url, postback_data: 'advanced' }]);
+      const [posted] = await apiClient().postTasks('merchant.google.products.task_post', [{ ...TASK, postback_url: url, postback_data: 'advanced' }]);
       const id = (posted as any).task.id;
       await p.sandbox.controls.settle();
       expect(hits).toBe(1);

@@ -39,9 +39,9 @@ describe('tasks_ready and per-endpoint limits', () => {
     expect(TASKS_READY_LIMITS).toEqual({ perMinute: 20, maxResultsPerCall: 1000 });
     const clock = new FakeClock();
     const limiter = new RateLimiter({ calls: 2000, windowMs: 60_000, concurrency: 4, clock });
-    const starts = await drive(limiter, clock, [['merchant.products.tasks_ready', 60]]);
-    expect(maxInWindow(starts['merchant.products.tasks_ready'], 60_000)).toBeLessThanOrEqual(20);
-    expect(limiter.stats().byEndpoint['merchant.products.tasks_ready'].limit).toBe(20);
+    const starts = await drive(limiter, clock, [['merchant.google.products.tasks_ready', 60]]);
+    expect(maxInWindow(starts['merchant.google.products.tasks_ready'], 60_000)).toBeLessThanOrEqual(20);
+    expect(limiter.stats().byEndpoint['merchant.google.products.tasks_ready'].limit).toBe(20);
   });
 
   it('[limits.per_endpoint] a rate-limit answer on one endpoint slows that endpoint, not the account\'s other calls', async () => {
@@ -84,8 +84,8 @@ describe('tasks_ready and per-endpoint limits', () => {
     const s = await start({ completion_delay_ms: 0, rate_limit_calls: 500, rate_limit_window_ms: 60_000 });
     try {
       const api = client(s.sandbox);
-      const a = await api.get(pathOf('merchant.products.tasks_ready'));
-      const b = await api.get(pathOf('merchant.products.tasks_ready'));
+      const a = await api.get(pathOf('merchant.google.products.tasks_ready'));
+      const b = await api.get(pathOf('merchant.google.products.tasks_ready'));
       expect([a.headers['x-ratelimit-limit'], a.headers['x-ratelimit-remaining'], b.headers['x-ratelimit-remaining']]).toEqual(['20', '19', '18']);
       const c = await api.get(pathOf('serp.endpoints'));
       expect([c.headers['x-ratelimit-limit'], c.headers['x-ratelimit-remaining']]).toEqual(['500', '497']);
@@ -103,7 +103,7 @@ describe('a night collected by tasks_ready with the live limits on', () => {
       const limiter = new RateLimiter({ calls: 2000, windowMs: W, concurrency: 16 });
       const c = new ApiClient({ baseUrl: s.sandbox.url, credentials: credentialsFor(s.config), engines: s.config.paths, limiter, timeoutMs: 10_000, retries: 3, retryBaseMs: 20, tasksPerPost: 100 });
       const tasks = Array.from({ length: 3000 }, (_, i) => ({ keyword: `night ${i}`, location_code: 2840, language_code: 'en', tag: `n${i}` }));
-      const posted = await c.postTasks('merchant.products.task_post', tasks);
+      const posted = await c.postTasks('merchant.google.products.task_post', tasks);
       expect(posted.every((o) => o.ok)).toBe(true);
       const collected = new Set<string>();
       const asked = new Set<string>();
@@ -111,10 +111,10 @@ describe('a night collected by tasks_ready with the live limits on', () => {
       // Three pollers ask tasks_ready as fast as the limiter lets them while the gets run.
       const poll = async () => {
         while (collected.size < 3000) {
-          for (const item of await c.tasksReady('merchant.products.tasks_ready')) {
+          for (const item of await c.tasksReady('merchant.google.products.tasks_ready')) {
             if (asked.has(item.id)) continue;
             asked.add(item.id);
-            gets.push(c.taskGet('merchant.products.task_get.advanced', item.id).then((o) => { if (o.ok) collected.add(item.id); }));
+            gets.push(c.taskGet('merchant.google.products.task_get.advanced', item.id).then((o) => { if (o.ok) collected.add(item.id); }));
           }
           await Promise.all(gets.splice(0));
         }
@@ -122,11 +122,11 @@ describe('a night collected by tasks_ready with the live limits on', () => {
       await Promise.all([poll(), poll(), poll()]);
       expect(collected.size).toBe(3000);
       expect(s.sandbox.controls.rateLimitAnswers()).toBe(0);
-      const readyCalls = s.sandbox.controls.calls().filter((x) => x.endpointId === 'merchant.products.tasks_ready');
+      const readyCalls = s.sandbox.controls.calls().filter((x) => x.endpointId === 'merchant.google.products.tasks_ready');
       expect(readyCalls.length).toBeGreaterThan(3);
       expect(maxInWindow(readyCalls.map((x) => x.at), W)).toBeLessThanOrEqual(20);
-      expect(limiter.stats().byEndpoint['merchant.products.tasks_ready'].maxInWindow).toBeLessThanOrEqual(20);
-      const gets2 = s.sandbox.controls.calls().filter((x) => x.endpointId === 'merchant.products.task_get.advanced');
+      expect(limiter.stats().byEndpoint['merchant.google.products.tasks_ready'].maxInWindow).toBeLessThanOrEqual(20);
+      const gets2 = s.sandbox.controls.calls().filter((x) => x.endpointId === 'merchant.google.products.task_get.advanced');
       expect(gets2).toHaveLength(3000);
     } finally {
       await s.sandbox.close();

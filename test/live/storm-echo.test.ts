@@ -29,13 +29,13 @@ describe('after the retries, and in the echo', () => {
   it("[callbacks.echo] a task's data echoes api, function, se, se_type and every parameter posted; task_get's answer (a postback's body) passes vouch", async () => {
     const c = apiClient();
     const params = { keyword: 'camping tent', location_code: 2840, language_code: 'en', tag: 'seo-etl/p/products/k1', priority: 2 };
-    const [posted] = await c.postTasks('merchant.products.task_post', [params]);
+    const [posted] = await c.postTasks('merchant.google.products.task_post', [params]);
     if (!posted.ok) throw new Error(posted.error.message);
     expect(posted.task.data).toMatchObject({ api: 'merchant', function: 'products', se: ENGINES.merchant, se_type: 'shopping', ...params });
     box.clock.advance(60_000);
-    const got = await c.taskGet('merchant.products.task_get.advanced', posted.task.id);
+    const got = await c.taskGet('merchant.google.products.task_get.advanced', posted.task.id);
     if (!got.ok) throw new Error(got.error.message);
-    const ledger = { endpointId: 'merchant.products.task_post', tag: params.tag, params };
+    const ledger = { endpointId: 'merchant.google.products.task_post', tag: params.tag, params };
     expect(postbackMismatch(ledger, got.task, ENGINES)).toBeUndefined();
     expect(postbackMismatch(ledger, { ...got.task, data: { ...(got.task.data as object), priority: undefined } }, ENGINES)).toMatch(/priority/);
   });

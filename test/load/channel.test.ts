@@ -15,7 +15,7 @@ const settle = async () => { for (let i = 0; i < 20; i++) await tick(); };
 
 /** A result of `bytes` answer bytes for ledger task `key` (service id `s-<key>`): one row in `tasks`. */
 const result = (key: string, bytes = 1): CollectedTask => ({
-  endpointId: 'keywords_ads.search_volume.task_get',
+  endpointId: 'keywords_data.google_ads.search_volume.task_get',
   key,
   version: '0.1',
   bytes,
@@ -148,7 +148,7 @@ describe('a transaction commits rows and ledger moves together or not at all', (
     writer = await Writer.open(':memory:', '256MB');
     const ledger = await Ledger.open(await writer.connect(), { queue: (w) => writer!.queue(w) });
     await ledger.openRun({ runId: RUN, pipeline: 'nightly', runDate: '2024-05-01' });
-    const planned: PlannedTask[] = keys.map((key, i) => ({ key, runId: RUN, step: 'volumes', stepIndex: 0, endpointId: 'keywords_ads.search_volume.task_post', params: { keywords: [`kw ${i}`], location_code: 2840 }, collect: 'tasks_ready', price: 0.05 }));
+    const planned: PlannedTask[] = keys.map((key, i) => ({ key, runId: RUN, step: 'volumes', stepIndex: 0, endpointId: 'keywords_data.google_ads.search_volume.task_post', params: { keywords: [`kw ${i}`], location_code: 2840 }, collect: 'tasks_ready', price: 0.05 }));
     await ledger.planTasks(planned);
     await ledger.beginPost(RUN, keys);
     await ledger.recordPosted(RUN, keys.map((key) => ({ key, serviceId: `s-${key}`, cost: 0.05 })));

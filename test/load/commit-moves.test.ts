@@ -10,7 +10,7 @@ import type { CollectedTask } from '../../src/normalize/extract.js';
 import type { PlannedTask } from '../../src/pipeline/index.js';
 
 const result = (key: string, cost = 0, status = 20000): CollectedTask => ({
-  endpointId: 'keywords_ads.search_volume.task_get',
+  endpointId: 'keywords_data.google_ads.search_volume.task_get',
   key,
   version: '0.1',
   bytes: 1,
@@ -60,7 +60,7 @@ describe('merged moves in the ledger', () => {
     const ledger = await Ledger.open(await writer.connect(), { queue: (w) => writer!.queue(w) });
     await ledger.openRun({ runId: RUN, pipeline: 'nightly', runDate: '2024-05-01' });
     const keys = ['k1', 'k2', 'k3', 'k4'];
-    const planned: PlannedTask[] = keys.map((key, i) => ({ key, runId: RUN, step: 'volumes', stepIndex: 0, endpointId: 'keywords_ads.search_volume.task_post', params: { keywords: [`kw ${i}`] }, collect: 'tasks_ready', price: 0.05 }));
+    const planned: PlannedTask[] = keys.map((key, i) => ({ key, runId: RUN, step: 'volumes', stepIndex: 0, endpointId: 'keywords_data.google_ads.search_volume.task_post', params: { keywords: [`kw ${i}`] }, collect: 'tasks_ready', price: 0.05 }));
     await ledger.planTasks(planned);
     await ledger.beginPost(RUN, keys);
     await ledger.recordPosted(RUN, keys.map((key) => ({ key, serviceId: `s-${key}`, cost: 0.05 })));

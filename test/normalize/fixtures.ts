@@ -26,12 +26,12 @@ export function keywordTask(id: string, count = 5, seed = 1, fn: 'keywords_for_s
 
 export function merchantTask(id: string, engine = 'engine_a', allTypes = true, seed = 7): CollectedTask {
   const result = generateMerchant({ keyword: 'running shoes', location_code: 2840, language_code: 'en' }, engine, 12, seed, { now: NOW, allTypes });
-  return task(id, 'merchant.products.task_get.advanced', [result], { api: 'merchant', function: 'products', se: engine, se_type: 'shopping', keyword: 'running shoes' });
+  return task(id, 'merchant.google.products.task_get.advanced', [result], { api: 'merchant', function: 'products', se: engine, se_type: 'shopping', keyword: 'running shoes' });
 }
 
 export function technologyTask(id: string, n = 9): CollectedTask {
   const items = Array.from({ length: n }, (_, i) => domainItem(3, i, 1000, NOW, { search_terms: ['shop'] } as never));
-  return task(id, 'domain_analytics.domains_by_html_terms.live', [{ total_count: 1000, items_count: n, offset: 0, offset_token: 'tok', items }], { api: 'domain_analytics', function: 'domains_by_html_terms', search_terms: ['shop', 'cart'] });
+  return task(id, 'domain_analytics.technologies.domains_by_html_terms.live', [{ total_count: 1000, items_count: n, offset: 0, offset_token: 'tok', items }], { api: 'domain_analytics', function: 'domains_by_html_terms', search_terms: ['shop', 'cart'] });
 }
 
 export function onpageTask(id: string): CollectedTask {

@@ -120,7 +120,7 @@ describe('merchant shopping', () => {
     expect(serp.stores_count).toBe(src.stores_count_info.count);
     expect(serp.gid).toBe(src.gid);
     expect(serp.delivery_date_from).toEqual(new Date(src.delivery_info.delivery_date_from.replace(' +00:00', 'Z')));
-    const reference = normalizeTask(task('M1r', 'merchant.products.task_get.advanced', [{ keyword: 'k', items: [{ type: 'engine_a_shopping_serp', delivery_info: { stores_count_info: { count: '7', displayed_text: '7 stores', count_from_text: true } } }] }]), ctx);
+    const reference = normalizeTask(task('M1r', 'merchant.google.products.task_get.advanced', [{ keyword: 'k', items: [{ type: 'engine_a_shopping_serp', delivery_info: { stores_count_info: { count: '7', displayed_text: '7 stores', count_from_text: true } } }] }]), ctx);
     expect(rowsOf(reference, 'merchant_shopping__items')[0]).toMatchObject({ stores_count: 7, stores_count_displayed_text: '7 stores', stores_count_from_text: true, extra: null });
     const allElements = rowsOf(out, 'merchant_shopping__items__elements');
     const carouselIdx = res.items.findIndex((i: any) => i.type === 'engine_a_shopping_sponsored_carousel');
@@ -150,7 +150,7 @@ describe('merchant shopping', () => {
 
   it('keeps an item type it does not know, with its common columns and the rest in extra, and counts it', () => {
     const stats = new NormalizeStats();
-    const out = normalizeTask(task('M3', 'merchant.products.task_get.advanced', [{
+    const out = normalizeTask(task('M3', 'merchant.google.products.task_get.advanced', [{
       keyword: 'k', type: 'shopping', items_count: 2, item_types: ['google_shopping_hologram'],
       items: [{ type: 'google_shopping_hologram', rank_group: 1, rank_absolute: 1, position: 'left', xpath: '/x', glow: 'bright', items: [1, 2] }, null],
     }], { se: 'google' }), { ...ctx, engines: ['google'] }, stats);

@@ -81,17 +81,17 @@ describe('warehouse memory', () => {
 describe('path segments per endpoint family', () => {
   test('the defaults are the live service names, each family on its own segment', () => {
     const p = loadConfig({ root: project(), env: {} }).paths;
-    expect(resolvePath(endpoint('keywords_ads.search_volume.task_post'), p)).toBe('/v3/keywords_data/google_ads/search_volume/task_post');
-    expect(resolvePath(endpoint('keywords_ads.locations.country'), p, { id: 'us' })).toBe('/v3/keywords_data/google_ads/locations/us');
+    expect(resolvePath(endpoint('keywords_data.google_ads.search_volume.task_post'), p)).toBe('/v3/keywords_data/google_ads/search_volume/task_post');
+    expect(resolvePath(endpoint('keywords_data.google_ads.locations.country'), p, { id: 'us' })).toBe('/v3/keywords_data/google_ads/locations/us');
     expect(resolvePath(endpoint('keywords_for_site.task_post'), p)).toBe('/v3/keywords_data/google/keywords_for_site/task_post');
-    expect(resolvePath(endpoint('merchant.products.tasks_ready'), p)).toBe('/v3/merchant/google/products/tasks_ready');
+    expect(resolvePath(endpoint('merchant.google.products.tasks_ready'), p)).toBe('/v3/merchant/google/products/tasks_ready');
     expect(resolvePath(endpoint('serp.events.task_post'), p)).toBe('/v3/serp/google/events/task_post');
     expect(p.engine_b).toBe('bing');
   });
 
   test('one family may be renamed alone, from local.yaml or the environment', () => {
     const p = loadConfig({ root: project('paths:\n  merchant: shopping_x\n'), env: { SEO_ETL_PATHS_ENGINE_A: 'engine_a' } }).paths;
-    expect(resolvePath(endpoint('merchant.products.tasks_ready'), p)).toBe('/v3/merchant/shopping_x/products/tasks_ready');
+    expect(resolvePath(endpoint('merchant.google.products.tasks_ready'), p)).toBe('/v3/merchant/shopping_x/products/tasks_ready');
     expect(resolvePath(endpoint('serp.events.task_post'), p)).toBe('/v3/serp/engine_a/events/task_post');
     expect(p.keywords_data).toBe('google_ads');
   });

@@ -55,7 +55,7 @@ steps:
 budget_usd: 5
 steps:
   - name: shop
-    endpoint: merchant.products.task_post
+    endpoint: merchant.google.products.task_post
     params: { location_code: 2840, language_code: en }
     for_each:
       keyword: { file: kw.txt, limit: 4 }
@@ -154,7 +154,7 @@ steps:
 budget_usd: 5
 steps:
   - name: domains
-    endpoint: domain_analytics.domains_by_html_terms.live
+    endpoint: domain_analytics.technologies.domains_by_html_terms.live
     params: { search_terms: ["shop.js"], limit: 10 }
   - name: site_keywords
     endpoint: keywords_for_site.task_post
@@ -262,7 +262,7 @@ steps:
   - name: serp_endpoints
     endpoint: serp.endpoints
   - name: domains
-    endpoint: domain_analytics.domains_by_html_terms.live
+    endpoint: domain_analytics.technologies.domains_by_html_terms.live
     params: { search_terms: ["<script"], limit: 100 }
     paging: { max_items: 250 }
   - name: resources

@@ -69,9 +69,9 @@ describe('YAML and schema errors carry file:line:column, the key and the rule', 
   });
 
   test('a collection endpoint is not a step', () => {
-    const yaml = pipeline('    endpoint: merchant.products.tasks_ready\n');
+    const yaml = pipeline('    endpoint: merchant.google.products.tasks_ready\n');
     const { issues } = issuesOf(yaml);
-    expect(issues[0].rule).toContain('name merchant.products.task_post and choose collect');
+    expect(issues[0].rule).toContain('name merchant.google.products.task_post and choose collect');
   });
 
   test('a tag of 256 characters', () => {
@@ -113,13 +113,13 @@ describe('YAML and schema errors carry file:line:column, the key and the rule', 
   });
 
   test('limit plus offset over 10000', () => {
-    const yaml = pipeline('    endpoint: domain_analytics.domains_by_html_terms.live\n    params:\n      search_terms: ["<script"]\n      limit: 5000\n      offset: 5001\n');
+    const yaml = pipeline('    endpoint: domain_analytics.technologies.domains_by_html_terms.live\n    params:\n      search_terms: ["<script"]\n      limit: 5000\n      offset: 5001\n');
     const { issues } = issuesOf(yaml);
     expect(issues).toEqual([expect.objectContaining({ ...lineOf(yaml, '5000'), key: 'steps[0].params.limit', rule: 'limit plus offset must not exceed 10000 (got 10001)' })]);
   });
 
   test('limit plus offset over 10000 when offset is enumerated', () => {
-    const yaml = pipeline('    endpoint: domain_analytics.domains_by_html_terms.live\n    params:\n      search_terms: ["<script"]\n      limit: 5000\n    for_each:\n      offset: [0, 5001]\n');
+    const yaml = pipeline('    endpoint: domain_analytics.technologies.domains_by_html_terms.live\n    params:\n      search_terms: ["<script"]\n      limit: 5000\n    for_each:\n      offset: [0, 5001]\n');
     const { issues } = issuesOf(yaml);
     expect(issues).toEqual([expect.objectContaining({ ...lineOf(yaml, '5001'), key: 'steps[0].for_each.offset', rule: 'limit plus offset must not exceed 10000 (got 10001)' })]);
   });

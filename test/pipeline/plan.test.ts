@@ -24,13 +24,13 @@ steps:
     for_each:
       keywords: { file: ideas.txt }
   - name: shop
-    endpoint: merchant.products.task_post
+    endpoint: merchant.google.products.task_post
     params: { location_code: 2840, language_code: en, priority: 2 }
     collect: pingback
     for_each:
       keyword: [tent, stove, lantern]
   - name: domains
-    endpoint: domain_analytics.domains_by_html_terms.live
+    endpoint: domain_analytics.technologies.domains_by_html_terms.live
     params: { search_terms: ["shop.js"], limit: 50 }
     paging: { max_pages: 3 }
   - name: serp_endpoints
@@ -195,7 +195,7 @@ steps:
       depth: [10, 11, 700]
       priority: [1, 2]
   - name: shop
-    endpoint: merchant.products.task_post
+    endpoint: merchant.google.products.task_post
     params: { location_code: 2840, language_code: en, priority: 2 }
     for_each:
       keyword: [tent, stove]
@@ -216,7 +216,7 @@ steps:
     for_each:
       text: ["One sentence to rewrite.", "Another one."]
   - name: domains
-    endpoint: domain_analytics.domains_by_html_terms.live
+    endpoint: domain_analytics.technologies.domains_by_html_terms.live
     params: { search_terms: ["<script"] }
 `, {}, config).pipeline();
     const plan = await planPipeline(p, { runId: RUN });

@@ -193,7 +193,7 @@ INSERT INTO _tasks (run_id, task_key, seq, step, step_index, endpoint_id, collec
   ('p-2025-05-01', 'k1', 0, 'ideas', 0, 'keywords_for_keywords.task_post', 'tasks_ready', '{}', 0.1, 'loaded', 0.1, 1, 1, NULL, NULL, NULL, TIMESTAMP '2025-05-01 02:01:00'),
   ('p-2025-05-01', 'k2', 1, 'ideas', 0, 'keywords_for_keywords.task_post', 'tasks_ready', '{}', 0.1, 'posted', 0.2, 1, 0, NULL, NULL, NULL, TIMESTAMP '2025-05-01 02:01:00'),
   ('p-2025-05-01', 'k3', 2, 'ideas', 0, 'keywords_for_keywords.task_post', 'tasks_ready', '{"keyword":""}', 0.1, 'failed', NULL, 1, 0, 40501, 'Invalid Field: keyword', TIMESTAMP '2025-05-01 02:00:10', TIMESTAMP '2025-05-01 02:01:00'),
-  ('p-2025-05-01', 'k4', 3, 'shop', 1, 'merchant.products.task_post', 'postback', '{}', 0, 'loaded', 0, 1, 1, NULL, NULL, NULL, TIMESTAMP '2025-05-01 02:01:00');
+  ('p-2025-05-01', 'k4', 3, 'shop', 1, 'merchant.google.products.task_post', 'postback', '{}', 0, 'loaded', 0, 1, 1, NULL, NULL, NULL, TIMESTAMP '2025-05-01 02:01:00');
 
 INSERT INTO keyword_data (_id, _task_id, _run_id, _loaded_at, _list_idx, keyword, location_code, language_code, search_volume, cpc, competition) VALUES
   ('a:0', 'a', 'p-2025-04-01', TIMESTAMPTZ '2025-04-01 02:00:00+00', 0, 'tent', 2840, 'en', 20, 1.0, 0.1),

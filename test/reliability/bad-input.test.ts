@@ -55,7 +55,7 @@ const CASES: Case[] = [
   },
   {
     name: 'limit-offset',
-    pipeline: `${HEAD}  - name: dom\n    endpoint: domain_analytics.domains_by_html_terms.live\n    params:\n      search_terms: [shopify]\n      limit: 5000\n      offset: 5001\n`,
+    pipeline: `${HEAD}  - name: dom\n    endpoint: domain_analytics.technologies.domains_by_html_terms.live\n    params:\n      search_terms: [shopify]\n      limit: 5000\n      offset: 5001\n`,
     says: (f) => new RegExp(`${esc(f)}:\\d+:\\d+: steps\\[0\\]\\.params\\.(limit|offset): limit plus offset must not exceed 10000 \\(got 10001\\)`),
   },
   { name: 'unknown-endpoint', pipeline: `${HEAD}  - name: a\n    endpoint: serp.event.task_post\n`, says: (f) => new RegExp(`${esc(f)}:5:15: steps\\[0\\]\\.endpoint: unknown endpoint "serp\\.event\\.task_post" \\(did you mean serp\\.events\\.task_post\\?\\)`) },

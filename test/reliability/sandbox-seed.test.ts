@@ -17,7 +17,7 @@ afterAll(() => s.sandbox.close());
 const CASES = [
   { post: 'keywords_for_keywords.task_post', get: 'keywords_for_keywords.task_get', postbackData: false, task: { keywords: ['camping tent', 'headlamp'], location_code: 2840, language_code: 'en' } },
   { post: 'keywords_for_site.task_post', get: 'keywords_for_site.task_get', postbackData: false, task: { target: 'example.com', location_code: 2840, language_code: 'en' } },
-  { post: 'merchant.products.task_post', get: 'merchant.products.task_get.advanced', postbackData: true, task: { keyword: 'camping tent', location_code: 2840, language_code: 'en' } },
+  { post: 'merchant.google.products.task_post', get: 'merchant.google.products.task_get.advanced', postbackData: true, task: { keyword: 'camping tent', location_code: 2840, language_code: 'en' } },
   { post: 'serp.events.task_post', get: 'serp.events.task_get.advanced', postbackData: true, task: { keyword: 'jazz concerts', location_code: 2840, language_code: 'en' } },
 ];
 

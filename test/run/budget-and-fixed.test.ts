@@ -42,7 +42,7 @@ describe('budget and live steps', () => {
   test('a live step stopped at the budget leaves a later, cheaper live step what is left', async () => {
     p = await startProject();
     // keywords_ads live: 0.075 a call, one of three fits 0.1; the paraphrases (0.0001 each) still fit after it.
-    const file = pipelineFile(`name: live\nbudget_usd: 0.1\nsteps:\n  - name: ads\n    endpoint: keywords_ads.keywords_for_site.live\n    params: { location_code: 2840, language_code: en }\n    for_each:\n      target: [a.example.com, b.example.com, c.example.com]\n  - name: texts\n    endpoint: content_generation.paraphrase.live\n    params: { creativity_index: 0.5 }\n    for_each:\n      text: [hello world, good night]\n`);
+    const file = pipelineFile(`name: live\nbudget_usd: 0.1\nsteps:\n  - name: ads\n    endpoint: keywords_data.google_ads.keywords_for_site.live\n    params: { location_code: 2840, language_code: en }\n    for_each:\n      target: [a.example.com, b.example.com, c.example.com]\n  - name: texts\n    endpoint: content_generation.paraphrase.live\n    params: { creativity_index: 0.5 }\n    for_each:\n      text: [hello world, good night]\n`);
     const r = await run(file, '2026-01-06');
     expect(r.exitCode).toBe(EXIT.budget);
     expect(r.summary!.steps.map((s) => [s.step, s.byState.loaded, s.byState.planned])).toEqual([['ads', 1, 2], ['texts', 2, 0]]);

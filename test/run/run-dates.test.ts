@@ -24,7 +24,7 @@ steps:
       keyword: [${KEYWORDS.map((k) => JSON.stringify(k)).join(', ')}]
     collect: tasks_ready
   - name: volumes
-    endpoint: keywords_ads.search_volume.task_post
+    endpoint: keywords_data.google_ads.search_volume.task_post
     params: { location_code: 2840, language_code: en, keywords: ["running shoes", "hiking boots"] }
     collect: tasks_ready
 `;

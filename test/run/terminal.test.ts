@@ -98,7 +98,7 @@ describe('off a terminal', () => {
     const file = path.join(fresh(), 'tiny.yaml');
     writeFileSync(file, [
       'name: tiny', 'budget_usd: 1', 'steps:', '  - name: serp_endpoints', '    endpoint: serp.endpoints', '  - name: volumes',
-      '    endpoint: keywords_ads.search_volume.task_post', '    params: { location_code: 2840, language_code: en, keywords: [shoes, boots] }', '    collect: tasks_ready', '',
+      '    endpoint: keywords_data.google_ads.search_volume.task_post', '    params: { location_code: 2840, language_code: en, keywords: [shoes, boots] }', '    collect: tasks_ready', '',
     ].join('\n'));
     return file;
   };

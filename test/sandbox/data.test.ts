@@ -67,7 +67,7 @@ describe('keyword data', () => {
 describe('merchant', () => {
   const TYPES = ['alpha_shopping_sponsored_carousel', 'alpha_shopping_paid', 'alpha_shopping_serp', 'alpha_shopping_carousel', 'related_searches'];
   it('the all-zero id returns every item type and optional shape, at no charge, without a posted task', async () => {
-    const r = await api.get(pathOf('merchant.products.task_get.advanced', ZERO));
+    const r = await api.get(pathOf('merchant.google.products.task_get.advanced', ZERO));
     const t = r.json.tasks[0];
     expect([t.status_code, t.cost, r.json.cost]).toEqual([20000, 0, 0]);
     expect(t.data).toMatchObject({ api: 'merchant', function: 'products', se: 'alpha', se_type: 'shopping', keyword: expect.any(String), location_code: 2840, language_code: 'en' });
@@ -104,7 +104,7 @@ describe('merchant', () => {
     expect(serp.map((i: any) => i.rank_group)).toEqual(serp.map((_: any, k: number) => k + 1));
   });
   it('a posted task: keyword decoded, locale resolved from the name, configured item prefix, n items', async () => {
-    const t = await postGet('merchant.products.task_post', 'merchant.products.task_get.advanced', { keyword: 'red%20shoes+sale', location_name: 'Germany', language_name: 'German', price_min: 10 });
+    const t = await postGet('merchant.google.products.task_post', 'merchant.google.products.task_get.advanced', { keyword: 'red%20shoes+sale', location_name: 'Germany', language_name: 'German', price_min: 10 });
     const res = t.result[0];
     expect([res.keyword, res.location_code, res.language_code]).toEqual(['red shoes sale', 2276, 'de']);
     expect(res.items_count).toBe(12);
@@ -237,7 +237,7 @@ describe('on-page resources', () => {
 });
 
 describe('domains by HTML terms', () => {
-  const PATH = pathOf('domain_analytics.domains_by_html_terms.live');
+  const PATH = pathOf('domain_analytics.technologies.domains_by_html_terms.live');
   const run = async (task: Record<string, unknown>) => {
     const r = await api.post(PATH, [task]);
     expect(r.json.tasks[0].status_code, r.json.tasks[0].status_message).toBe(20000);

@@ -14,7 +14,7 @@ describe('faults', () => {
     const r = await box.api.post(EVENTS, [ev(1)]);
     expect([r.status, r.json.status_code]).toEqual([500, 50000]);
     expect(box.sandbox.controls.postings()).toEqual([]);
-    expect((await box.api.get(pathOf('merchant.products.tasks_ready'))).status).toBe(200); // other prefixes untouched
+    expect((await box.api.get(pathOf('merchant.google.products.tasks_ready'))).status).toBe(200); // other prefixes untouched
   });
   it('drop destroys the connection without an answer and without side effects', async () => {
     box.sandbox.controls.setFaults([{ path: '*', drop: 1 }]);
@@ -117,7 +117,7 @@ describe('no input crashes the server', () => {
       '[{"keyword": "x", "location_code": 1e400}]', '[{"__proto__": {"polluted": true}, "keyword": "x", "location_code": 2840}]',
       JSON.stringify([{ keyword: 'x', location_coordinate: 'a,b,c' }]), JSON.stringify([{ keyword: 'x'.repeat(100000), location_code: 2840 }]),
       '\u0000\u0001', '[' + '['.repeat(5000) + ']'.repeat(5000) + ']'];
-    const paths = [EVENTS, pathOf('on_page.resources'), pathOf('domain_analytics.domains_by_html_terms.live'), pathOf('domain_analytics.errors'), pathOf('content_generation.paraphrase.live')];
+    const paths = [EVENTS, pathOf('on_page.resources'), pathOf('domain_analytics.technologies.domains_by_html_terms.live'), pathOf('domain_analytics.errors'), pathOf('content_generation.paraphrase.live')];
     for (const path of paths) {
       for (const raw of bodies) {
         const r = await box.api.post(path, undefined, { raw });

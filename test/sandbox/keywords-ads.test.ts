@@ -13,28 +13,28 @@ afterAll(async () => s?.sandbox.close());
 const tick = (ms: number) => s.clock.advance(ms);
 
 async function postAndGet(fn: string, task: Record<string, unknown>) {
-  const posted = await c.post(pathOf(`keywords_ads.${fn}.task_post`), [task]);
+  const posted = await c.post(pathOf(`keywords_data.google_ads.${fn}.task_post`), [task]);
   expect(posted.json.tasks[0].status_code, posted.json.tasks[0].status_message).toBe(20100);
   tick(2000);
-  return (await c.get(pathOf(`keywords_ads.${fn}.task_get`, posted.json.tasks[0].id))).json.tasks[0];
+  return (await c.get(pathOf(`keywords_data.google_ads.${fn}.task_get`, posted.json.tasks[0].id))).json.tasks[0];
 }
 
 describe('sandbox: ads-based keyword API', () => {
   it('takes 100 tasks in one POST and answers 40006 to the rest', async () => {
     const tasks = Array.from({ length: 101 }, (_, i) => ({ keywords: [`kw ${i}`], location_code: 2840 }));
-    const r = await c.post(pathOf('keywords_ads.search_volume.task_post'), tasks);
+    const r = await c.post(pathOf('keywords_data.google_ads.search_volume.task_post'), tasks);
     const codes = r.json.tasks.map((t: any) => t.status_code);
     expect(codes.slice(0, 100).every((x: number) => x === 20100)).toBe(true);
     expect(codes[100]).toBe(40006);
   });
 
   it('allows 12 live calls a minute, then 40202 until the minute has passed', async () => {
-    const live = () => c.post(pathOf('keywords_ads.keywords_for_keywords.live'), [{ keywords: ['tea'], language_code: 'en' }]);
+    const live = () => c.post(pathOf('keywords_data.google_ads.keywords_for_keywords.live'), [{ keywords: ['tea'], language_code: 'en' }]);
     for (let i = 0; i < 12; i++) expect((await live()).json.tasks[0].status_code, `call ${i + 1}`).toBe(20000);
     const over = await live();
     expect([over.json.status_code, over.json.tasks]).toEqual([40202, []]);
     // Other endpoints of the family are not held back by the live limit.
-    expect((await c.get(pathOf('keywords_ads.status'))).json.status_code).toBe(20000);
+    expect((await c.get(pathOf('keywords_data.google_ads.status'))).json.status_code).toBe(20000);
     tick(60_000);
     expect((await live()).json.tasks[0].status_code).toBe(20000);
   });
@@ -75,12 +75,12 @@ describe('sandbox: ads-based keyword API', () => {
   });
 
   it('lists locations (all, or one country) and languages for free', async () => {
-    const all = (await c.get(pathOf('keywords_ads.locations'))).json.tasks[0];
-    const gb = (await c.get(pathOf('keywords_ads.locations.country', 'gb'))).json.tasks[0];
+    const all = (await c.get(pathOf('keywords_data.google_ads.locations'))).json.tasks[0];
+    const gb = (await c.get(pathOf('keywords_data.google_ads.locations.country', 'gb'))).json.tasks[0];
     expect(all.result.length).toBeGreaterThan(gb.result.length);
     expect(gb.result.length).toBeGreaterThan(0);
     expect(gb.result.every((l: any) => l.country_iso_code === 'GB')).toBe(true);
-    const langs = (await c.get(pathOf('keywords_ads.languages'))).json.tasks[0];
+    const langs = (await c.get(pathOf('keywords_data.google_ads.languages'))).json.tasks[0];
     expect(langs.result).toContainEqual({ language_name: 'English', language_code: 'en' });
     expect([all.cost, gb.cost, langs.cost]).toEqual([0, 0, 0]);
   });

@@ -73,7 +73,7 @@ describe('Created -> Completed (no callback) -> Collected', () => {
     const kfk = (await api.post(pathOf('keywords_for_keywords.task_post'), [{ keywords: ['shoes'] }])).json.tasks[0].id;
     s.clock.advance(1000);
     expect((await api.get(siteGet(kfk))).json.tasks[0].status_code).toBe(40004);
-    expect((await api.get(pathOf('merchant.products.task_get.advanced', kfk))).json.tasks[0].status_code).toBe(40401);
+    expect((await api.get(pathOf('merchant.google.products.task_get.advanced', kfk))).json.tasks[0].status_code).toBe(40401);
     const bad = await api.get(siteGet('12345'));
     expect(bad.json.tasks[0].status_code).toBe(40501);
     expect(bad.json.tasks[0].status_message).toContain("'id'");
@@ -88,11 +88,11 @@ describe('Created -> Completed (no callback) -> Collected', () => {
     expect(first[0]).toBe(s.sandbox.controls.postings()[0].id);
   });
   it('every family lists its own ready items with the reference fields', async () => {
-    const m = (await api.post(pathOf('merchant.products.task_post'), [{ keyword: 'shoes', location_code: 2840, language_code: 'en', tag: 'm' }])).json.tasks[0].id;
+    const m = (await api.post(pathOf('merchant.google.products.task_post'), [{ keyword: 'shoes', location_code: 2840, language_code: 'en', tag: 'm' }])).json.tasks[0].id;
     const e = (await api.post(pathOf('serp.events.task_post'), [{ keyword: 'jazz', location_code: 2840, tag: 'e' }])).json.tasks[0].id;
     s.clock.advance(1000);
-    const mi = (await api.get(pathOf('merchant.products.tasks_ready'))).json.tasks[0].result;
-    expect(mi).toEqual([{ id: m, se: 'alpha', se_type: 'shopping', date_posted: expect.stringMatching(TIMESTAMP), tag: 'm', endpoint_advanced: pathOf('merchant.products.task_get.advanced', m), endpoint_html: pathOf('merchant.products.task_get.html', m) }]);
+    const mi = (await api.get(pathOf('merchant.google.products.tasks_ready'))).json.tasks[0].result;
+    expect(mi).toEqual([{ id: m, se: 'alpha', se_type: 'shopping', date_posted: expect.stringMatching(TIMESTAMP), tag: 'm', endpoint_advanced: pathOf('merchant.google.products.task_get.advanced', m), endpoint_html: pathOf('merchant.google.products.task_get.html', m) }]);
     const ei = (await api.get(pathOf('serp.events.tasks_ready'))).json.tasks[0].result;
     expect(ei).toEqual([{ id: e, se: 'alpha', se_type: 'events', date_posted: expect.stringMatching(TIMESTAMP), tag: 'e',
       endpoint_regular: pathOf('serp.events.task_get.regular', e), endpoint_advanced: pathOf('serp.events.task_get.advanced', e), endpoint_html: pathOf('serp.events.task_get.html', e) }]);

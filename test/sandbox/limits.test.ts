@@ -85,7 +85,7 @@ describe('keywords data and merchant task_post (designed)', () => {
     expect(r.json.tasks.filter((t: any) => t.status_code === 40006)).toHaveLength(2);
   });
   it('merchant: keyword required, postback_data enum', async () => {
-    const path = pathOf('merchant.products.task_post');
+    const path = pathOf('merchant.google.products.task_post');
     expect((await one(path, { location_code: 2840 })).message).toContain("'keyword' is required");
     expect((await one(path, { keyword: 'x', location_code: 2840, postback_url: 'http://127.0.0.1/x', postback_data: 'regular' })).message).toContain("'postback_data' must be one of advanced, html");
   });
@@ -117,7 +117,7 @@ describe('live endpoints: one task per call', () => {
     expect((await one(path, { id: 'nope' })).message).toContain("'id' must be a task id in UUID format");
   });
   it('domains by HTML terms: 10 terms, 10 keywords, limit 10000, offset 9999, limit + offset 10000, order fields', async () => {
-    const path = pathOf('domain_analytics.domains_by_html_terms.live');
+    const path = pathOf('domain_analytics.technologies.domains_by_html_terms.live');
     const t = (over: Record<string, unknown>) => ({ search_terms: ['<b>'], ...over });
     expect((await one(path, t({ search_terms: Array.from({ length: 11 }, (_, i) => `t${i}`) }))).message).toContain('at most 10 items');
     expect((await one(path, t({ keywords: Array.from({ length: 11 }, (_, i) => `k${i}`) }))).message).toContain('at most 10 items');

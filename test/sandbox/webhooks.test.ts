@@ -107,7 +107,7 @@ describe('postback', () => {
   });
   it('keywords and merchant postbacks carry their task_get envelopes', async () => {
     const k = await postAndComplete({ keyword: undefined, location_code: undefined, target: 'example.com', postback_url: `${base}/k/$id` }, pathOf('keywords_for_site.task_post'));
-    const m = await postAndComplete({ keyword: 'shoes', language_code: 'en', postback_url: `${base}/m/$id`, postback_data: 'advanced' }, pathOf('merchant.products.task_post'));
+    const m = await postAndComplete({ keyword: 'shoes', language_code: 'en', postback_url: `${base}/m/$id`, postback_data: 'advanced' }, pathOf('merchant.google.products.task_post'));
     const bodies = received.map((r) => JSON.parse(gunzipSync(r.body).toString('utf8')).tasks[0]);
     expect(bodies[0]).toMatchObject({ id: k, result_count: 20 });
     expect(bodies[1].id).toBe(m);
@@ -152,7 +152,7 @@ describe('E13 errors endpoint', () => {
     expect((await errorsOf()).map((e: any) => e.id)).toEqual([ids[3], ids[2]]);
   });
   it('domains by HTML terms task errors are listed under their function', async () => {
-    await api.post(pathOf('domain_analytics.domains_by_html_terms.live'), [{ search_terms: ['<b>'], limit: 20000 }]);
+    await api.post(pathOf('domain_analytics.technologies.domains_by_html_terms.live'), [{ search_terms: ['<b>'], limit: 20000 }]);
     const [e] = await errorsOf({ filtered_function: 'domain_analytics/technologies/domains_by_html_terms/live' });
     expect(e).toMatchObject({ error_code: 40501, http_method: 'POST', http_code: 200 });
     expect(e.error_message).toContain("'limit'");

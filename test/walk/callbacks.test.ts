@@ -18,7 +18,7 @@ const PIPELINE = pipelineFile(`name: callbacks
 budget_usd: 5
 steps:
   - name: products
-    endpoint: merchant.products.task_post
+    endpoint: merchant.google.products.task_post
     params: { location_code: 2840, language_code: en }
     for_each:
       keyword: [camping tent, sleeping bag]

@@ -14,7 +14,7 @@ const yaml = (code: string) => `name: places
 budget_usd: 5
 steps:
   - name: volume
-    endpoint: keywords_ads.search_volume.task_post
+    endpoint: keywords_data.google_ads.search_volume.task_post
     params: { language_code: en }
     for_each:
       keywords: [[camping tent]]
@@ -32,10 +32,10 @@ const env = { ...process.env, SEO_ETL_API_BASE_URL: 'sandbox', SEO_ETL_WAREHOUSE
 test('plan refuses an unknown location code, naming file:line and the list', async () => {
   const r = await runCli(['--sandbox', 'plan', BAD], { env, timeoutMs: 30_000 });
   expect(r.code, r.stderr).toBe(2);
-  expect(r.stderr).toMatch(/p\.yaml:9:29: location_code: 99999999 is not a location code the service lists for keywords_ads\.search_volume\.task_post \(step volume; its free list keywords_ads\.locations/);
+  expect(r.stderr).toMatch(/p\.yaml:9:29: location_code: 99999999 is not a location code the service lists for keywords_data\.google_ads\.search_volume\.task_post \(step volume; its free list keywords_data\.google_ads\.locations/);
   expect(r.stderr).not.toMatch(/\n\s+at /);
   // Cached for the next command.
-  expect(JSON.parse(readFileSync(path.join(dir, 'cache', 'locations', 'keywords_ads.locations.json'), 'utf8')).codes).toContain(2840);
+  expect(JSON.parse(readFileSync(path.join(dir, 'cache', 'locations', 'keywords_data.google_ads.locations.json'), 'utf8')).codes).toContain(2840);
 });
 
 test('run refuses it before anything is posted; a known code runs', async () => {
@@ -49,7 +49,7 @@ test('run refuses it before anything is posted; a known code runs', async () => 
 });
 
 test('each endpoint finds the nearest list above it in the catalog', () => {
-  expect(locationListFor('keywords_ads.search_volume.task_post')).toBe('keywords_ads.locations');
+  expect(locationListFor('keywords_data.google_ads.search_volume.task_post')).toBe('keywords_data.google_ads.locations');
   expect(locationListFor('serp.events.task_post')).toBe('serp.events.locations');
   expect(locationListFor('content_generation.paraphrase.live')).toBeUndefined();
 });

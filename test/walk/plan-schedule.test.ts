@@ -12,7 +12,7 @@ const yaml = (schedule: string) => `name: monthly
 budget_usd: 5
 ${schedule}steps:
   - name: volume
-    endpoint: keywords_ads.search_volume.task_post
+    endpoint: keywords_data.google_ads.search_volume.task_post
     params: { language_code: en, location_code: 2840 }
     for_each:
       keywords: [[camping tent], [sleeping bag], [hiking boots], [trail shoes]]

@@ -1,4 +1,4 @@
-/** Content generation: paraphrase (E6). */
+/** Content generation: paraphrase (E6). The official client has no such family: the id is the family's own (docs/architecture.md, "Endpoint ids"). */
 import type { EndpointDef } from '../../catalog/endpoint.js';
 import { TAG } from '../fields.js';
 

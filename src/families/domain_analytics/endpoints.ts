@@ -20,7 +20,7 @@ export const DOMAIN_ANALYTICS_ENDPOINTS: readonly EndpointDef[] = [
     maxTasksPerPost: 1, overflowCode: 40000, billing: 'free', paging: 'limit_offset',
   },
   {
-    id: 'domain_analytics.domains_by_html_terms.live', ref: 'E14', method: 'POST', kind: 'live',
+    id: 'domain_analytics.technologies.domains_by_html_terms.live', formerly: 'domain_analytics.domains_by_html_terms.live', ref: 'E14', method: 'POST', kind: 'live',
     path: '/v3/domain_analytics/technologies/domains_by_html_terms/live',
     api: 'domain_analytics', fn: 'domains_by_html_terms', result: 'domain_technologies', version: '0.1.20240801',
     description: 'Domains whose homepage HTML holds the given terms, with their technology profiles.',

@@ -86,23 +86,22 @@ const BASE = '/v3/keywords_data/{keywords_data}';
 const family = { api: 'keywords_data', engine: 'keywords_data', version: VERSION } as const;
 
 function functionEndpoints(f: FunctionSpec): EndpointDef[] {
-  const id = `keywords_ads.${f.fn}`;
+  const id = `keywords_data.google_ads.${f.fn}`;
   return [
     {
       ...family, id: `${id}.task_post`, ref: 'live', method: 'POST', kind: 'task_post', path: `${BASE}/${f.fn}/task_post`,
       fn: f.fn, result: 'task_created', description: `Sets tasks: ${f.what}.`,
       fields: f.fields, cross: f.cross, maxTasksPerPost: 100, overflowCode: 40006, billing: 'post',
-      readyId: `${id}.tasks_ready`, getId: `${id}.task_get`,
     },
     {
       ...family, id: `${id}.tasks_ready`, ref: 'live', method: 'GET', kind: 'tasks_ready', path: `${BASE}/${f.fn}/tasks_ready`,
       fn: 'tasks_ready', result: 'ready_list', description: `Completed ${f.fn} tasks not collected yet (id, endpoint).`,
-      billing: 'free', maxResultsPerCall: 1000, postId: `${id}.task_post`, getId: `${id}.task_get`,
+      billing: 'free', maxResultsPerCall: 1000,
     },
     {
       ...family, id: `${id}.task_get`, ref: 'live', method: 'GET', kind: 'task_get', path: `${BASE}/${f.fn}/task_get/{id}`,
       fn: f.fn, result: f.result, description: `Results of a ${f.fn} task: ${f.what}.`,
-      billing: 'free', postId: `${id}.task_post`,
+      billing: 'free',
     },
     {
       // The live method: one task a call, and 12 calls a minute for the account.
@@ -114,8 +113,11 @@ function functionEndpoints(f: FunctionSpec): EndpointDef[] {
 }
 
 const list = (id: string, path: string, fn: string, result: EndpointDef['result'], description: string): EndpointDef => ({
-  ...family, id: `keywords_ads.${id}`, ref: 'live', method: 'GET', kind: 'list', path: `${BASE}/${path}`, fn, result, description, billing: 'free',
+  ...family, id: `keywords_data.google_ads.${id}`, ref: 'live', method: 'GET', kind: 'list', path: `${BASE}/${path}`, fn, result, description, billing: 'free',
 });
+
+/** Each endpoint keeps the client's id (`keywords_data.google_ads.<fn>...`); older versions named them `keywords_ads.<fn>...`. */
+const formerly = (e: EndpointDef): EndpointDef => ({ ...e, formerly: e.id.replace(/^keywords_data\.google_ads\./, 'keywords_ads.') });
 
 export const KEYWORDS_ADS_ENDPOINTS: readonly EndpointDef[] = [
   ...FUNCTIONS.flatMap(functionEndpoints),
@@ -123,4 +125,4 @@ export const KEYWORDS_ADS_ENDPOINTS: readonly EndpointDef[] = [
   list('locations', 'locations', 'locations', 'keyword_ads_locations', 'Locations the ads-based keyword API supports.'),
   list('locations.country', 'locations/{id}', 'locations', 'keyword_ads_locations', 'Locations of one country; the path takes its ISO code where other paths take a task id.'),
   list('languages', 'languages', 'languages', 'keyword_ads_languages', 'Languages the ads-based keyword API supports.'),
-];
+].map(formerly);

@@ -8,9 +8,9 @@ import { LOCATION_COLUMNS } from '../../catalog/declare.js';
 
 const c = (name: string, type: DuckType, description: string, path: string = name): ColumnDef => ({ name, type, path, description });
 
-/** Where a row came from: the catalog endpoint (`keywords_ads.*` is the ads API) and the API version that answered. */
+/** Where a row came from: the catalog endpoint (`keywords_data.google_ads.*` is the ads API) and the API version that answered. */
 const ORIGIN: readonly ColumnDef[] = [
-  c('endpoint_id', 'VARCHAR', 'Catalog endpoint that returned the row (`keywords_ads.*` for the ads-based API, `keywords_for_*` for the legacy one).', '$endpoint_id'),
+  c('endpoint_id', 'VARCHAR', 'Catalog endpoint that returned the row (`keywords_data.google_ads.*` for the ads-based API, `keywords_for_*` for the legacy one).', '$endpoint_id'),
   c('api_version', 'VARCHAR', 'The `version` the API answered with.', '$version'),
 ];
 

@@ -1,4 +1,7 @@
-/** The legacy keyword family (E1-E3; its task_post endpoints are designed: docs/api-designed.md). */
+/**
+ * The legacy keyword family (E1-E3; its task_post endpoints are designed: docs/api-designed.md). The official client
+ * has no operation on these paths (retired live), so they keep their own ids (docs/architecture.md, "Endpoint ids").
+ */
 import type { EndpointDef, FieldRule } from '../../catalog/endpoint.js';
 import { CALLBACKS, LOCATION, TAG } from '../fields.js';
 
@@ -18,21 +21,20 @@ export const LEGACY_KEYWORD_ENDPOINTS: readonly EndpointDef[] = [
     description: 'Sets keywords-for-domain tasks: up to 700 keyword suggestions for a target domain.',
     fields: { target: { type: 'string', required: true, minLength: 1, maxLength: 255, format: 'domain' }, ...keywordTaskFields },
     maxTasksPerPost: 100, overflowCode: 40006, billing: 'post',
-    readyId: 'keywords_for_site.tasks_ready', getId: 'keywords_for_site.task_get',
   },
   {
     id: 'keywords_for_site.tasks_ready', ref: 'E3', method: 'GET', kind: 'tasks_ready',
     path: '/v3/keywords_data/{keywords_data_legacy}/keywords_for_site/tasks_ready',
     api: 'keywords_data', fn: 'tasks_ready', engine: 'keywords_data_legacy', result: 'ready_list', version: '0.1.20221214',
     description: 'Completed keywords_for_site tasks not collected yet (id, endpoint).',
-    billing: 'free', maxResultsPerCall: 1000, postId: 'keywords_for_site.task_post', getId: 'keywords_for_site.task_get',
+    billing: 'free', maxResultsPerCall: 1000,
   },
   {
     id: 'keywords_for_site.task_get', ref: 'E1', method: 'GET', kind: 'task_get',
     path: '/v3/keywords_data/{keywords_data_legacy}/keywords_for_site/task_get/{id}',
     api: 'keywords_data', fn: 'keywords_for_site', engine: 'keywords_data_legacy', result: 'keyword_data', version: '0.1.20221214',
     description: 'Results of a keywords-for-domain task.',
-    billing: 'free', postId: 'keywords_for_site.task_post',
+    billing: 'free',
   },
   {
     id: 'keywords_for_keywords.task_post', ref: 'designed', method: 'POST', kind: 'task_post',
@@ -41,20 +43,19 @@ export const LEGACY_KEYWORD_ENDPOINTS: readonly EndpointDef[] = [
     description: 'Sets keywords-for-keywords tasks: suggestions for up to 200 given keywords.',
     fields: { keywords: { type: 'string_array', required: true, minItems: 1, maxItems: 200, itemMaxLength: 80 }, ...keywordTaskFields },
     maxTasksPerPost: 100, overflowCode: 40006, billing: 'post',
-    readyId: 'keywords_for_keywords.tasks_ready', getId: 'keywords_for_keywords.task_get',
   },
   {
     id: 'keywords_for_keywords.tasks_ready', ref: 'E3', method: 'GET', kind: 'tasks_ready',
     path: '/v3/keywords_data/{keywords_data_legacy}/keywords_for_keywords/tasks_ready',
     api: 'keywords_data', fn: 'tasks_ready', engine: 'keywords_data_legacy', result: 'ready_list', version: '0.1.20221214',
     description: 'Completed keywords_for_keywords tasks not collected yet (id, endpoint).',
-    billing: 'free', maxResultsPerCall: 1000, postId: 'keywords_for_keywords.task_post', getId: 'keywords_for_keywords.task_get',
+    billing: 'free', maxResultsPerCall: 1000,
   },
   {
     id: 'keywords_for_keywords.task_get', ref: 'E2', method: 'GET', kind: 'task_get',
     path: '/v3/keywords_data/{keywords_data_legacy}/keywords_for_keywords/task_get/{id}',
     api: 'keywords_data', fn: 'keywords_for_keywords', engine: 'keywords_data_legacy', result: 'keyword_data', version: '0.1.20221214',
     description: 'Results of a keywords-for-keywords task.',
-    billing: 'free', postId: 'keywords_for_keywords.task_post',
+    billing: 'free',
   },
 ];

@@ -7,7 +7,7 @@ import { KEYWORDS_ADS_METRIC_COLUMNS } from './ads-tables.js';
 export const KEYWORD_DATA_TABLES: readonly TableDef[] = [
   {
     name: 'keyword_data', parent: null, resultKind: 'keyword_data', alsoResultKinds: ['keyword_ads_data'], extra: true,
-    description: 'Keyword metrics, one row per keyword, from both keyword APIs: the legacy family (keywords_for_site, keywords_for_keywords) and the ads-based API (search_volume, keywords_for_site, keywords_for_keywords; `endpoint_id` `keywords_ads.*`). Competition stays in each API\'s terms (`competition` legacy 0-1, `competition_level`/`competition_index` ads); `v_keyword_competition` puts them side by side.',
+    description: 'Keyword metrics, one row per keyword, from both keyword APIs: the legacy family (keywords_for_site, keywords_for_keywords) and the ads-based API (search_volume, keywords_for_site, keywords_for_keywords; `endpoint_id` `keywords_data.google_ads.*`). Competition stays in each API\'s terms (`competition` legacy 0-1, `competition_level`/`competition_index` ads); `v_keyword_competition` puts them side by side.',
     columns: [
       c('function', 'VARCHAR', 'keywords_for_site or keywords_for_keywords (the task\'s `data.function`).', '$function'),
       c('keyword', 'VARCHAR', 'Keyword.'),

@@ -1,7 +1,10 @@
 /** Views over the keyword tables of both keyword APIs (declared like the others in views.ts). */
 import type { ViewDef } from '../../catalog/view.js';
+import { KEYWORDS_ADS_ENDPOINTS } from './ads-endpoints.js';
 
 const col = (name: string, description: string) => ({ name, description });
+/** The ads API's endpoint ids, and those older versions stored its rows under (`formerly`). */
+const ADS_IDS = KEYWORDS_ADS_ENDPOINTS.flatMap((e) => [e.id, ...(e.formerly ? [e.formerly] : [])]).map((id) => `'${id}'`).join(', ');
 
 export const KEYWORD_VIEWS: readonly ViewDef[] = [
   {
@@ -75,7 +78,7 @@ LEFT JOIN latest l ON l.keyword = s.keyword AND l.location_code IS NOT DISTINCT 
     ],
     select: `
 SELECT keyword, location_code, language_code,
-       CASE WHEN endpoint_id LIKE 'keywords\\_ads.%' ESCAPE '\\' THEN 'google_ads' ELSE 'legacy' END AS source_api,
+       CASE WHEN endpoint_id IN (${ADS_IDS}) THEN 'google_ads' ELSE 'legacy' END AS source_api,
        function,
        coalesce(competition, competition_index / 100.0) AS competition,
        competition_level, competition_index, competition AS legacy_competition,

@@ -2,9 +2,12 @@
 import type { EndpointDef } from '../../catalog/endpoint.js';
 import { CALLBACKS, LOCATION, TAG } from '../fields.js';
 
-export const MERCHANT_ENDPOINTS: readonly EndpointDef[] = [
+/** The client's ids (`merchant.google.products...`); older versions named them `merchant.products...`. */
+const formerly = (e: EndpointDef): EndpointDef => ({ ...e, formerly: e.id.replace(/^merchant\.google\.products\./, 'merchant.products.') });
+
+export const MERCHANT_ENDPOINTS: readonly EndpointDef[] = ([
   {
-    id: 'merchant.products.task_post', ref: 'designed', method: 'POST', kind: 'task_post', path: '/v3/merchant/{merchant}/products/task_post',
+    id: 'merchant.google.products.task_post', ref: 'designed', method: 'POST', kind: 'task_post', path: '/v3/merchant/{merchant}/products/task_post',
     api: 'merchant', fn: 'products', engine: 'merchant', seType: 'shopping', result: 'task_created', version: '0.1.20240801',
     description: 'Sets shopping-results tasks for a keyword.',
     fields: {
@@ -31,24 +34,23 @@ export const MERCHANT_ENDPOINTS: readonly EndpointDef[] = [
       { rule: 'required_with', field: 'postback_data', when: 'postback_url' },
     ],
     maxTasksPerPost: 100, overflowCode: 40006, billing: 'post', billedPage: { desktop: 40 },
-    readyId: 'merchant.products.tasks_ready', getId: 'merchant.products.task_get.advanced',
   },
   {
-    id: 'merchant.products.tasks_ready', ref: 'E8', method: 'GET', kind: 'tasks_ready', path: '/v3/merchant/{merchant}/products/tasks_ready',
+    id: 'merchant.google.products.tasks_ready', ref: 'E8', method: 'GET', kind: 'tasks_ready', path: '/v3/merchant/{merchant}/products/tasks_ready',
     api: 'merchant', fn: 'tasks_ready', engine: 'merchant', seType: 'shopping', result: 'ready_list', version: '0.1.20240801',
     description: 'Completed merchant products tasks not collected yet (id, endpoint_advanced).',
-    billing: 'free', maxResultsPerCall: 1000, postId: 'merchant.products.task_post', getId: 'merchant.products.task_get.advanced',
+    billing: 'free', maxResultsPerCall: 1000,
   },
   {
-    id: 'merchant.products.task_get.advanced', ref: 'E9', method: 'GET', kind: 'task_get', path: '/v3/merchant/{merchant}/products/task_get/advanced/{id}',
+    id: 'merchant.google.products.task_get.advanced', ref: 'E9', method: 'GET', kind: 'task_get', path: '/v3/merchant/{merchant}/products/task_get/advanced/{id}',
     api: 'merchant', fn: 'products', engine: 'merchant', seType: 'shopping', result: 'merchant_shopping', version: '0.1.20240801',
     description: 'The advanced shopping result of a merchant products task; the all-zero id returns every item type.',
-    billing: 'free', postId: 'merchant.products.task_post',
+    billing: 'free',
   },
   {
-    id: 'merchant.products.task_get.html', ref: 'live', method: 'GET', kind: 'task_get', path: '/v3/merchant/{merchant}/products/task_get/html/{id}',
+    id: 'merchant.google.products.task_get.html', ref: 'live', method: 'GET', kind: 'task_get', path: '/v3/merchant/{merchant}/products/task_get/html/{id}',
     api: 'merchant', fn: 'products', engine: 'merchant', seType: 'shopping', result: 'merchant_html', version: '0.1.20240801',
     description: 'The raw HTML pages of a merchant products task (the live service keeps them 7 days).',
-    billing: 'free', postId: 'merchant.products.task_post',
+    billing: 'free',
   },
-];
+] satisfies EndpointDef[]).map(formerly);

@@ -1,7 +1,9 @@
 /**
  * SERP result types of the endpoint list (E5) for every engine in it: task_post, tasks_ready, task_get and live,
- * with the live service's request rules (docs/api-live.md, `## SERP`). Ids name the live engine
- * (`serp.google.organic.task_post`); paths keep the reference's engine tokens, resolved from configuration.
+ * with the live service's request rules (docs/api-live.md, `## SERP`). Ids are the official client's
+ * (`serp.google.organic.task_post`, naming the live engine); paths keep the reference's engine tokens, resolved
+ * from configuration. The client lacks a few of them, which keep ids of the same form: the Bing local pack, Google
+ * Maps' html variants and Baidu's live regular (test/families/dialect.test.ts lists them).
  */
 import type { EndpointDef, FieldRule, CrossRule } from '../../catalog/endpoint.js';
 import type { EngineToken } from '../../catalog/endpoint.js';
@@ -137,7 +139,6 @@ function endpointsOf(spec: SerpTypeSpec): EndpointDef[] {
   const base = `serp.${spec.engine}.${spec.seType}`;
   const prefix = `/v3/serp/{${spec.token}}/${spec.seType}`;
   const common = { api: 'serp', engine: spec.token, seType: spec.seType, version: VERSION } as const;
-  const firstGet = `${base}.task_get.${spec.taskGet.includes('advanced') ? 'advanced' : spec.taskGet[0]}`;
   const billedPage = spec.page;
   const postFields = fieldsOf(spec, 'task_post', undefined, spec.taskGet);
   const liveFields = (variant: SerpVariant) => fieldsOf(spec, 'live', variant, []);
@@ -147,22 +148,21 @@ function endpointsOf(spec: SerpTypeSpec): EndpointDef[] {
       result: 'task_created', description: `Sets ${spec.engine} ${spec.seType} SERP tasks (billed per page of ${billedPage.desktop} results${billedPage.mobile ? `, ${billedPage.mobile} on mobile` : ''}).`,
       fields: postFields, cross: crossOf(spec, 'task_post', postFields),
       maxTasksPerPost: 100, overflowCode: 40006, perMinute: 2000, billing: 'post', billedPage,
-      readyId: `${base}.tasks_ready`, getId: firstGet,
     },
     {
       ...common, id: `${base}.tasks_ready`, ref: 'E5', method: 'GET', kind: 'tasks_ready', path: `${prefix}/tasks_ready`, fn: 'tasks_ready',
       result: 'ready_list', description: `Completed ${spec.engine} ${spec.seType} tasks not collected yet (id, endpoint_regular, endpoint_advanced, endpoint_html).`,
-      billing: 'free', perMinute: 20, maxResultsPerCall: 1000, postId: `${base}.task_post`, getId: firstGet,
+      billing: 'free', perMinute: 20, maxResultsPerCall: 1000,
     },
     ...spec.taskGet.map((variant): EndpointDef => ({
       ...common, id: `${base}.task_get.${variant}`, ref: 'E5', method: 'GET', kind: 'task_get', path: `${prefix}/task_get/${variant}/{id}`,
       fn: 'task_get', result: RESULT[variant], description: `The ${variant} result of a ${spec.engine} ${spec.seType} task.`,
-      billing: 'free', postId: `${base}.task_post`,
+      billing: 'free',
     })),
     {
       ...common, id: `${base}.tasks_fixed`, ref: 'live', method: 'GET', kind: 'tasks_fixed', path: `${prefix}/tasks_fixed`, fn: 'tasks_fixed',
       result: 'fixed_tasks', description: `Re-parsed ${spec.engine} ${spec.seType} tasks not collected again yet (client \`${spec.engine}${spec.seType[0].toUpperCase()}${spec.seType.slice(1)}TasksFixed\`).`,
-      billing: 'free', perMinute: 20, maxResultsPerCall: 1000, postId: `${base}.task_post`, getId: firstGet,
+      billing: 'free', perMinute: 20, maxResultsPerCall: 1000,
     },
     ...spec.live.map((variant): EndpointDef => ({
       ...common, id: `${base}.live.${variant}`, ref: 'E5', method: 'POST', kind: 'live', path: `${prefix}/live/${variant}`,

@@ -1,4 +1,7 @@
-/** The SERP endpoint list (E5) and the events search (E10-E12; result structure designed: docs/api-designed.md). */
+/**
+ * The SERP endpoint list (E5) and the events search (E10-E12; result structure designed: docs/api-designed.md).
+ * The official client has none of them: they keep the family's own ids (docs/architecture.md, "Endpoint ids").
+ */
 import type { EndpointDef } from '../../catalog/endpoint.js';
 import { CALLBACKS, LOCATION, TAG } from '../fields.js';
 
@@ -37,19 +40,18 @@ export const EVENTS_ENDPOINTS: readonly EndpointDef[] = [
       { rule: 'required_with', field: 'postback_data', when: 'postback_url' },
     ],
     maxTasksPerPost: 100, overflowCode: 40006, perMinute: 2000, billing: 'post',
-    readyId: 'serp.events.tasks_ready', getId: 'serp.events.task_get.advanced',
   },
   {
     id: 'serp.events.tasks_ready', ref: 'designed', method: 'GET', kind: 'tasks_ready', path: '/v3/serp/{engine_a}/events/tasks_ready',
     api: 'serp', fn: 'tasks_ready', engine: 'engine_a', seType: 'events', result: 'ready_list', version: '0.1.20240801',
     description: 'Completed events tasks not collected yet (id, endpoint_regular, endpoint_advanced, endpoint_html).',
-    billing: 'free', maxResultsPerCall: 1000, postId: 'serp.events.task_post', getId: 'serp.events.task_get.advanced',
+    billing: 'free', maxResultsPerCall: 1000,
   },
   {
     id: 'serp.events.tasks_fixed', ref: 'E12', method: 'GET', kind: 'tasks_fixed', path: '/v3/serp/{engine_a}/events/tasks_fixed',
     api: 'serp', fn: 'tasks_fixed', engine: 'engine_a', seType: 'events', result: 'fixed_tasks', version: '0.1.20240801',
     description: 'Re-parsed events tasks not collected yet, completed within 24 hours.',
-    billing: 'free', perMinute: 20, maxResultsPerCall: 1000, postId: 'serp.events.task_post', getId: 'serp.events.task_get.advanced',
+    billing: 'free', perMinute: 20, maxResultsPerCall: 1000,
   },
   ...(['regular', 'advanced', 'html'] as const).map((variant): EndpointDef => ({
     id: `serp.events.task_get.${variant}`, ref: 'E12', method: 'GET', kind: 'task_get',
@@ -57,6 +59,6 @@ export const EVENTS_ENDPOINTS: readonly EndpointDef[] = [
     api: 'serp', fn: 'task_get', engine: 'engine_a', seType: 'events',
     result: variant === 'html' ? 'events_html' : 'events_serp', version: '0.1.20240801',
     description: `The ${variant} result of an events task (structure designed: docs/api-designed.md).`,
-    billing: 'free', postId: 'serp.events.task_post',
+    billing: 'free',
   })),
 ];

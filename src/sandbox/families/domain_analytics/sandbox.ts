@@ -67,7 +67,7 @@ export const computeDomains: LiveCompute = (task, req) => {
 };
 
 const sandbox: FamilySandbox = {
-  live: { 'domain_analytics.errors': computeErrors, 'domain_analytics.domains_by_html_terms.live': computeDomains },
+  live: { 'domain_analytics.errors': computeErrors, 'domain_analytics.technologies.domains_by_html_terms.live': computeDomains },
   fallback: generatedSandbox.fallback,
 };
 export default sandbox;

@@ -5,12 +5,12 @@ import { generateKeywordData, type KeywordParams } from './data.js';
 import { generatedSandbox } from '../../generated.js';
 import { adsResult, computeAdsLive, handleAdsLanguages, handleAdsLocations, handleAdsStatus } from './ads-sandbox.js';
 
-const ads = (fn: string) => `keywords_ads.${fn}.live`;
+const ads = (fn: string) => `keywords_data.google_ads.${fn}.live`;
 
 const sandbox: FamilySandbox = {
   handlers: {
-    'keywords_ads.status': handleAdsStatus, 'keywords_ads.locations': handleAdsLocations,
-    'keywords_ads.locations.country': handleAdsLocations, 'keywords_ads.languages': handleAdsLanguages,
+    'keywords_data.google_ads.status': handleAdsStatus, 'keywords_data.google_ads.locations': handleAdsLocations,
+    'keywords_data.google_ads.locations.country': handleAdsLocations, 'keywords_data.google_ads.languages': handleAdsLanguages,
   },
   live: Object.fromEntries(['search_volume', 'keywords_for_site', 'keywords_for_keywords', 'ad_traffic_by_keywords'].map((fn) => [ads(fn), computeAdsLive])),
   results: {
