@@ -25,3 +25,6 @@ export interface ViewDef {
    */
   pgMaterializedKey?: readonly string[];
 }
+
+/** A view column: its name and what it holds. */
+export const col = (name: string, description: string): ViewColumn => ({ name, description });

@@ -12,12 +12,11 @@ import { allColumns, type TableDef } from '../catalog/table.js';
 import { LEDGER_DDL } from '../ledger/schema.js';
 import { createTableSql, lit, q, tablesWithRows } from '../load/ddl.js';
 import { FAMILIES } from '../families/index.js';
-import type { ViewColumn, ViewDef } from '../catalog/view.js';
+import { col, type ViewDef } from '../catalog/view.js';
 import { currentEndpointSql } from '../api/catalog.js';
 import { RUN_VIEWS } from './views/runs.js';
 
 
-const col = (name: string, description: string): ViewColumn => ({ name, description });
 
 
 /** USD sums in whole micro-dollars first, as the ledger does, so sums of many small prices do not drift. */

@@ -1,7 +1,6 @@
 /** Views over the AI Optimization tables (declared like the others in src/publish/views.ts). */
-import type { ViewDef } from '../../catalog/view.js';
+import { col, type ViewDef } from '../../catalog/view.js';
 
-const col = (name: string, description: string) => ({ name, description });
 
 export const AI_VIEWS: readonly ViewDef[] = [
   {

@@ -1,9 +1,8 @@
 /** Views over the Backlinks tables (declared like the others in src/publish/views.ts), and the report's charts of them. */
-import type { ViewDef } from '../../catalog/view.js';
+import { col, type ViewDef } from '../../catalog/view.js';
 import type { FamilyReportDef } from '../../catalog/family.js';
 import { snapshotDate, SNAPSHOT_DATE } from '../../catalog/snapshot-date.js';
 
-const col = (name: string, description: string) => ({ name, description });
 
 export const BACKLINKS_VIEWS: readonly ViewDef[] = [
   {

@@ -1,8 +1,7 @@
 /** Views over the domain technology tables. */
-import type { ViewDef } from '../../catalog/view.js';
+import { col, type ViewDef } from '../../catalog/view.js';
 import { snapshotDate, SNAPSHOT_DATE } from '../../catalog/snapshot-date.js';
 
-const col = (name: string, description: string) => ({ name, description });
 
 export const VIEWS: readonly ViewDef[] = [
   {

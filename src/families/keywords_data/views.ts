@@ -1,8 +1,7 @@
 /** Views over the keyword tables of both keyword APIs (declared like the others in views.ts). */
-import type { ViewDef } from '../../catalog/view.js';
+import { col, type ViewDef } from '../../catalog/view.js';
 import { KEYWORDS_ADS_ENDPOINTS } from './ads-endpoints.js';
 
-const col = (name: string, description: string) => ({ name, description });
 /** The ads API's endpoint ids, and those older versions stored its rows under (`formerly`). */
 const ADS_IDS = KEYWORDS_ADS_ENDPOINTS.flatMap((e) => [e.id, ...(e.formerly ? [e.formerly] : [])]).map((id) => `'${id}'`).join(', ');
 

@@ -1,8 +1,7 @@
 /** Views over the shopping results: prices and sellers. */
-import type { ViewDef } from '../../catalog/view.js';
+import { col, type ViewDef } from '../../catalog/view.js';
 import { snapshotDate, SNAPSHOT_DATE } from '../../catalog/snapshot-date.js';
 
-const col = (name: string, description: string) => ({ name, description });
 
 /** A product rating on one scale, out of 5: the service rates on 5, 10 or 100 (rating_max, or the rating type's own maximum). */
 function ratingOutOf5(alias: string): string {

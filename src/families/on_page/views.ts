@@ -1,8 +1,7 @@
 /** Views over the on-page resource tables. */
-import type { ViewDef } from '../../catalog/view.js';
+import { col, type ViewDef } from '../../catalog/view.js';
 import { snapshotDate, SNAPSHOT_DATE } from '../../catalog/snapshot-date.js';
 
-const col = (name: string, description: string) => ({ name, description });
 
 /** Host of a URL, lower-case, without a leading `www.`. */
 const siteOf = (expr: string) => `nullif(regexp_replace(lower(regexp_extract(${expr}, '^[A-Za-z][A-Za-z0-9+.-]*://([^/:?#]+)', 1)), '^www\\.', ''), '')`;

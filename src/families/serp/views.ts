@@ -4,12 +4,11 @@
  * what AI Overviews cite; each domain's share of voice; and, for the domains a pipeline tracks (`targets:`), a row
  * for every day whether they ranked or not.
  */
-import type { ViewDef, ViewColumn } from '../../catalog/view.js';
+import { col, type ViewDef } from '../../catalog/view.js';
 import { lit } from '../../catalog/quote.js';
 import { SERP_ITEM_TYPES } from './tables.js';
 import { countsFor } from './tracked.js';
 
-const col = (name: string, description: string): ViewColumn => ({ name, description });
 
 /**
  * One text key per series (its six columns of the row `a`, nulls as empty), for joins that must stay single

@@ -2,9 +2,8 @@
 import { ALWAYS_IN_USE } from '../../normalize/catalog.js';
 import type { TableDef } from '../../catalog/table.js';
 import { q } from '../../load/ddl.js';
-import type { ViewDef } from '../../catalog/view.js';
+import { col, type ViewDef } from '../../catalog/view.js';
 
-const col = (name: string, description: string) => ({ name, description });
 
 export const RUN_VIEWS: readonly ViewDef[] = [
   {
