@@ -10,13 +10,45 @@ import type { Engines } from '../config/index.js';
 import { findEndpoint, resolvePath } from '../api/catalog.js';
 import { type EndpointDef } from '../catalog/endpoint.js';
 import { UserError } from '../exit.js';
-import { isArchiveRecord, isEnvelope, resolveEndpoint, type ArchiveRecord } from './records.js';
+import { documentProblem, isArchiveRecord, isEnvelope, notJson, resolveEndpoint, type ArchiveProblem, type ArchiveRecord } from './records.js';
 import type { ArchiveEntry } from './writer.js';
 import { jsonText } from '../normalize/json-text.js';
 import type { ApiTask } from '../api/envelope.js';
 
-/** The JSON documents of one file, each with where it came from (for error messages). */
-export function readResponseFile(file: string): { doc: unknown; where: string }[] {
+/** One JSON document of an ingested file and where it is: its line (1 for a file of one document) and, in a JSON array, its item. */
+export interface ResponseDoc { doc: unknown; file: string; line: number; item?: number }
+
+/**
+ * The JSON documents of one file, and what of it is not JSON, named by line (readArchiveLine's rule for a line that
+ * is not JSON): a bad line costs only itself. A file that is neither one document nor NDJSON is one problem.
+ */
+export function readResponseFile(file: string): { docs: ResponseDoc[]; problems: ArchiveProblem[] } {
+  const text = responseText(file);
+  try {
+    const doc = JSON.parse(text);
+    return { docs: Array.isArray(doc) ? doc.map((d, item) => ({ doc: d, file, line: 1, item })) : [{ doc, file, line: 1 }], problems: [] };
+  } catch (err) {
+    const lines = text.split('\n');
+    const envelope = (l: string) => { try { return documentProblem(JSON.parse(l)) === null; } catch { return false; } };
+    // NDJSON when it has lines and one of them is an envelope alone; else one document (pretty-printed, cut) that is not JSON.
+    if (lines.filter((l) => l.trim()).length < 2 || !lines.some((l) => l.trim() && envelope(l))) {
+      return { docs: [], problems: [{ file, line: errorLine(text, err), ...notJson(text, err) }] };
+    }
+  }
+  const out: { docs: ResponseDoc[]; problems: ArchiveProblem[] } = { docs: [], problems: [] };
+  text.split('\n').forEach((line, i) => {
+    if (!line.trim()) return;
+    try {
+      out.docs.push({ doc: JSON.parse(line), file, line: i + 1 });
+    } catch (err) {
+      out.problems.push({ file, line: i + 1, ...notJson(line, err) });
+    }
+  });
+  return out;
+}
+
+/** A file's text, gunzipped when it is gzip (a truncated file gives what it has). */
+function responseText(file: string): string {
   let buf: Buffer;
   try {
     buf = readFileSync(file);
@@ -30,24 +62,14 @@ export function readResponseFile(file: string): { doc: unknown; where: string }[
       throw new UserError(`${file}: gzip: ${(err as Error).message}`);
     }
   }
-  const text = buf.toString('utf8').replace(/^\uFEFF/, '');
-  try {
-    const doc = JSON.parse(text);
-    return (Array.isArray(doc) ? doc : [doc]).map((d, i) => ({ doc: d, where: Array.isArray(doc) ? `${file}[${i}]` : file }));
-  } catch {
-    // not one document: NDJSON
-  }
-  const out: { doc: unknown; where: string }[] = [];
-  const lines = text.split('\n');
-  lines.forEach((line, i) => {
-    if (!line.trim()) return;
-    try {
-      out.push({ doc: JSON.parse(line), where: `${file}:${i + 1}` });
-    } catch (err) {
-      throw new UserError(`${file}:${i + 1}: not JSON (${(err as Error).message}); expected an envelope per file or one per line`);
-    }
-  });
-  return out;
+  return buf.toString('utf8').replace(/^\uFEFF/, '');
+}
+
+/** The 1-based line where JSON.parse stopped: the line of the last text before its position, else (the input ended) the last line. */
+function errorLine(text: string, err: unknown): number {
+  const m = /at position (\d+)/.exec((err as Error).message);
+  const upTo = (m ? text.slice(0, Number(m[1])) : text).replace(/\s+$/, '');
+  return upTo.split('\n').length;
 }
 
 /** An archive entry for an ingested document: its endpoint and path as best known from its tasks. */

@@ -1,11 +1,12 @@
 /**
  * Reading the raw archive back, streaming (memory stays flat however large the archive): complete lines only.
  * A `.partial` file left by a killed process, or a gzip stream cut short, is read up to its last complete line;
- * what could not be read is reported, never thrown, so one torn file cannot stop a reprocess.
+ * what could not be read is reported, never thrown, so one torn file cannot stop a reprocess: readProblem names it.
  */
 import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { constants as zc, createGunzip } from 'node:zlib';
+import { idsInText, type ArchiveProblem } from './records.js';
 
 export interface ReadReport {
   file: string;
@@ -14,7 +15,14 @@ export interface ReadReport {
   droppedBytes: number;
   /** Why reading stopped early (corrupt gzip data), if it did. */
   error?: string;
+  /** The 1-based number of the line last yielded (blank lines counted); read it as each line comes. */
+  at?: number;
+  /** The start of the unterminated last line that was dropped (where its task ids are read). */
+  torn?: string;
 }
+
+/** How much of a torn last line is kept to read its task ids from (they come early in a line). */
+const TORN_HEAD = 64 * 1024;
 
 /** Files of the archive in load order: by day, then run and file number; `.partial` files included. */
 export function listArchiveFiles(rawDir: string): string[] {
@@ -45,14 +53,17 @@ export async function* readLines(file: string, report: ReadReport = { file, line
   // SYNC_FLUSH at the end: a stream cut short yields what it has instead of failing with "unexpected end".
   const stream = gz ? input.pipe(createGunzip({ finishFlush: zc.Z_SYNC_FLUSH, chunkSize: 1 << 18 })) : input;
   let rest: Buffer | null = null;
+  let lineNo = 0;
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       let buf: Buffer = rest ? Buffer.concat([rest, chunk]) : chunk;
       let start = 0;
       let nl: number;
       while ((nl = buf.indexOf(10, start)) >= 0) {
+        lineNo++;
         if (nl > start) {
           report.lines++;
+          report.at = lineNo;
           yield buf.subarray(start, nl);
         }
         start = nl + 1;
@@ -65,5 +76,23 @@ export async function* readLines(file: string, report: ReadReport = { file, line
   } finally {
     input.destroy();
   }
-  if (rest && rest.length) report.droppedBytes = rest.length;
+  report.at = lineNo;
+  if (rest && rest.length) {
+    report.droppedBytes = rest.length;
+    report.torn = rest.subarray(0, TORN_HEAD).toString('utf8');
+  }
+}
+
+/**
+ * What a file's reading could not give, named (readLines's report, read after its iteration): the torn last line
+ * (its line number, the task ids its start shows), or where corrupt gzip data stopped the reading. Pure.
+ */
+export function readProblem(r: ReadReport): ArchiveProblem | null {
+  const line = (r.at ?? r.lines) + 1;
+  const gzip = r.error ? ` (gzip: ${r.error})` : '';
+  if (r.droppedBytes) {
+    return { file: r.file, line, task: idsInText(r.torn ?? ''), reason: `cut short: the file ends inside this line${gzip}; the ${r.lines} line(s) before it are read` };
+  }
+  if (r.error) return { file: r.file, line, task: null, reason: `the file cannot be read from here on${gzip}; the ${r.lines} line(s) before it are read` };
+  return null;
 }

@@ -6,7 +6,7 @@
  */
 import { ENDPOINTS, findEndpoint, matchPath } from '../api/catalog.js';
 import { type EndpointDef } from '../catalog/endpoint.js';
-import { isEnvelope, type ApiTask } from '../api/envelope.js';
+import { isEnvelope, type ApiTask, type Envelope } from '../api/envelope.js';
 import type { Engines } from '../config/index.js';
 import type { CollectedTask } from '../normalize/extract.js';
 
@@ -66,21 +66,80 @@ function preferCollected(def: EndpointDef, hasResult: boolean): EndpointDef {
   return def;
 }
 
-/** Collected tasks of one envelope. */
-export function tasksOfEnvelope(env: unknown, hint: Hint, engines: Engines | null): CollectedTask[] {
-  if (!isEnvelope(env)) return [];
-  const version = typeof env.version === 'string' ? env.version : '';
-  const out: CollectedTask[] = [];
-  for (const t of env.tasks ?? []) {
-    if (!isObj(t) || typeof t.id !== 'string') continue;
-    const task = t as unknown as ApiTask;
-    out.push({ endpointId: resolveEndpoint(task, hint, engines), task, version, ...(hint.runId ? { runId: hint.runId } : {}) });
+/**
+ * Bad input, named where it is: the file, the 1-based line (1 for a file holding one document), the task id when one
+ * can be read, and why. Nothing of a task named here is loaded.
+ */
+export interface ArchiveProblem { file: string; line: number; task: string | null; reason: string }
+
+/** What one line or document gives: the tasks to load, and the tasks (or the whole line) refused, with why. */
+export interface LineRead { tasks: CollectedTask[]; problems: { task: string | null; reason: string }[] }
+
+/**
+ * The rule for one line of the archive (or one document of an ingested file), pure: a line that is not JSON, a
+ * response that is not an envelope, and a task without an id or whose `result` is neither a list nor null are
+ * refused by name; every other task is loaded. A body the service sent that was not JSON (`response_text`, kept as
+ * received; the run retried it) holds nothing to load and is no problem.
+ */
+export function readArchiveLine(text: string, engines: Engines | null, runId?: string): LineRead {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    return { tasks: [], problems: [notJson(text, err)] };
   }
-  return out;
+  return readDocument(doc, engines, runId);
 }
 
-/** Collected tasks of one archive line (none for a body that was not JSON). */
-export function tasksOfRecord(rec: ArchiveRecord, engines: Engines | null): CollectedTask[] {
-  if (rec.response === undefined) return [];
-  return tasksOfEnvelope(rec.response, { endpointId: rec.endpoint_id, method: rec.method, path: rec.path, runId: rec.run_id }, engines);
+/** readArchiveLine's rule for a parsed line or document. */
+export function readDocument(doc: unknown, engines: Engines | null, runId?: string): LineRead {
+  const why = documentProblem(doc);
+  if (why) return { tasks: [], problems: [{ task: null, reason: why }] };
+  if (!isArchiveRecord(doc)) return readEnvelope(doc as Envelope, { runId }, engines);
+  if (doc.response === undefined) return { tasks: [], problems: [] };
+  return readEnvelope(doc.response as Envelope, { endpointId: doc.endpoint_id, method: doc.method, path: doc.path, runId: doc.run_id }, engines);
+}
+
+/** Why a parsed line or document as a whole holds nothing to load, or null when it is an envelope or an archive line of one (or of a body that was not JSON). */
+export function documentProblem(doc: unknown): string | null {
+  if (isArchiveRecord(doc)) return doc.response === undefined || isEnvelope(doc.response) ? null : 'response: not an API response envelope (no "tasks" list)';
+  return isEnvelope(doc) ? null : 'neither an archive line nor an API response envelope (no "tasks" list)';
+}
+
+/** Why a line is not JSON, with the task ids its text still shows (a line cut short keeps its first tasks' ids). */
+export function notJson(text: string, err: unknown): { task: string | null; reason: string } {
+  return { task: idsInText(text), reason: `not JSON, cut short or corrupted (${(err as Error).message})` };
+}
+
+/** The task ids a text that is not JSON still shows, joined, or null. */
+export function idsInText(text: string): string | null {
+  const ids = new Set<string>();
+  // A task object as the service writes it starts with its id, then its status code.
+  for (const m of text.matchAll(/\{\s*"id"\s*:\s*"([^"\\]{1,100})"\s*,\s*"status_code"\s*:/g)) ids.add(m[1]);
+  return ids.size ? [...ids].join(', ') : null;
+}
+
+/** Why a task of an envelope cannot be loaded, or null when it can. */
+export function taskProblem(t: unknown): string | null {
+  if (!isObj(t)) return 'a task that is not an object';
+  if (typeof t.id !== 'string' || !t.id) return 'a task without an id';
+  if (t.result !== undefined && t.result !== null && !Array.isArray(t.result)) return `result: not a list (${typeof t.result})`;
+  return null;
+}
+
+/** The tasks of one envelope, each resolved to its endpoint, and those taskProblem refuses. */
+function readEnvelope(env: Envelope, hint: Hint, engines: Engines | null): LineRead {
+  const version = typeof env.version === 'string' ? env.version : '';
+  const out: LineRead = { tasks: [], problems: [] };
+  (env.tasks ?? []).forEach((t: unknown, i) => {
+    const problem = taskProblem(t);
+    if (problem) {
+      const id = isObj(t) && typeof t.id === 'string' && t.id ? t.id : null;
+      out.problems.push({ task: id, reason: `tasks[${i}]: ${problem}` });
+      return;
+    }
+    const task = t as ApiTask;
+    out.tasks.push({ endpointId: resolveEndpoint(task, hint, engines), task, version, ...(hint.runId ? { runId: hint.runId } : {}) });
+  });
+  return out;
 }

@@ -95,6 +95,10 @@ export class ArchiveWriter {
   private readonly now: () => Date;
   /** Final names of the files this writer closed. */
   readonly closedFiles: string[] = [];
+  /** How many lines each of closedFiles holds (ingest names an archived line by the file it came from). */
+  readonly closedLines: number[] = [];
+  /** Lines written to the open file. */
+  private lines = 0;
 
   constructor(private readonly opts: ArchiveWriterOptions) {
     if (!SAFE_RUN.test(opts.runId)) throw new Error(`archive: runId: only letters, digits, '.', '_' and '-' go in a file name, got '${opts.runId}'`);
@@ -158,6 +162,7 @@ export class ArchiveWriter {
       }
       const bytes = Buffer.from(w.line);
       this.bytes += bytes.length;
+      this.lines++;
       run.push(bytes);
     }
     // Every write is SYNC_FLUSHed (the stream's flush mode): its callback runs once its bytes are in the file.
@@ -201,6 +206,7 @@ export class ArchiveWriter {
       }
     });
     this.bytes = 0;
+    this.lines = 0;
   }
 
   /** Drops a file a write failed on, under its .partial name; the reader salvages its complete lines. */
@@ -247,6 +253,7 @@ export class ArchiveWriter {
     const final = file.replace(/\.partial$/, '');
     renameSync(file, final);
     this.closedFiles.push(final);
+    this.closedLines.push(this.lines);
   }
 
   /** Closes the current file (renamed to its final name). */

@@ -10,7 +10,8 @@
 import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Engines } from '../config/index.js';
-import { readLines, type ReadReport } from '../archive/reader.js';
+import { readLines, readProblem, type ReadReport } from '../archive/reader.js';
+import type { ArchiveProblem } from '../archive/records.js';
 import { LoadChannel } from './channel.js';
 import { inThread, onWorker, type Preparer } from './prepare-pool.js';
 import type { PreparedLoad } from './prepare.js';
@@ -31,8 +32,11 @@ export interface ArchiveLoadOptions {
 export interface ArchiveLoadResult extends LoadSummary {
   files: ReadReport[];
   lines: number;
-  /** Lines that were not JSON or held no envelope. */
-  badLines: number;
+  /**
+   * The lines and tasks refused, by file and line (archive order): not JSON or cut short, no envelope, a task without
+   * an id or with a `result` that is no list, a task whose rows could not be made. Nothing of them is loaded.
+   */
+  problems: ArchiveProblem[];
   /** Where the time went: loading (append + commit), and reading waiting for room in the channel. */
   timings: { totalMs: number; loadMs: number; waitMs: number };
 }
@@ -47,7 +51,7 @@ export async function loadArchiveFiles(wh: Warehouse, files: readonly string[], 
   const started = performance.now();
   const batchLines = opts.batchTasks ?? 2000;
   const prepOpts = { engines: opts.engines ?? null, runId: opts.runId, loadedAt: opts.loadedAt ?? new Date(), layouts: await wh.layouts() };
-  const result: ArchiveLoadResult = { ...emptySummary(), files: [], lines: 0, badLines: 0, timings: { totalMs: 0, loadMs: 0, waitMs: 0 } };
+  const result: ArchiveLoadResult = { ...emptySummary(), files: [], lines: 0, problems: [], timings: { totalMs: 0, loadMs: 0, waitMs: 0 } };
   const channel = new LoadChannel({
     maxCount: batchLines,
     // A file ends with idle(), never with quiet: a pause in reading (a busy machine, a slow disk) does not cut a
@@ -58,7 +62,6 @@ export async function loadArchiveFiles(wh: Warehouse, files: readonly string[], 
       for (const o of batch) if (o.kind === 'archived') loads.push(await o.load);
       const t1 = performance.now();
       for (const run of disjointRuns(loads)) {
-        for (const p of run) result.badLines += p.badLines;
         mergeSummary(result, await wh.loadPrepared(run));
       }
       result.timings.loadMs += performance.now() - t1;
@@ -68,6 +71,9 @@ export async function loadArchiveFiles(wh: Warehouse, files: readonly string[], 
   let failure: unknown;
   let job: Buffer[] = [];
   let jobBytes = 0;
+  // Where the job's lines are: its file (a job never spans two) and each line's number in it.
+  let jobFile = '';
+  let jobLines: number[] = [];
   // A group of lines goes to be prepared at once, and into the channel, which holds it until its transaction.
   const send = async () => {
     if (!job.length) return;
@@ -80,9 +86,15 @@ export async function loadArchiveFiles(wh: Warehouse, files: readonly string[], 
     }
     const lines = job.length;
     const bytes = text.length; // the worker takes the buffer over
+    const file = jobFile;
+    const numbers = jobLines;
     job = [];
     jobBytes = 0;
-    const load = preparer.prepare(text, prepOpts);
+    jobLines = [];
+    const load = preparer.prepare(text, prepOpts).then((p) => {
+      for (const { at, task, reason } of p.problems) result.problems.push({ file, line: numbers[at], task, reason });
+      return p;
+    });
     load.catch(() => undefined); // its transaction's commit reports the failure
     const t0 = performance.now();
     const { done } = await channel.admit({ kind: 'archived', lines, bytes, load });
@@ -92,21 +104,27 @@ export async function loadArchiveFiles(wh: Warehouse, files: readonly string[], 
   try {
     for (const file of files) {
       const report: ReadReport = { file, lines: 0, droppedBytes: 0 };
+      jobFile = file;
       for await (const line of readLines(file, report)) {
         result.lines++;
         if (job.length && (jobBytes + line.length > JOB_BYTES || job.length >= batchLines)) await send();
         job.push(line);
+        jobLines.push(report.at!);
         jobBytes += line.length;
         if (failure) throw failure;
       }
       await send();
       result.files.push(report);
+      const unread = readProblem(report);
+      if (unread) result.problems.push(unread);
     }
   } finally {
     await channel.idle();
     await preparer.close();
   }
   if (failure) throw failure;
+  const order = new Map(files.map((f, i) => [f, i]));
+  result.problems.sort((a, b) => order.get(a.file)! - order.get(b.file)! || a.line - b.line);
   result.timings.totalMs = performance.now() - started;
   return result;
 }

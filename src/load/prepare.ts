@@ -5,10 +5,10 @@
  * handed over without a copy. Warehouse.loadPrepared appends it; a line's tasks get the same rows as loadTasks gives.
  */
 import type { Engines } from '../config/index.js';
-import { isArchiveRecord, isEnvelope, tasksOfEnvelope, tasksOfRecord } from '../archive/records.js';
+import { readArchiveLine } from '../archive/records.js';
 import { allColumns } from '../catalog/table.js';
 import { table as tableDef } from '../normalize/catalog.js';
-import { normalizeTaskInto, NormalizeStats, type CollectedTask } from '../normalize/extract.js';
+import { normalizeTaskInto, NormalizeStats, type CollectedTask, type Row } from '../normalize/extract.js';
 import { Arena, ChunkBuilder, encodeColumn, kindOfTypeName, type ColumnKind, type EncodedColumn } from './column-encode.js';
 import { planLoad } from './plan.js';
 
@@ -34,11 +34,14 @@ export interface PreparedTable {
   chunks: { rows: number; columns: EncodedColumn[] }[];
 }
 
+/** A line or task refused: `at` is the line's index among the text's lines (the caller knows its file and number). */
+export interface PreparedProblem { at: number; task: string | null; reason: string }
+
 export interface PreparedLoad {
   /** Every encoded column's bytes; the offsets in `tables` point into it. */
   arena: Uint8Array;
-  /** Lines that were not JSON or held no envelope. */
-  badLines: number;
+  /** The lines and tasks refused (readArchiveLine's rule, or rows that could not be made), none of them loaded. */
+  problems: PreparedProblem[];
   /** The endpoints of the tasks (their tables are put in use before the load). */
   endpoints: string[];
   /** One per task loaded (its id and endpoint): two loads naming the same task may not share a transaction. */
@@ -52,20 +55,8 @@ export interface PreparedLoad {
 
 /** Splits `text` at newlines and prepares its lines in order (see the module's comment). */
 export function prepareLines(text: Uint8Array, o: PrepareOptions): PreparedLoad {
-  const tasks: CollectedTask[] = [];
-  let badLines = 0;
-  const buf = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
-  for (let start = 0; start < buf.length;) {
-    let end = buf.indexOf(10, start);
-    if (end < 0) end = buf.length;
-    if (end > start) {
-      const got = tasksOfLine(buf.subarray(start, end), o.engines, o.runId);
-      if (got) tasks.push(...got);
-      else badLines++;
-    }
-    start = end + 1;
-  }
-  const plan = planLoad(tasks);
+  const { tasks, at, problems } = readText(text, o);
+  let plan = planLoad(tasks);
   const arena = new Arena(1 << 20);
   const builders = new Map<string, { b: ChunkBuilder; t: PreparedTable }>();
   const builderOf = (name: string) => {
@@ -82,12 +73,29 @@ export function prepareLines(text: Uint8Array, o: PrepareOptions): PreparedLoad 
   };
   const stats = new NormalizeStats();
   const ctx = { runId: o.runId ?? 'archive', loadedAt: o.loadedAt, engines: o.engines ? Object.values(o.engines) : [] };
-  for (const t of plan.tasks) normalizeTaskInto(t, ctx, stats, (name, row) => builderOf(name).b.add(row));
+  // A task's rows (and what it counts) are made whole before any is kept: one that throws half-way leaves none,
+  // and is named instead.
+  const refused = new Set<CollectedTask>();
+  const rows: [string, Row][] = [];
+  for (const t of plan.tasks) {
+    rows.length = 0;
+    const own = new NormalizeStats();
+    try {
+      normalizeTaskInto(t, ctx, own, (name, row) => { rows.push([name, row]); });
+      stats.merge(own);
+    } catch (err) {
+      refused.add(t);
+      problems.push({ at: at[tasks.indexOf(t)], task: typeof t.task?.id === 'string' ? t.task.id : null, reason: `its rows could not be made (${(err as Error).message})` });
+      continue;
+    }
+    for (const [name, row] of rows) builderOf(name).b.add(row);
+  }
+  if (refused.size) plan = planLoad(plan.tasks.filter((t) => !refused.has(t)));
   for (const { b } of builders.values()) b.flush();
   return {
     arena: arena.bytes.subarray(0, arena.used),
-    badLines,
-    endpoints: [...new Set(tasks.map((t) => t.endpointId))],
+    problems,
+    endpoints: [...new Set(plan.tasks.map((t) => t.endpointId))],
     taskKeys: plan.tasks.map((t) => `${t.task?.id}\u0000${t.endpointId}`),
     taskRowIds: [...plan.taskRowIds],
     replace: [...plan.replace].map(([name, ids]) => [name, [...ids]]),
@@ -114,13 +122,24 @@ export function statsOf(p: PreparedLoad): NormalizeStats {
   return s;
 }
 
-/** One archive line's collected tasks, or null when it is not JSON or holds no envelope. */
-export function tasksOfLine(line: Buffer, engines: Engines | null, runId: string | undefined): CollectedTask[] | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(line.toString('utf8'));
-  } catch {
-    return null;
+/** The tasks of the text's lines, each with its line's index, and the lines and tasks the rule refuses. */
+function readText(text: Uint8Array, o: PrepareOptions): { tasks: CollectedTask[]; at: number[]; problems: PreparedProblem[] } {
+  const out = { tasks: [] as CollectedTask[], at: [] as number[], problems: [] as PreparedProblem[] };
+  const buf = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
+  let line = 0;
+  for (let start = 0; start < buf.length;) {
+    let end = buf.indexOf(10, start);
+    if (end < 0) end = buf.length;
+    if (end > start) {
+      const r = readArchiveLine(buf.toString('utf8', start, end), o.engines, o.runId);
+      for (const t of r.tasks) {
+        out.tasks.push(t);
+        out.at.push(line);
+      }
+      for (const p of r.problems) out.problems.push({ at: line, ...p });
+      line++;
+    }
+    start = end + 1;
   }
-  return isArchiveRecord(parsed) ? tasksOfRecord(parsed, engines) : isEnvelope(parsed) ? tasksOfEnvelope(parsed, { runId }, engines) : null;
+  return out;
 }

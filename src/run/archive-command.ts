@@ -10,7 +10,9 @@ import { Writer } from '../load/writer.js';
 import type { ArchiveLoadResult } from '../load/archive-load.js';
 import { listArchiveFiles } from '../archive/reader.js';
 import { ArchiveWriter } from '../archive/writer.js';
-import { entryOf, readResponseFile } from '../archive/ingest.js';
+import { entryOf, readResponseFile, type ResponseDoc } from '../archive/ingest.js';
+import { documentProblem, type ArchiveProblem } from '../archive/records.js';
+import { fromIngested, logProblems, placeOf, problemLines } from './bad-input.js';
 import { UserError } from '../exit.js';
 import { acquireRunLock } from '../ledger/lock.js';
 import { warehousePaths, type WarehousePaths } from '../publish/index.js';
@@ -63,10 +65,12 @@ async function writeAndPublish(paths: WarehousePaths, config: Config, runId: str
       writer.abandon();
     }
     if (file !== paths.work) replaceFile(file, paths.work);
+    logProblems(paths.dir, runId, loaded.problems);
     const runDate = new Date().toISOString().slice(0, 10);
     const published = await publishAll(destinations, { runId, runDate, status: 'completed' }, { warehouse: paths.work, parquet, rows: loaded.rows, rebuilt: opts.rebuilt === true });
     for (const line of describeDestinations(published)) process.stdout.write(`${line}\n`);
-    return exitWithDestinations(EXIT.ok, published);
+    // Bad input left out is not a clean load: exit 1, as a run's tasks that failed (bad-input.ts).
+    return exitWithDestinations(loaded.problems.length ? EXIT.taskFailures : EXIT.ok, published);
   } finally {
     if (file !== paths.work) for (const f of [file, `${file}.wal`]) rmSync(f, { force: true });
     lock.release();
@@ -92,10 +96,7 @@ export function describeLoad(r: ArchiveLoadResult): string {
   ];
   for (const [t, n] of Object.entries(r.rows).sort()) lines.push(`  ${t}: ${n} row(s)`);
   lines.push(...keptLines(r));
-  if (r.badLines) lines.push(`lines without a response envelope: ${r.badLines}`);
-  for (const f of r.files) {
-    if (f.error || f.droppedBytes) lines.push(`salvaged ${f.file}: ${f.lines} complete line(s)${f.droppedBytes ? `, ${f.droppedBytes} byte(s) of a torn last line dropped` : ''}${f.error ? ` (${f.error})` : ''}`);
-  }
+  lines.push(...problemLines(r.problems));
   return lines.join('\n');
 }
 
@@ -104,7 +105,7 @@ export function describeLoad(r: ArchiveLoadResult): string {
  * warehouse: when a table would end with fewer rows than it has (data/raw missing or cut), nothing changes and the
  * command exits 2, unless `allowFewer` says to publish the smaller tables.
  */
-export async function reprocessCommand(opts: { root: string; allowFewer?: boolean; takeOver?: boolean; folderProbe?: FolderProbe }): Promise<number> {
+export async function reprocessCommand(opts: { root: string; allowFewer?: boolean; takeOver?: boolean; folderProbe?: FolderProbe; worker?: boolean }): Promise<number> {
   const config = loadConfig({ root: opts.root });
   const paths = pathsOf(opts.root, config);
   requireWritableFolders(dataFolders(paths), opts.folderProbe); // before the lock: exit 2 naming the folder
@@ -112,31 +113,42 @@ export async function reprocessCommand(opts: { root: string; allowFewer?: boolea
   return writeAndPublish(paths, config, `reprocess-${stamp()}`, async (writer) => {
     const before = await writer.tableCounts();
     await writer.resetTables();
-    const r = await writer.loadArchive(files, { engines: config.paths });
+    const r = await writer.loadArchive(files, { engines: config.paths, worker: opts.worker });
     const fewer = shrunk(before, await writer.tableCounts());
     if (fewer.length && !opts.allowFewer) {
-      throw new UserError(`reprocess: the raw archive (${path.relative(process.cwd(), paths.raw) || paths.raw}, ${files.length} file(s)) gives fewer rows than the warehouse has: ${fewer.slice(0, 8).join(', ')}${fewer.length > 8 ? `, and ${fewer.length - 8} more tables` : ''}. Nothing was changed or published; restore the archive, or run 'seo-etl reprocess --allow-fewer' to publish the smaller tables`);
+      throw new UserError(`reprocess: the raw archive (${path.relative(process.cwd(), paths.raw) || paths.raw}, ${files.length} file(s)) gives fewer rows than the warehouse has: ${fewer.slice(0, 8).join(', ')}${fewer.length > 8 ? `, and ${fewer.length - 8} more tables` : ''}. Nothing was changed or published; restore the archive, or run 'seo-etl reprocess --allow-fewer' to publish the smaller tables${r.problems.length ? `\n${problemLines(r.problems).join('\n')}` : ''}`);
     }
     process.stdout.write(`reprocess: ${describeLoad(r)}\n${fewer.length ? `fewer rows than before (--allow-fewer): ${fewer.join(', ')}\n` : ''}published: ${paths.published}\n`);
     return r;
   }, { onCopy: true, rebuilt: true, takeOver: opts.takeOver });
 }
 
-/** Archives the given response files, then loads them. */
-export async function ingestCommand(opts: { root: string; files: string[]; takeOver?: boolean; folderProbe?: FolderProbe }): Promise<number> {
+/** Archives the given response files, then loads them. (`worker`, for tests: prepare on a worker thread or not, whatever the size.) */
+export async function ingestCommand(opts: { root: string; files: string[]; takeOver?: boolean; folderProbe?: FolderProbe; worker?: boolean }): Promise<number> {
   if (!opts.files?.length) throw new UserError('ingest: files: give at least one response file');
   const config = loadConfig({ root: opts.root });
   const paths = pathsOf(opts.root, config);
   requireWritableFolders(dataFolders(paths), opts.folderProbe); // before anything is archived: exit 2 naming the folder
-  // Parse everything first: a bad file stops the command before anything is archived.
-  const docs = opts.files.flatMap((f) => readResponseFile(f));
-  const entries = docs.map(({ doc, where }) => entryOf(doc, where, config.paths));
+  // Read everything first: a file that cannot be read stops the command before anything is archived. A line or
+  // document that is not JSON, or no envelope, is named and left out; the rest is archived.
+  const read = opts.files.map((f) => readResponseFile(f));
+  const problems: ArchiveProblem[] = read.flatMap((r) => r.problems);
+  const docs: ResponseDoc[] = [];
+  for (const d of read.flatMap((r) => r.docs)) {
+    const why = documentProblem(d.doc);
+    if (why) problems.push({ file: d.file, line: d.line, task: null, reason: `${d.item !== undefined ? `item ${d.item}: ` : ''}${why}` });
+    else docs.push(d);
+  }
+  const entries = docs.map((d) => entryOf(d.doc, placeOf(d), config.paths));
   const runId = `ingest-${stamp()}`;
   const writer = new ArchiveWriter({ dir: paths.raw, runId });
   for (const e of entries) await writer.append(e);
   await writer.close();
   return writeAndPublish(paths, config, runId, async (warehouse) => {
-    const r = await warehouse.loadArchive(writer.closedFiles, { engines: config.paths });
+    const r = await warehouse.loadArchive(writer.closedFiles, { engines: config.paths, worker: opts.worker });
+    const order = new Map(opts.files.map((f, i) => [f, i]));
+    r.problems = [...problems, ...fromIngested(r.problems, { files: writer.closedFiles, lines: writer.closedLines }, docs)]
+      .sort((a, b) => (order.get(a.file) ?? -1) - (order.get(b.file) ?? -1) || a.line - b.line);
     process.stdout.write(`ingest: ${entries.length} response(s) archived under ${path.relative(process.cwd(), paths.raw) || paths.raw} as run ${runId}\n${describeLoad(r)}\npublished: ${paths.published}\n`);
     return r;
   }, { takeOver: opts.takeOver });

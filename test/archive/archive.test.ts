@@ -104,10 +104,13 @@ describe('ingest and reprocess', () => {
     writeFileSync(path.join(dir, 'b.json.gz'), gzipSync(JSON.stringify(env)));
     writeFileSync(path.join(dir, 'c.ndjson'), `${JSON.stringify(env)}\n${JSON.stringify(env)}\n`);
     writeFileSync(path.join(dir, 'd.ndjson'), `${JSON.stringify(env)}\n{oops\n`);
-    expect(readResponseFile(path.join(dir, 'a.json')).length).toBe(1);
-    expect(readResponseFile(path.join(dir, 'b.json.gz')).length).toBe(1);
-    expect(readResponseFile(path.join(dir, 'c.ndjson')).length).toBe(2);
-    expect(() => readResponseFile(path.join(dir, 'd.ndjson'))).toThrow(/d\.ndjson:2: not JSON/);
+    expect(readResponseFile(path.join(dir, 'a.json')).docs.length).toBe(1);
+    expect(readResponseFile(path.join(dir, 'b.json.gz')).docs.length).toBe(1);
+    expect(readResponseFile(path.join(dir, 'c.ndjson')).docs.length).toBe(2);
+    // A bad line costs only itself (issue 46): named, and the line before it still read.
+    const d = readResponseFile(path.join(dir, 'd.ndjson'));
+    expect(d.docs.length).toBe(1);
+    expect(d.problems).toMatchObject([{ file: path.join(dir, 'd.ndjson'), line: 2, task: null, reason: expect.stringMatching(/^not JSON/) }]);
     expect(() => entryOf({ nope: 1 }, 'x.json', loadConfig({ root: dir }).paths)).toThrow(/x\.json: tasks: required/);
   });
 

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadArchiveFiles } from '../../src/load/archive-load.js';
 import { Warehouse } from '../../src/load/warehouse.js';
-import { tasksOfLine } from '../../src/load/prepare.js';
+import { readArchiveLine } from '../../src/archive/records.js';
 import { AVAILABLE_TABLES } from '../../src/normalize/catalog.js';
 import { q } from '../../src/catalog/quote.js';
 import { ENGINES, generateArchive } from '../../src/bench/load.js';
@@ -64,7 +64,7 @@ describe('archive lines prepared on a worker thread', () => {
   test('give every table exactly the rows the main thread\'s own path gives, replaces included', async () => {
     const reference = await fresh();
     const tasks: CollectedTask[] = [];
-    for (const f of files) for (const line of linesOf(f)) tasks.push(...(tasksOfLine(Buffer.from(line), ENGINES, undefined) ?? []));
+    for (const f of files) for (const line of linesOf(f)) tasks.push(...readArchiveLine(line, ENGINES).tasks);
     await reference.loadTasks(tasks, { runId: 'archive', loadedAt, engines: Object.values(ENGINES) });
     const want = await contents(reference);
     reference.close();
@@ -74,7 +74,7 @@ describe('archive lines prepared on a worker thread', () => {
     for (const worker of [true, false]) {
       const wh = await fresh();
       const r = await loadArchiveFiles(wh, files, { engines: ENGINES, loadedAt, worker });
-      expect(r.badLines).toBe(1);
+      expect(r.problems).toMatchObject([{ file: files[files.length - 1], line: 2, task: null, reason: expect.stringMatching(/^not JSON/) }]);
       expect(r.rows.serp_results__items).toBe(want.serp_results__items.length);
       const got = await contents(wh);
       wh.close();
@@ -83,16 +83,18 @@ describe('archive lines prepared on a worker thread', () => {
     }
   });
 
-  test('a line the normalizer refuses fails the load with its message, and nothing of its transaction is kept', async () => {
+  test('a task the rule refuses is named and loads nothing; the rest of the transaction loads', async () => {
+    // Before issue 46 this failed the whole load; now the task is named (file, line) and left out.
     const bad = path.join(dir, 'bad.ndjson');
     const line = linesOf(files[files.length - 1])[0];
     writeFileSync(bad, `${line}\n`);
     appendFileSync(bad, `${line.replace(/"id":"[^"]*"/, '"id":""')}\n`);
     const wh = await fresh();
-    await expect(loadArchiveFiles(wh, [bad], { engines: ENGINES, loadedAt, worker: true })).rejects.toThrow(/task\.id: must be a non-empty string/);
+    const r = await loadArchiveFiles(wh, [bad], { engines: ENGINES, loadedAt, worker: true });
+    expect(r.problems).toMatchObject([{ file: bad, line: 2, task: null, reason: 'tasks[0]: a task without an id' }]);
     const n = (await wh.connection.runAndReadAll('SELECT count(*) FROM tasks')).getRows()[0][0];
     wh.close();
-    expect(Number(n)).toBe(0);
+    expect(Number(n)).toBe(1);
   });
 });
 
