@@ -3,10 +3,10 @@
  * tasks the collector did not account for once collection is over (leftovers).
  */
 import path from 'node:path';
-import { currentEndpointId, endpoint } from '../api/catalog.js';
-import type { ApiTask } from '../api/envelope.js';
+import { endpoint } from '../api/catalog.js';
 import { isTaskError } from '../api/status.js';
-import { listArchiveFiles, readLines } from '../archive/reader.js';
+import { listArchiveFiles, readLines, readProblem, type ReadReport } from '../archive/reader.js';
+import { readArchiveLine } from '../archive/records.js';
 import type { CollectedTask } from '../normalize/extract.js';
 import type { LedgerTask } from '../ledger/index.js';
 import type { Collector } from './collector.js';
@@ -62,22 +62,24 @@ async function recoverLiveAnswers(ctx: CollectContext): Promise<void> {
   const byTag = new Map(waiting.map((t) => [t.tag!, t]));
   const found = new Map<string, { result: CollectedTask; cost: number }>();
   const files = listArchiveFiles(ctx.rawDir).filter((f) => path.basename(f).startsWith(`${ctx.runId}-`));
+  const unread = 'an archived live answer could not be read: the call is sent again';
   for (const file of files) {
-    for await (const buf of readLines(file)) {
+    const report: ReadReport = { file, lines: 0, droppedBytes: 0 };
+    for await (const buf of readLines(file, report)) {
       const line = buf.toString('utf8');
       if (!waiting.some((t) => line.includes(t.key))) continue; // the tag holds the key; skip other lines unparsed
-      let rec: { endpoint_id?: string; response?: { version?: string; tasks?: ApiTask[] } };
-      try {
-        rec = JSON.parse(line);
-      } catch {
-        continue;
+      // The archive's one rule for a line (src/archive/records.ts): a line it refuses is named, its task asked again.
+      const read = readArchiveLine(line, null);
+      for (const p of read.problems) ctx.logger.warn({ file, line: report.at, task: p.task, reason: p.reason }, unread);
+      for (const { task, endpointId, version } of read.tasks) {
+        const tag = (task.data as { tag?: unknown } | undefined)?.tag;
+        const t = typeof tag === 'string' ? byTag.get(tag) : undefined;
+        if (!t || endpointId !== t.endpointId || isTaskError(task.status_code) || !Array.isArray(task.result)) continue;
+        found.set(t.key, { result: { endpointId: t.endpointId, task, version }, cost: typeof task.cost === 'number' ? task.cost : 0 });
       }
-      const task = rec.response?.tasks?.[0];
-      const tag = (task?.data as { tag?: unknown } | undefined)?.tag;
-      const t = typeof tag === 'string' ? byTag.get(tag) : undefined;
-      if (!t || !task || currentEndpointId(rec.endpoint_id ?? '') !== t.endpointId || isTaskError(task.status_code) || !Array.isArray(task.result)) continue;
-      found.set(t.key, { result: { endpointId: t.endpointId, task, version: rec.response?.version ?? '' }, cost: typeof task.cost === 'number' ? task.cost : 0 });
     }
+    const torn = readProblem(report);
+    if (torn && waiting.some((t) => report.torn?.includes(t.key))) ctx.logger.warn({ file, line: torn.line, task: torn.task, reason: torn.reason }, unread);
   }
   for (const [key, { result, cost }] of found) {
     await ctx.sink({ kind: 'answered', keys: [key], results: [result], pages: 1, posted: { key, serviceId: result.task.id, cost } });
