@@ -18,7 +18,7 @@ export const EXIT = {
 /** One line per exit code, for `run --help` and `resume --help` (the README's table says more). */
 export const EXIT_MEANINGS: Readonly<Record<number, string>> = {
   [EXIT.ok]: 'the run completed; every task is loaded',
-  [EXIT.taskFailures]: 'finished, but some tasks failed or were not collected (seo-etl status; seo-etl resume)',
+  [EXIT.taskFailures]: 'finished, but some tasks failed or were not collected (seo-etl status; seo-etl resume); reprocess, ingest: bad lines or tasks named and left out, the rest loaded',
   [EXIT.badInput]: 'bad input (pipeline, config, flag, credentials, sandbox/live mix, a destination holding other data); nothing was posted',
   [EXIT.locked]: 'another run holds the warehouse (--wait waits for it)',
   [EXIT.budget]: 'budget_usd left tasks unposted; everything posted was collected',
