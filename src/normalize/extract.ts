@@ -387,7 +387,8 @@ function objectRow(scope: TaskScope, plan: TablePlan, src: unknown, id: string, 
         NormalizeStats.bump(scope.stats.badValues, `${t.name}.${col.def.path}`);
       }
     } else row[col.def.name] = v;
-    if (col.def.convert === 'item_type' || col.def.itemType) itemType = v as string | null;
+    // A type that is not text (NO_VALUE: kept in extra above) names no item type.
+    if (col.def.convert === 'item_type' || col.def.itemType) itemType = v === NO_VALUE ? null : (v as string | null);
   }
   if (plan.known && itemType !== null && !plan.known.has(itemType)) NormalizeStats.bump(scope.stats.unknownItemTypes, `${t.name}:${itemType}`);
   if (obj) {

@@ -160,6 +160,18 @@ describe('merchant shopping', () => {
     expect(items[1]).toMatchObject({ item_type: null, extra: null });
     expect(Object.fromEntries(stats.unknownItemTypes)).toEqual({ 'merchant_shopping__items:shopping_hologram': 1 });
   });
+
+  it('keeps an item whose type is not text: no item type, the value in extra, counted as a bad value', () => {
+    const stats = new NormalizeStats();
+    const out = normalizeTask(task('M4', 'merchant.google.products.task_get.advanced', [{
+      keyword: 'k', type: 'shopping', items_count: 1, items: [{ type: 1, rank_group: 1, title: 'a' }],
+    }], { se: 'google' }), { ...ctx, engines: ['google'] }, stats);
+    const items = rowsOf(out, 'merchant_shopping__items');
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatchObject({ item_type: null, rank_group: 1 });
+    expect(JSON.parse(items[0].extra as string)).toMatchObject({ type: 1 });
+    expect(stats.badValueCount).toBeGreaterThan(0);
+  });
 });
 
 describe('domain technologies', () => {
