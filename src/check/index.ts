@@ -8,7 +8,7 @@ import { loadConfig, credentialsFor, type Config } from '../config/index.js';
 import { ApiClient, ApiError } from '../api/client.js';
 import { RateLimiter } from '../queue/index.js';
 import type { Logger } from '../api/logger.js';
-import { loadPipeline } from '../pipeline/index.js';
+import { loadPipeline, pipelineWarnings } from '../pipeline/index.js';
 import { estimatePlan, planPipeline } from '../pipeline/plan.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { EXIT, UnreachableError } from '../exit.js';
@@ -85,8 +85,9 @@ export async function accountClient(config: Config, opts: { retries?: number; ti
 }
 
 /** The estimated cost of a pipeline's plan, USD (what `plan` prints as the total). */
-async function planCost(root: string, pipelineFile: string, config: Config): Promise<number> {
+async function planCost(root: string, pipelineFile: string, config: Config, warn: (line: string) => void): Promise<number> {
   const pipeline = loadPipeline(path.resolve(root, pipelineFile), config);
+  for (const w of pipelineWarnings(pipeline)) warn(w); // an endpoint named by its old id, as plan and run say it
   const plan = await planPipeline(pipeline, { runId: `check-${pipeline.name}` });
   return estimatePlan(plan, config).totals.costUsd;
 }
@@ -94,7 +95,7 @@ async function planCost(root: string, pipelineFile: string, config: Config): Pro
 export async function checkCommand(o: { root: string; pipeline?: string; env?: NodeJS.ProcessEnv; out?: (line: string) => void }): Promise<number> {
   const out = o.out ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const config = loadConfig({ root: o.root, ...(o.env ? { env: o.env } : {}) });
-  const cost = o.pipeline ? await planCost(o.root, o.pipeline, config) : undefined;
+  const cost = o.pipeline ? await planCost(o.root, o.pipeline, config, (w) => process.stderr.write(`seo-etl: warning: ${w}\n`)) : undefined;
   const { client, sandbox } = await accountClient(config, { env: o.env });
   try {
     const account = await fetchAccount(client);

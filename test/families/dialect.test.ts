@@ -19,6 +19,7 @@ import { LEDGER_DDL } from '../../src/ledger/schema.js';
 import { planLoad } from '../../src/load/plan.js';
 import { loadPipeline, pipelineWarnings, taskKey } from '../../src/pipeline/index.js';
 import { runJob, type RunJobResult } from '../../src/run/job.js';
+import { checkCommand } from '../../src/check/index.js';
 import { ROOT, collectStream, startProject, type TestProject } from '../helpers/project.js';
 
 const OLD_IDS = path.join(ROOT, 'test', 'families', 'fixtures', 'old-ids.yaml');
@@ -188,6 +189,22 @@ describe('old ids keep working', () => {
       const warned = records.filter((l) => l.level === 40 && l.msg.includes('is an old id of')).map((l) => l.msg);
       expect(warned).toHaveLength(3);
       expect(warned.every((w) => /old-ids\.yaml:\d+:\d+: steps\[\d\]\.endpoint: /.test(w))).toBe(true);
+    });
+
+    test('check (the account against the plan\'s cost) warns on stderr once per old id, as plan and run do', async () => {
+      const err: string[] = [];
+      const write = process.stderr.write.bind(process.stderr);
+      process.stderr.write = ((c: string) => { err.push(String(c)); return true; }) as never;
+      let code: number;
+      try {
+        code = await checkCommand({ root: ROOT, pipeline: OLD_IDS, env: p.env, out: () => undefined });
+      } finally {
+        process.stderr.write = write;
+      }
+      expect(code).toBe(0);
+      const warned = err.join('').split('\n').filter((l) => l.includes('is an old id of'));
+      expect(warned).toHaveLength(3);
+      expect(warned.every((w) => /^seo-etl: warning: .*old-ids\.yaml:\d+:\d+: steps\[\d\]\.endpoint: /.test(w))).toBe(true);
     });
   });
 });
