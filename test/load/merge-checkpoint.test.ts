@@ -67,7 +67,7 @@ describe('the checkpoint a run ends with', () => {
 describe('a warehouse file\'s storage format', () => {
   it('is DuckDB 1.4\'s in a new file; a file made before keeps its own', async () => {
     // In an older format DuckDB rewrites the metadata of every row group of a table its merge touched, at each
-    // publish: a cost that grows with the history (docs/performance.md, "The publish's merge").
+    // publish: a cost that grows with the history (docs/journal/performance-2026-11-22-to-2026-11-27.md, "The publish's merge").
     const format = async (w: Warehouse) => String((await w.connection.runAndReadAll(`SELECT tags['storage_version'] FROM duckdb_databases() WHERE database_name = current_database()`)).getRows()[0][0]);
     const fresh = await Warehouse.open(path.join(dir, 'fresh.duckdb'), WAREHOUSE_STORAGE);
     try {
