@@ -105,7 +105,7 @@ export function loadPipeline(file: string, config: Config, opts: LoadOptions = {
     steps,
     ...(draft.alerts ? { alerts: draft.alerts } : {}),
     config,
-    warnings: reader.warnings,
+    warnings: [...reader.warnings, ...oldPriceRows(steps.map((st) => st.endpointId), config)],
   };
 
   for (const step of steps) {
@@ -125,6 +125,12 @@ export function pipelineTables(pipeline: Pipeline): string[] {
     const def = endpoint(step.endpointId);
     return [def.id, def.getId].flatMap((id) => (id ? [...tablesOfTask(id)] : []));
   });
+}
+
+/** A price row the configuration keeps under an endpoint's old id, for the endpoints the steps name: it still prices it. */
+function oldPriceRows(endpointIds: readonly string[], config: Config): PositionedIssue[] {
+  const olds = [...new Set(endpointIds)].map((id) => endpoint(id)).filter((d) => d.formerly && config.prices[d.formerly]);
+  return olds.map((d) => ({ file: 'config (prices.yaml, local.yaml)', line: 0, column: 0, key: `prices.${d.formerly}`, rule: `a row under an old id of ${d.id}: it still prices it; name the row ${d.id}` }));
 }
 
 /** The pipeline's warnings as lines, `file:line:column: key: what` (an endpoint named by an old id, once per id). */

@@ -147,6 +147,13 @@ describe('old ids keep working', () => {
     expect(priceRow(def, { ...config.prices, 'keywords_ads.search_volume.live': { per_task: 1 } })).toEqual({ per_task: 1 });
   });
 
+  test('a pipeline whose endpoint is priced under its old id warns that the row should take the new one', () => {
+    const priced = { ...config, prices: { ...config.prices, 'keywords_ads.search_volume.task_post': { per_task: 1 } } } as typeof config;
+    const warned = pipelineWarnings(loadPipeline(OLD_IDS, priced)).filter((w) => w.includes('prices.'));
+    expect(warned).toEqual(['config (prices.yaml, local.yaml): prices.keywords_ads.search_volume.task_post: a row under an old id of keywords_data.google_ads.search_volume.task_post: it still prices it; name the row keywords_data.google_ads.search_volume.task_post']);
+    expect(pipelineWarnings(loadPipeline(OLD_IDS, config)).filter((w) => w.includes('prices.'))).toEqual([]);
+  });
+
   test('an archive line of an older version resolves to the endpoint it is now; its tasks row is replaced, not doubled', () => {
     const task = { id: 't-1', status_code: 20000, result: [] } as never;
     expect(resolveEndpoint(task, { endpointId: 'keywords_ads.search_volume.task_get' }, null)).toBe('keywords_data.google_ads.search_volume.task_get');
