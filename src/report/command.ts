@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../config/index.js';
 import { serviceOfRun } from '../config/service.js';
-import { loadPipeline } from '../pipeline/index.js';
+import { loadPipeline, pipelineWarnings } from '../pipeline/index.js';
 import { warehousePaths } from '../publish/index.js';
 import { EXIT, UserError } from '../exit.js';
 import { DEFAULT_DAYS, RunNotFound, reportsDir, withPublished, writeReport } from './index.js';
@@ -14,6 +14,7 @@ export interface ReportCommandOptions { root: string; run?: string; pipeline?: s
 export async function reportCommand(o: ReportCommandOptions): Promise<number> {
   const config = loadConfig({ root: o.root });
   const pipeline = o.pipeline ? loadPipeline(path.resolve(o.root, o.pipeline), config) : undefined;
+  for (const w of pipeline ? pipelineWarnings(pipeline) : []) process.stderr.write(`seo-etl: warning: ${w}\n`); // old endpoint ids, as plan and run say
   const dataDir = path.resolve(o.root, config.warehouse.dir);
   const published = warehousePaths(dataDir).published;
   if (!existsSync(published)) throw new UserError(`no published warehouse in ${dataDir}: a run writes one (seo-etl run <pipeline>)`);
