@@ -90,6 +90,10 @@ export async function* readLines(file: string, report: ReadReport = { file, line
 export function readProblem(r: ReadReport): ArchiveProblem | null {
   const line = (r.at ?? r.lines) + 1;
   const gzip = r.error ? ` (gzip: ${r.error})` : '';
+  if (r.droppedBytes && !r.error && r.file.endsWith('.partial')) {
+    // A killed run's open file: its last write was cut, the answer never loaded, and the run's resume fetches it again.
+    return { file: r.file, line, task: idsInText(r.torn ?? ''), reason: `a killed run's last line, cut in its write; the ${r.lines} line(s) before it are read (its task was not loaded: \`resume\` fetches it again)`, crashTail: true };
+  }
   if (r.droppedBytes) {
     return { file: r.file, line, task: idsInText(r.torn ?? ''), reason: `cut short: the file ends inside this line${gzip}; the ${r.lines} line(s) before it are read` };
   }

@@ -70,7 +70,11 @@ function preferCollected(def: EndpointDef, hasResult: boolean): EndpointDef {
  * Bad input, named where it is: the file, the 1-based line (1 for a file holding one document), the task id when one
  * can be read, and why. Nothing of a task named here is loaded.
  */
-export interface ArchiveProblem { file: string; line: number; task: string | null; reason: string }
+export interface ArchiveProblem {
+  file: string; line: number; task: string | null; reason: string;
+  /** The last line of a file a killed process left open (`.partial`), cut in its write: said, not bad input (its task was never loaded; a resume fetches it again). */
+  crashTail?: true;
+}
 
 /** What one line or document gives: the tasks to load, and the tasks (or the whole line) refused, with why. */
 export interface LineRead { tasks: CollectedTask[]; problems: { task: string | null; reason: string }[] }

@@ -12,7 +12,7 @@ import { listArchiveFiles } from '../archive/reader.js';
 import { ArchiveWriter } from '../archive/writer.js';
 import { entryOf, readResponseFile, type ResponseDoc } from '../archive/ingest.js';
 import { documentProblem, type ArchiveProblem } from '../archive/records.js';
-import { fromIngested, logProblems, placeOf, problemLines } from './bad-input.js';
+import { badInput, fromIngested, logProblems, placeOf, problemLines } from './bad-input.js';
 import { UserError } from '../exit.js';
 import { acquireRunLock } from '../ledger/lock.js';
 import { warehousePaths, type WarehousePaths } from '../publish/index.js';
@@ -70,7 +70,7 @@ async function writeAndPublish(paths: WarehousePaths, config: Config, runId: str
     const published = await publishAll(destinations, { runId, runDate, status: 'completed' }, { warehouse: paths.work, parquet, rows: loaded.rows, rebuilt: opts.rebuilt === true });
     for (const line of describeDestinations(published)) process.stdout.write(`${line}\n`);
     // Bad input left out is not a clean load: exit 1, as a run's tasks that failed (bad-input.ts).
-    return exitWithDestinations(loaded.problems.length ? EXIT.taskFailures : EXIT.ok, published);
+    return exitWithDestinations(badInput(loaded.problems).length ? EXIT.taskFailures : EXIT.ok, published);
   } finally {
     if (file !== paths.work) for (const f of [file, `${file}.wal`]) rmSync(f, { force: true });
     lock.release();

@@ -2,7 +2,8 @@
  * Bad input met by `reprocess` and `ingest` (a line that is not JSON or cut short, a response that is no envelope, a
  * task without an id, with a `result` that is no list, or whose rows could not be made), said once each: in the
  * command's summary on stdout and as a warning in its log (`data/logs/<run>.log`, and stderr for people). Nothing of
- * such a line or task is loaded; every other task is, and the command exits 1 (EXIT.taskFailures).
+ * such a line or task is loaded; every other task is, and the command exits 1 (EXIT.taskFailures). The cut last line
+ * of a killed run's open `.partial` file is said apart and is no bad input: the run's resume fetches its task again.
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -16,10 +17,17 @@ import type { ResponseDoc } from '../archive/ingest.js';
 export const placeOf = (p: { file: string; line: number; task?: string | null; item?: number }): string =>
   `${p.file}:${p.line}${p.item !== undefined ? ` [${p.item}]` : ''}${p.task ? `, task ${p.task}` : ''}`;
 
+/** The problems that make a load unclean (exit 1): all but a killed run's cut last line. Pure. */
+export const badInput = (problems: readonly ArchiveProblem[]): ArchiveProblem[] => problems.filter((p) => !p.crashTail);
+
 /** The summary's lines for the problems (none when there are none). Pure. */
 export function problemLines(problems: readonly ArchiveProblem[]): string[] {
-  if (!problems.length) return [];
-  return [`bad input, not loaded (${problems.length}; everything else loaded):`, ...problems.map((p) => `  ${placeOf(p)}: ${p.reason}`)];
+  const bad = badInput(problems);
+  const tails = problems.filter((p) => p.crashTail);
+  return [
+    ...(bad.length ? [`bad input, not loaded (${bad.length}; everything else loaded):`, ...bad.map((p) => `  ${placeOf(p)}: ${p.reason}`)] : []),
+    ...(tails.length ? [`left by a killed run (${tails.length}):`, ...tails.map((p) => `  ${placeOf(p)}: ${p.reason}`)] : []),
+  ];
 }
 
 /** Writes each problem as a warning to the command's log file under `dir/logs` and to stderr. */
@@ -31,7 +39,7 @@ export function logProblems(dir: string, runId: string, problems: readonly Archi
   const file = pino.destination({ dest: path.join(logDir, `${runId}.log`), sync: true, append: true });
   const streams = pino.multistream([{ level, stream: file }, stderrLog({ level, format: logFormat(process.env), warningsOnly: false })]);
   const log = createLogger({ level, destination: streams }).child({ run_id: runId });
-  for (const p of problems) log.warn({ file: p.file, line: p.line, task: p.task, reason: p.reason }, 'bad input, not loaded');
+  for (const p of problems) log.warn({ file: p.file, line: p.line, task: p.task, reason: p.reason }, p.crashTail ? 'left by a killed run' : 'bad input, not loaded');
   file.flushSync();
 }
 

@@ -211,3 +211,28 @@ for (const worker of [false, true]) {
     });
   });
 }
+
+describe('seo-etl reprocess of an archive a killed run left open (.partial)', () => {
+  let o: Outcome;
+  let file: string;
+  beforeAll(async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-badline-partial-'));
+    dirs.push(root);
+    const raw = path.join(dataDir(root), 'raw', '2026-01-15');
+    mkdirSync(raw, { recursive: true });
+    file = path.join(raw, 'r1-0001.ndjson.gz.partial');
+    writeFileSync(file, cutGzip([record(0, envelope([kw('A1')])), record(1, envelope([kw('A5')])), record(2, envelope([kw('B1')]))]));
+    o = await capture(root, 'reprocess-', () => reprocessCommand({ root }));
+  }, 120_000);
+
+  test('says the cut last line as a killed run\'s, loads the lines before it and exits 0: it is no bad input', async () => {
+    expect(o.code).toBe(EXIT.ok);
+    expect(o.out).not.toMatch(/bad input, not loaded/);
+    expect(o.out).toMatch(/left by a killed run \(1\):/);
+    expect(o.out).toContain(`  ${file}:3, task B1: a killed run's last line, cut in its write; the 2 line(s) before it are read`);
+    expect(o.log.filter((r) => r.msg === 'left by a killed run').map((r) => [r.file, r.line, r.task])).toEqual([[file, 3, 'B1']]);
+    expect(await tablesWith(o.root, 'B1')).toEqual([]);
+    expect(await tablesWith(o.root, 'A1')).toContain('tasks');
+    expect(await tablesWith(o.root, 'A5')).toContain('keyword_data');
+  });
+});
