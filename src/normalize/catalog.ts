@@ -113,6 +113,11 @@ export const ALWAYS_IN_USE: readonly TableDef[] = inCatalogOrder([
   ...FAMILIES.flatMap((f) => (f.views ?? []).flatMap((v) => v.needs ?? [])),
 ]);
 
+/** The tables a file holding these (catalog or other) table names has for readers: every warehouse's, then the named ones, in catalog order. */
+export function heldOf(names: Iterable<string>): TableDef[] {
+  return inCatalogOrder([...ALWAYS_IN_USE.map((t) => t.name), ...names]);
+}
+
 /** The named tables of the catalog, in its order (names it does not know left out). */
 export function inCatalogOrder(names: Iterable<string>): TableDef[] {
   const want = new Set(names);

@@ -9,7 +9,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { describeService, otherDataFolder, serviceOfRun, type Service } from '../config/service.js';
 import { loadConfig } from '../config/index.js';
-import { ALWAYS_IN_USE, AVAILABLE_TABLES, familyOf, inCatalogOrder } from '../normalize/catalog.js';
+import { AVAILABLE_TABLES, familyOf, heldOf } from '../normalize/catalog.js';
 import { ENDPOINTS } from '../api/catalog.js';
 import { STEP_KINDS } from '../catalog/endpoint.js';
 import { lit, q } from '../load/ddl.js';
@@ -235,7 +235,7 @@ export function ddlScript(opts: Pick<TablesCommandOptions, 'ddl' | 'location' | 
 /** The tables every warehouse has and those the local Parquet export holds a folder of, in catalog order. */
 function exportedTables(parquetDir: string) {
   const folders = existsSync(parquetDir) ? readdirSync(parquetDir) : [];
-  return inCatalogOrder([...ALWAYS_IN_USE.map((t) => t.name), ...folders]);
+  return heldOf(folders);
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { TableDef } from '../catalog/table.js';
-import { ALWAYS_IN_USE, inCatalogOrder } from '../normalize/catalog.js';
+import { heldOf } from '../normalize/catalog.js';
 
 /** The catalog tables of `database` (an attached file's alias; the connection's own file without one). */
 export async function heldTables(conn: DuckDBConnection, database?: string): Promise<TableDef[]> {
@@ -13,5 +13,5 @@ export async function heldTables(conn: DuckDBConnection, database?: string): Pro
     `SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' AND database_name = ${database ? '$1' : 'current_database()'}`,
     database ? [database] : [],
   );
-  return inCatalogOrder([...ALWAYS_IN_USE.map((t) => t.name), ...r.getRows().map((row) => String(row[0]))]);
+  return heldOf(r.getRows().map((row) => String(row[0])));
 }

@@ -8,7 +8,7 @@ import type { DuckDBInstance, DuckDBConnection, DuckDBValue } from '@duckdb/node
 import { LEDGER_DDL } from '../../ledger/schema.js';
 import { lit, pgType, q, type PgTable } from './sql.js';
 import { createDuckdb } from '../../load/threads.js';
-import { ALWAYS_IN_USE, inCatalogOrder } from '../../normalize/catalog.js';
+import { heldOf } from '../../normalize/catalog.js';
 import type { TableDef } from '../../catalog/table.js';
 
 export class DuckSource {
@@ -29,7 +29,7 @@ export class DuckSource {
 
   /** The catalog tables the file holds, with those every warehouse has, in catalog order. */
   heldTables(): TableDef[] {
-    return inCatalogOrder([...ALWAYS_IN_USE.map((t) => t.name), ...this.tables]);
+    return heldOf(this.tables);
   }
 
   has(table: string): boolean {
