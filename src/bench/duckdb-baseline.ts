@@ -6,17 +6,20 @@
  * - serp_organic: a row per result, per item (common columns of every item type, AI Overview included), per
  *   AI Overview reference and per nested item (its type, title, url, domain and description from its JSON).
  * - keywords_for_keywords: a row per keyword, per monthly search and per category (the job's keyword tables).
+ * - tree (Labs, Backlinks): whatever the detected schema holds, as the job's generated tables are: a row per result
+ *   element with its nested objects' scalars as columns, and a table per list below it (down every level).
  */
 import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { DuckDBInstance, DuckDBTypeId, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
 import { lit } from '../catalog/quote.js';
 import { runChild } from './child.js';
 
-export type BaselineKind = 'serp_organic' | 'keywords_for_keywords';
+export type BaselineKind = 'serp_organic' | 'keywords_for_keywords' | 'tree';
 
-interface Spec { files: string[]; kind: BaselineKind; db: string; resultFile: string }
+/** `endpoint`: the tree kind's endpoint id (a LIKE pattern), whose answers' results are the root. */
+interface Spec { files: string[]; kind: BaselineKind; endpoint?: string; db: string; resultFile: string }
 export interface BaselineAnswer { rows: number; cpuMs: number; ms: number; tables: Record<string, number> }
 
 /** The gzip NDJSON archive files under `dir` (a run's data/raw), in name order. */
@@ -84,13 +87,19 @@ async function buildInChild(spec: Spec): Promise<void> {
   const src = `read_json([${spec.files.map(lit).join(', ')}], maximum_object_size = 1073741824)`;
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  await c.run(`CREATE TEMP TABLE res AS ${results(src, spec.kind === 'serp_organic' ? 'serp.google.organic.task_get%' : '%keywords_for_keywords.task_get')}`);
-  const fields = async (sql: string) => new Set((await c.runAndReadAll(`DESCRIBE ${sql}`)).getRows().map((row) => String(row[0])));
-  const has = await fields('SELECT r.* FROM res');
-  // SERP items: one row each, with the fields of every item type the answers carry (the detected schema's union).
-  if (spec.kind === 'serp_organic') await c.run(`CREATE TEMP TABLE it AS SELECT _task_id || ':' || (i - 1) AS _pid, _task_id, _run_id, unnest(r.items) AS it, generate_subscripts(r.items, 1) AS k FROM res`);
-  const { sql, tables } = statements(spec.kind, has, spec.kind === 'serp_organic' ? await fields('SELECT it.* FROM it') : new Set());
-  for (const s of sql) await c.run(s);
+  const endpoint = spec.kind === 'serp_organic' ? 'serp.google.organic.task_get%' : spec.kind === 'tree' ? spec.endpoint! : '%keywords_for_keywords.task_get';
+  await c.run(`CREATE TEMP TABLE res AS ${results(src, endpoint)}`);
+  let tables: string[];
+  if (spec.kind === 'tree') tables = await buildTree(c);
+  else {
+    const fields = async (sql: string) => new Set((await c.runAndReadAll(`DESCRIBE ${sql}`)).getRows().map((row) => String(row[0])));
+    const has = await fields('SELECT r.* FROM res');
+    // SERP items: one row each, with the fields of every item type the answers carry (the detected schema's union).
+    if (spec.kind === 'serp_organic') await c.run(`CREATE TEMP TABLE it AS SELECT _task_id || ':' || (i - 1) AS _pid, _task_id, _run_id, unnest(r.items) AS it, generate_subscripts(r.items, 1) AS k FROM res`);
+    const built = statements(spec.kind, has, spec.kind === 'serp_organic' ? await fields('SELECT it.* FROM it') : new Set());
+    for (const s of built.sql) await c.run(s);
+    tables = built.tables;
+  }
   await c.run('CHECKPOINT');
   const ms = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
@@ -102,9 +111,58 @@ async function buildInChild(spec: Spec): Promise<void> {
   writeFileSync(spec.resultFile, JSON.stringify(answer));
 }
 
+/** A struct's scalar fields through its nested structs (`a.b` -> `a__b`) and the paths of its lists, from its type. */
+function walk(type: DuckDBType, at: string[], scalars: string[][], lists: { path: string[]; element: DuckDBType }[]): void {
+  if (type.typeId !== DuckDBTypeId.STRUCT) return;
+  const names = (type as unknown as { entryNames: string[] }).entryNames;
+  const types = (type as unknown as { entryTypes: DuckDBType[] }).entryTypes;
+  names.forEach((name, i) => {
+    const t = types[i];
+    const path = [...at, name];
+    if (t.typeId === DuckDBTypeId.STRUCT) walk(t, path, scalars, lists);
+    else if (t.typeId === DuckDBTypeId.LIST) lists.push({ path, element: (t as unknown as { valueType: DuckDBType }).valueType });
+    else scalars.push(path);
+  });
+}
+
+const ref = (path: string[]) => path.map((p) => `"${p.replace(/"/g, '""')}"`).join('.');
+
+/**
+ * The tree kind: `res`'s result elements as table t0, then every list below (a struct's list of objects a table
+ * of its own, recursively; a list of scalars a table of values), each row with its `_id`, `_parent_id` and
+ * `_list_idx` as the job derives them. Returns the tables made.
+ */
+async function buildTree(c: DuckDBConnection): Promise<string[]> {
+  const tables: string[] = [];
+  await c.run(`CREATE TEMP TABLE src0 AS SELECT _task_id AS _pid, _task_id, _run_id, r AS v, i AS k FROM res`);
+  const level = async (source: string, type: DuckDBType): Promise<void> => {
+    const name = `t${tables.length}`;
+    tables.push(name);
+    const lineage = `_pid || ':' || (k - 1) AS _id, _pid AS _parent_id, _task_id, _run_id, now() AS _loaded_at, (k - 1)::INTEGER AS _list_idx`;
+    if (type.typeId !== DuckDBTypeId.STRUCT) {
+      await c.run(`CREATE TABLE ${name} AS SELECT ${lineage}, v AS value FROM ${source}`);
+      return;
+    }
+    const scalars: string[][] = [];
+    const lists: { path: string[]; element: DuckDBType }[] = [];
+    walk(type, [], scalars, lists);
+    const cols = scalars.map((p) => `v.${ref(p)} AS "${p.join('__')}"`);
+    await c.run(`CREATE TABLE ${name} AS SELECT ${[lineage, ...cols].join(', ')} FROM ${source}`);
+    for (const l of lists) {
+      const child = `src${tables.length}`;
+      await c.run(`CREATE TEMP TABLE ${child} AS SELECT _pid || ':' || (k - 1) AS _pid, _task_id, _run_id, unnest(v.${ref(l.path)}) AS v, generate_subscripts(v.${ref(l.path)}, 1) AS k
+        FROM ${source} WHERE v.${ref(l.path)} IS NOT NULL`);
+      await level(child, l.element);
+    }
+  };
+  const root = (await c.runAndReadAll('SELECT r FROM res LIMIT 0')).columnTypes()[0];
+  await level('src0', root);
+  return tables;
+}
+
 /** DuckDB's build of `kind`'s tables from `files`, in a child process of its own. */
-export function duckdbBaseline(dir: string, files: string[], kind: BaselineKind): Promise<BaselineAnswer> {
-  return runChild<BaselineAnswer>('duckdb-baseline', { files, kind, db: path.join(dir, `baseline-${kind}.duckdb`), resultFile: path.join(dir, `baseline-${kind}.json`) }, { timeoutMs: 600_000 });
+export function duckdbBaseline(dir: string, files: string[], kind: BaselineKind, endpoint?: string): Promise<BaselineAnswer> {
+  return runChild<BaselineAnswer>('duckdb-baseline', { files, kind, endpoint, db: path.join(dir, `baseline-${kind}.duckdb`), resultFile: path.join(dir, `baseline-${kind}.json`) }, { timeoutMs: 600_000 });
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

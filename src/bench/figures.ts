@@ -33,6 +33,8 @@ export const REQUIRED_FIGURES = [
   ...FAMILY_NAMES.flatMap((f) => [`headroom_${f}`, `peak_rss_mb_${f}`, `peak_rss_growth_${f}`]),
   'rows_per_cpu_s_vs_duckdb_serp_organic',
   'rows_per_cpu_s_vs_duckdb_keywords_for_keywords',
+  'rows_per_cpu_s_vs_duckdb_labs_ranked_keywords',
+  'rows_per_cpu_s_vs_duckdb_backlinks',
   'bench_wall_s',
 ] as const;
 

@@ -201,8 +201,8 @@ export async function benchLoad(opts: { quick: boolean; dir: string; root: strin
   // The profile is a load of its own (half the archive again), so the profiler's cost stays out of the figures.
   const profLoad = os.loadavg()[0].toFixed(1);
   const profChild = await peakInChild(dir, half, 'child-profile', storage, true);
-  const goalRowsS = rows / ((1.25 * bestAuto) / 1000);
-  const limit = `limit: ${describeLimit(profChild.profile)} (a CPU profile of loadArchiveFiles + CHECKPOINT over half of the same files in a separate child, ${(profChild.ms / 1000).toFixed(1)} s, load average ${profLoad}-${os.loadavg()[0].toFixed(1)}); the goal needs ${Math.round(goalRowsS).toLocaleString('en-US')} rows/s (all rows in 1.25x DuckDB's time), ours loaded ${Math.round(rows / (best / 1000)).toLocaleString('en-US')} rows/s`;
+  const goalRowsS = rows / ((1.1 * bestAuto) / 1000);
+  const limit = `limit: ${describeLimit(profChild.profile)} (a CPU profile of loadArchiveFiles + CHECKPOINT over half of the same files in a separate child, ${(profChild.ms / 1000).toFixed(1)} s, load average ${profLoad}-${os.loadavg()[0].toFixed(1)}); the goal needs ${Math.round(goalRowsS).toLocaleString('en-US')} rows/s (all rows in 1.1x DuckDB's time), ours loaded ${Math.round(rows / (best / 1000)).toLocaleString('en-US')} rows/s`;
   log?.(`  where the load spends its main thread (docs/performance.md):\n${breakdownTable(reportRows(`load (${files.length} files)`, profChild.profile))}`);
   const t = result!.timings;
   const kwRows = (result!.rows.keyword_data ?? 0) + (result!.rows.keyword_data__monthly_searches ?? 0) + (result!.rows.keyword_data__categories ?? 0);
@@ -210,7 +210,7 @@ export async function benchLoad(opts: { quick: boolean; dir: string; root: strin
   const how = `${kw} keyword results (20 per task, 12 monthly_searches each), ${merchant} merchant and ${tech} technology responses in ${files.length} gzip NDJSON archive file(s); best of ${rounds}`;
   const mb = (b: number) => Math.round(b / 1048576);
   return {
-    load_vs_duckdb: { value: round(best / bestAuto), unit: 'ratio', goal: '<= 1.25', how: `${limit}. Our loadArchiveFiles through the nightly's path (all tables, ${rows} rows) / DuckDB read_json (auto-detected schema) + unnest building keyword_data, monthly_searches, categories (${baseRows} rows, same columns and ids); ${how}; each round: ${perRound.join(', ')} (median ${median(ratios).toFixed(2)})` },
+    load_vs_duckdb: { value: round(best / bestAuto), unit: 'ratio', goal: '<= 1.1', how: `${limit}. Our loadArchiveFiles through the nightly's path (all tables, ${rows} rows) / DuckDB read_json (auto-detected schema) + unnest building keyword_data, monthly_searches, categories (${baseRows} rows, same columns and ids); ${how}; each round: ${perRound.join(', ')} (median ${median(ratios).toFixed(2)})` },
     load_ms: { value: Math.round(best), unit: 'ms', goal: 'informational', how: `our load time; DuckDB ${Math.round(bestAuto)} ms; in our best run the batches' loads (normalize + append + commit, Warehouse.loadTasks) took ${Math.round(t.loadMs)} ms and reading the archive (gunzip, parse) waited ${Math.round(t.waitMs)} ms for them` },
     rows_per_s: { value: Math.round(rows / (best / 1000)), unit: 'rows/s', goal: 'informational', how: `all rows of all tables loaded by loadArchiveFiles per second (${result!.tasks} tasks, every one through the JS extractor)` },
     load_peak_rss_mb: { value: Math.round(fullChild.maxRssMb), unit: 'MB', goal: 'flat as the archive grows', how: `peak RSS (maxRSS) of a child process loading the whole archive (${files.length} files, ${fullChild.rows} rows); half of it (${half.length} files, ${halfChild.rows} rows): ${Math.round(halfChild.maxRssMb)} MB. Sampled in the bench process during the timed runs (after the baselines): ${mb(peak)} MB` },
