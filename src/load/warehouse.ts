@@ -123,8 +123,19 @@ export class Warehouse {
 
   /** Bytes DuckDB holds now (buffer pool, temporary data, indexes), from `duckdb_memory()`. */
   async memoryInUse(): Promise<number> {
-    const r = await this.connection.runAndReadAll('SELECT sum(memory_usage_bytes)::BIGINT FROM duckdb_memory()');
-    return Number(r.getRows()[0][0] ?? 0);
+    return (await this.memory()).total;
+  }
+
+  /**
+   * Bytes DuckDB holds in all, and of them those of rows on no disk yet (committed since the last checkpoint:
+   * `IN_MEMORY_TABLE`). A wide family holds a block a column of those however few its rows (Labs' 1,329 columns
+   * at 64 KiB, and as many for their validity), and a limit below them makes DuckDB write each to a temporary file
+   * of its own and read it back: the checkpoint, which writes them to the file anyway, is never limited below them.
+   */
+  async memory(): Promise<{ total: number; unpersisted: number }> {
+    const r = await this.connection.runAndReadAll(`SELECT sum(memory_usage_bytes)::BIGINT, (sum(memory_usage_bytes) FILTER (WHERE tag = 'IN_MEMORY_TABLE'))::BIGINT FROM duckdb_memory()`);
+    const [total, unpersisted] = r.getRows()[0];
+    return { total: Number(total ?? 0), unpersisted: Number(unpersisted ?? 0) };
   }
 
   /**
@@ -177,13 +188,13 @@ export class Warehouse {
   }
 
   /**
-   * Checkpoints with DuckDB's memory limited to `memoryBytes` (see underMemoryLimit): DuckDB keeps what a
-   * checkpoint touches cached up to its limit. Returns false, having done nothing, while another connection has a
-   * write open. A checkpoint that runs out of memory is fatal to the instance, so the limit is raised to twice the
-   * WAL when that is more (one large load can leave a large log).
+   * Checkpoints with DuckDB's memory limited to about `memoryBytes` (checkpointMemory, underMemoryLimit): DuckDB
+   * keeps what a checkpoint touches cached up to its limit. Returns false, having done nothing, while another
+   * connection has a write open.
    */
   async checkpoint(memoryBytes: number, memoryLimit: string): Promise<boolean> {
-    return this.underMemoryLimit(Math.max(memoryBytes, 2 * this.walBytes()), memoryLimit, async () => {
+    const { unpersisted } = await this.memory();
+    return this.underMemoryLimit(checkpointMemory(memoryBytes, unpersisted, this.walBytes()), memoryLimit, async () => {
       try {
         await this.connection.run(`CHECKPOINT ${WAREHOUSE_CATALOG}`);
         return true;
@@ -503,6 +514,20 @@ export class Warehouse {
  * (DuckDB's default, 100, merged all of a 200-task SERP night's groups at its end: +100 MB of peak RSS).
  */
 const MERGE_TASKS = 2;
+
+/** A checkpoint's room above the rows it writes (checkpointMemory). */
+export const CHECKPOINT_ROOM = 32e6;
+
+/**
+ * The memory a checkpoint runs under: `memoryBytes`, but never below the rows it writes, which are in memory already
+ * (`unpersisted`, see Warehouse.memory), with room to write beside them (the blocks it wrote are in the file, so
+ * DuckDB drops them from its cache at no cost), nor below twice the WAL (a checkpoint that runs out of memory is
+ * fatal to the instance). Below the rows, DuckDB wrote each block to a temporary file and read it back: Labs spent
+ * a sixth of its CPU there (docs/performance.md).
+ */
+export function checkpointMemory(memoryBytes: number, unpersisted: number, walBytes: number): number {
+  return Math.max(memoryBytes, unpersisted + CHECKPOINT_ROOM, 2 * walBytes);
+}
 
 /** Most rows in a Parquet row group (DuckDB's default, a multiple of its 2,048-row vector). */
 export const PARQUET_ROW_GROUP = 122_880;
