@@ -92,7 +92,6 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
   const errors: BenchResult['errors'] = [];
   print(`seo-etl bench${o.quick ? ' (BENCH_QUICK: small sizes, figures not comparable)' : ''}`);
   print(`machine: ${machine}`);
-  const timings: string[] = [];
   const seconds: { name: string; s: number }[] = [];
   const runSection = async (s: Section) => {
     const t0 = Date.now();
@@ -100,7 +99,6 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     try {
       Object.assign(found, await s.run({ root: o.root, quick: o.quick, dir, log: (l) => print(l) }));
       print(`  ${s.name} done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-      timings.push(`${s.name} ${((Date.now() - t0) / 1000).toFixed(0)} s`);
       seconds.push({ name: s.name, s: (Date.now() - t0) / 1000 });
     } catch (err) {
       const message = (err as Error)?.message ?? String(err);
@@ -121,7 +119,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     value: wallS,
     unit: 's',
     goal: '< 600',
-    how: `${wallS < 600 || o.quick ? '' : `limit: ${slowest(seconds, wallS)}; `}command: ${o.quick ? 'make bench-quick (BENCH_QUICK=1 node bin/seo-etl.js bench)' : 'make bench (node bin/seo-etl.js bench)'}; machine: ${machine}; load average at the end ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; sections: ${timings.join(', ')}`,
+    how: `${wallS < 600 || o.quick ? '' : `limit: ${slowest(seconds, wallS)}; `}command: ${o.quick ? 'make bench-quick (BENCH_QUICK=1 node bin/seo-etl.js bench)' : 'make bench (node bin/seo-etl.js bench)'}; machine: ${machine}; load average at the end ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; sections: ${seconds.map((x) => `${x.name} ${x.s.toFixed(0)} s`).join(', ')}`,
   };
   const figures = ordered(found);
   const missing = REQUIRED_FIGURES.filter((n) => figureProblems(n, figures[n]).length);

@@ -13,12 +13,12 @@
  * generating 20,000 keywords does not take the cores the job is measured on; what it still does per answer
  * (serialize, gzip, send) is its CPU, reported beside each figure.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { FAST_WINDOW_MS, measureJobRun, type JobBenchOptions, type JobSizes } from './jobs.js';
-import { FAMILY_NAMES, formatTable, round, type Figures } from './figures.js';
+import { FAMILY_NAMES, round, type Figures } from './figures.js';
+import { runAlone } from './alone.js';
 import { breakdownTable, describeLimit, reportRows } from './profile.js';
 import { CHANNEL_LIMITS } from '../load/channel.js';
 import { archiveFiles, duckdbBaseline, type BaselineKind } from './duckdb-baseline.js';
@@ -206,19 +206,11 @@ export async function benchFamilies(o: JobBenchOptions, only?: readonly string[]
 }
 
 // Section families alone, some families only: node dist/bench/families.js [--quick] [family ...] (run from the checkout).
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const args = process.argv.slice(2);
-  const only = args.filter((a) => !a.startsWith('--'));
-  const unknown = only.filter((n) => !FAMILIES.some((f) => f.name === n));
+await runAlone(import.meta.url, 'families', ({ args, ...ctx }) => {
+  const unknown = args.filter((n) => !FAMILIES.some((f) => f.name === n));
   if (unknown.length) {
     console.error(`unknown family: ${unknown.join(', ')} (one of ${FAMILIES.map((f) => f.name).join(', ')})`);
     process.exit(2);
   }
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-bench-families-'));
-  try {
-    const figures = await benchFamilies({ quick: args.includes('--quick'), dir, root: process.cwd(), log: (l) => console.log(l) }, only.length ? only : undefined);
-    console.log(formatTable(figures));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+  return benchFamilies(ctx, args.length ? args : undefined);
+});

@@ -8,10 +8,8 @@
  * the issue's own example (an analyst's day of 1,000 sandbox SERPs). `make bench` runs it as its `lake` section;
  * `node dist/bench/lake.js [--quick]` alone.
  */
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import os from 'node:os';
+import { cpSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Warehouse } from '../load/warehouse.js';
 import { WAREHOUSE_STORAGE } from '../load/database.js';
 import { loadArchiveFiles } from '../load/archive-load.js';
@@ -26,7 +24,8 @@ import { q } from '../load/ddl.js';
 import { ENGINES, generateArchive } from './load.js';
 import { nightDay, nightRunId, writeSerpNight } from './serp-nights.js';
 import { startS3 } from './s3-server.js';
-import { formatTable, round, type Figures } from './figures.js';
+import { round, type Figures } from './figures.js';
+import { runAlone } from './alone.js';
 
 /** Bytes of every file under a folder. */
 function bytesUnder(dir: string): number {
@@ -174,12 +173,4 @@ async function timeDuckdbPublish(file: string, publishedPath: string, duckNights
   return { duckOne, duckMany, duckBytes };
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-bench-lake-'));
-  try {
-    const figures = await benchLake({ quick: process.argv.includes('--quick'), dir, log: (l) => console.log(l) });
-    console.log(formatTable(figures));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+await runAlone(import.meta.url, 'lake', ({ quick, dir, log }) => benchLake({ quick, dir, log }));

@@ -6,10 +6,8 @@
  * replaced) and published again: the incremental publish of a night into a schema that already holds one.
  * `make bench` runs it as its `postgres` section; `node dist/bench/postgres.js [--quick]` runs it alone.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Warehouse } from '../load/warehouse.js';
 import { WAREHOUSE_STORAGE } from '../load/database.js';
 import { loadArchiveFiles } from '../load/archive-load.js';
@@ -18,7 +16,8 @@ import { ENGINES, generateArchive } from './load.js';
 import { startPostgres } from './postgres-server.js';
 import { SERP_YEAR_KEYWORDS, serpYear } from './serp-year.js';
 import { SERP_VIEWS } from '../families/serp/views.js';
-import { formatTable, round, type Figures } from './figures.js';
+import { round, type Figures } from './figures.js';
+import { runAlone } from './alone.js';
 
 
 export async function benchPostgres(opts: { quick: boolean; dir: string; root: string; log?: (l: string) => void }): Promise<Figures> {
@@ -101,12 +100,4 @@ export async function benchPostgres(opts: { quick: boolean; dir: string; root: s
   }
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-bench-pg-'));
-  try {
-    const figures = await benchPostgres({ quick: process.argv.includes('--quick'), dir, root: process.cwd(), log: (l) => console.log(l) });
-    console.log(formatTable(figures));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+await runAlone(import.meta.url, 'pg', ({ quick, dir, root, log }) => benchPostgres({ quick, dir, root, log }));

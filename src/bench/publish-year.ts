@@ -8,17 +8,16 @@
  * and the same rows as the nightly Parquet export writes them (the job's export, one zstd file per table and night).
  * `make bench` runs it as its `publish_year` section; `node dist/bench/publish-year.js [--quick]` alone.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Warehouse } from '../load/warehouse.js';
 import { WAREHOUSE_STORAGE } from '../load/database.js';
 import { loadArchiveFiles } from '../load/archive-load.js';
 import { publishWarehouse } from '../publish/index.js';
 import { curatedViews } from '../publish/views.js';
 import { nightDay, nightRunId, recordRun, writeSerpNight } from './serp-nights.js';
-import { formatTable, round, type Figures } from './figures.js';
+import { round, type Figures } from './figures.js';
+import { runAlone } from './alone.js';
 
 const median = (xs: readonly number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -145,12 +144,4 @@ export async function benchPublishYear(opts: { quick: boolean; dir: string; log?
   };
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'seo-etl-bench-publish-year-'));
-  try {
-    const figures = await benchPublishYear({ quick: process.argv.includes('--quick'), dir, log: (l) => console.log(l) });
-    console.log(formatTable(figures));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+await runAlone(import.meta.url, 'publish-year', ({ quick, dir, log }) => benchPublishYear({ quick, dir, log }));
