@@ -2,10 +2,12 @@
  * Reading the raw archive back, streaming (memory stays flat however large the archive): complete lines only.
  * A `.partial` file left by a killed process, or a gzip stream cut short, is read up to its last complete line;
  * what could not be read is reported, never thrown, so one torn file cannot stop a reprocess: readProblem names it.
+ * A closed `.gz` file always ends with its gzip trailer (the writer ends the stream before the rename), so one without
+ * it was cut short, even where the cut fell between two lines.
  */
 import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { constants as zc, createGunzip } from 'node:zlib';
+import { createGunzip } from 'node:zlib';
 import { idsInText, type ArchiveProblem } from './records.js';
 
 export interface ReadReport {
@@ -15,6 +17,8 @@ export interface ReadReport {
   droppedBytes: number;
   /** Why reading stopped early (corrupt gzip data), if it did. */
   error?: string;
+  /** The gzip stream ended without its trailer: the file was cut short (a `.partial` file always is). */
+  unterminated?: true;
   /** The 1-based number of the line last yielded (blank lines counted); read it as each line comes. */
   at?: number;
   /** The start of the unterminated last line that was dropped (where its task ids are read). */
@@ -50,8 +54,8 @@ function fileKey(name: string): string {
 export async function* readLines(file: string, report: ReadReport = { file, lines: 0, droppedBytes: 0 }): AsyncGenerator<Buffer> {
   const gz = /\.gz(\.partial)?$/.test(file);
   const input = createReadStream(file, { highWaterMark: 1 << 20 });
-  // SYNC_FLUSH at the end: a stream cut short yields what it has instead of failing with "unexpected end".
-  const stream = gz ? input.pipe(createGunzip({ finishFlush: zc.Z_SYNC_FLUSH, chunkSize: 1 << 18 })) : input;
+  // A stream cut short yields everything it holds, then fails with "unexpected end of file" (Z_BUF_ERROR).
+  const stream = gz ? input.pipe(createGunzip({ chunkSize: 1 << 18 })) : input;
   let rest: Buffer | null = null;
   let lineNo = 0;
   try {
@@ -72,7 +76,8 @@ export async function* readLines(file: string, report: ReadReport = { file, line
       buf = Buffer.alloc(0);
     }
   } catch (err) {
-    report.error = (err as Error).message;
+    if ((err as { code?: string }).code === 'Z_BUF_ERROR') report.unterminated = true;
+    else report.error = (err as Error).message;
   } finally {
     input.destroy();
   }
@@ -98,5 +103,8 @@ export function readProblem(r: ReadReport): ArchiveProblem | null {
     return { file: r.file, line, task: idsInText(r.torn ?? ''), reason: `cut short: the file ends inside this line${gzip}; the ${r.lines} line(s) before it are read` };
   }
   if (r.error) return { file: r.file, line, task: null, reason: `the file cannot be read from here on${gzip}; the ${r.lines} line(s) before it are read` };
+  if (r.unterminated && !r.file.endsWith('.partial')) {
+    return { file: r.file, line, task: null, reason: `cut short: the gzip file ends without its trailer, after a complete line; the ${r.lines} line(s) before it are read, and any written after them are lost` };
+  }
   return null;
 }

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { ArchiveWriter } from '../../src/archive/writer.js';
-import { listArchiveFiles, readLines, type ReadReport } from '../../src/archive/reader.js';
+import { listArchiveFiles, readLines, readProblem, type ReadReport } from '../../src/archive/reader.js';
 import { readResponseFile, entryOf } from '../../src/archive/ingest.js';
 import { resolveEndpoint } from '../../src/archive/records.js';
 import { ingestCommand, reprocessCommand } from '../../src/run/archive-command.js';
@@ -77,6 +77,26 @@ describe('ArchiveWriter', () => {
     const salvaged = (await lines(files[1], r2)).map((l) => JSON.parse(l).response.i);
     expect(salvaged).toEqual([0, 1, 2].slice(0, salvaged.length));
     expect(salvaged.length).toBeGreaterThanOrEqual(2);
+  });
+  it('names a closed gzip file cut between two lines (no trailer), and not a .partial one so cut', async () => {
+    const day = path.join(tmpDir(), '2026-01-15');
+    mkdirSync(day, { recursive: true });
+    const whole = gzipSync(['{"i":0}', '{"i":1}', ''].join('\n'));
+    // Without its 8-byte trailer the stream still holds both lines whole: only the trailer says the file ended.
+    writeFileSync(path.join(day, 'r1-0001.ndjson.gz'), whole.subarray(0, whole.length - 8));
+    writeFileSync(path.join(day, 'r1-0002.ndjson.gz.partial'), whole.subarray(0, whole.length - 8));
+    writeFileSync(path.join(day, 'r1-0003.ndjson.gz'), whole);
+    const [cut, partial, intact] = listArchiveFiles(path.dirname(day));
+    const read = async (file: string) => {
+      const report: ReadReport = { file, lines: 0, droppedBytes: 0 };
+      return { got: (await lines(file, report)).map((l) => JSON.parse(l).i), problem: readProblem(report) };
+    };
+    const a = await read(cut);
+    expect(a.got).toEqual([0, 1]);
+    expect(a.problem).toMatchObject({ file: cut, line: 3, task: null });
+    expect(a.problem!.reason).toMatch(/^cut short: the gzip file ends without its trailer, after a complete line; the 2 line\(s\) before it are read/);
+    expect(await read(partial)).toEqual({ got: [0, 1], problem: null });
+    expect(await read(intact)).toEqual({ got: [0, 1], problem: null });
   });
 });
 
