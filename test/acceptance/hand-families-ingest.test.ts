@@ -69,10 +69,11 @@ describe('ingest of the hand-declared families with every model field set', () =
     expect(html).toEqual({ onpage_score: expect.any(Number), links: expect.any(BigInt), follow: true, resource_type: 'html' });
     expect((await rows(`SELECT DISTINCT key FROM onpage_resources__items__checks`)).map((r) => r.key)).toEqual(['first_key']);
     expect((await rows(`SELECT count(*)::INT AS n FROM onpage_resources__items__html__htags`))[0].n).toBeGreaterThan(0);
-    const [account] = await rows(`SELECT json_extract(price, '$.serp')::VARCHAR AS serp, rate_limits IS NOT NULL AS limits, backlinks_subscription_expiry_date AS expiry FROM account_user_data`);
+    const [account] = await rows(`SELECT json_extract(price, '$.serp')::VARCHAR AS serp, rate_limits IS NOT NULL AS limits, backlinks_subscription_expiry_date IS NOT NULL AS expiry, typeof(backlinks_subscription_expiry_date) AS expiry_type FROM account_user_data`);
     expect(account.limits).toBe(true);
     expect(account.serp).toMatch(/^\{/);
-    expect(typeof account.expiry).toBe('string');
+    // A time the models give a format of: a timestamp, not text.
+    expect(account).toMatchObject({ expiry: true, expiry_type: 'TIMESTAMP WITH TIME ZONE' });
     expect((await rows(`SELECT count(*)::INT AS n FROM serp_results WHERE includes_non_news_search_results`))[0].n).toBeGreaterThan(0);
   });
 });

@@ -3,7 +3,7 @@
  * holds to the official client's models), fed through `seo-etl ingest`, then published to PostgreSQL: every column
  * that takes a field the models declare has the type the models give it, in DuckDB, in the Parquet files and in
  * PostgreSQL. The expected type is read from the sources themselves, not from the catalog: the client's declared
- * type, its note's time format (`yyyy-mm-dd hh-mm-ss +00:00`), and the specification's integers
+ * type, its note's time format (`yyyy-mm-dd hh-mm-ss +00:00`) or example value, and the specification's integers
  * (scripts/facts/integer-fields.json).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,7 +28,8 @@ import { model } from '../helpers/client-models.js';
 const { root, call, ingest, rows } = useIngestProject('model-types');
 const ROOT = new URL('../..', import.meta.url).pathname;
 const INTEGERS: Record<string, string[]> = JSON.parse(readFileSync(path.join(ROOT, 'scripts', 'facts', 'integer-fields.json'), 'utf8')).models;
-const TIME_NOTE = /hh[-:]mm[-:]ss|year-month-date:minutes|\(in the UTC format\)|yyyy-mm-dd|year-month-date/;
+// A format, or an example value of a date or a time (`example: '1997-03-29 03:00:00 +00:00'`, `example: 2022-05-16`).
+const TIME_NOTE = /hh[-:]mm[-:]ss|year-month-date:minutes|\(in the UTC format\)|yyyy-mm-dd|year-month-date|example:?\s*[`'"]*\d{4}-\d{2}-\d{2}/;
 
 /** One call per family of the registry: the endpoint and the task a user would send. */
 const CALLS: [string, Record<string, unknown>][] = [

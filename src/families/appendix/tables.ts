@@ -1,6 +1,6 @@
 /** The account (appendix/user_data, live service): what `seo-etl check` reads, when a user_data answer is loaded. */
 import type { TableDef } from '../../catalog/table.js';
-import { c } from '../../catalog/declare.js';
+import { c, ts } from '../../catalog/declare.js';
 
 export const APPENDIX_TABLES: readonly TableDef[] = [
   {
@@ -20,8 +20,8 @@ export const APPENDIX_TABLES: readonly TableDef[] = [
       c('money_limits', 'JSON', 'USD the account may spend per day and per minute, per API and function, as JSON.', 'money.limits', 'json'),
       c('money_statistics', 'JSON', 'USD spent today and this minute, per API and function, as JSON.', 'money.statistics', 'json'),
       c('price', 'JSON', 'The account\'s price of every function, per API and priority, as JSON.', 'price', 'json'),
-      c('backlinks_subscription_expiry_date', 'VARCHAR', 'When the Backlinks subscription ends, as the service writes it.'),
-      c('llm_mentions_subscription_expiry_date', 'VARCHAR', 'When the LLM Mentions subscription ends, as the service writes it.'),
+      ts('backlinks_subscription_expiry_date', 'When the Backlinks subscription ends (UTC); null without a subscription.'),
+      ts('llm_mentions_subscription_expiry_date', 'When the LLM Mentions subscription ends (UTC); null without a subscription.'),
     ],
   },
 

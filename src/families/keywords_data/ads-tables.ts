@@ -4,7 +4,7 @@
  * and types follow the official client's models (docs/api-live.md, "Keyword data").
  */
 import type { ColumnDef, DuckType, TableDef } from '../../catalog/table.js';
-import { LOCATION_COLUMNS } from '../../catalog/declare.js';
+import { LOCATION_COLUMNS, ts } from '../../catalog/declare.js';
 
 const c = (name: string, type: DuckType, description: string, path: string = name): ColumnDef => ({ name, type, path, description });
 
@@ -61,7 +61,7 @@ export const KEYWORDS_ADS_TABLES: readonly TableDef[] = [
     description: 'Whether the ads service has last month\'s keyword data yet (status of the ads-based keyword API).',
     columns: [
       c('actual_data', 'BOOLEAN', 'Whether data for the previous month is in.'),
-      c('date_update', 'VARCHAR', 'Date of the latest update, yyyy-mm-dd.'),
+      ts('date_update', 'Day of the latest update (midnight UTC of the `yyyy-mm-dd` the service gives).'),
       c('last_year_in_monthly_searches', 'INTEGER', 'Latest year with monthly searches.'),
       c('last_month_in_monthly_searches', 'INTEGER', 'Latest month with monthly searches.'),
     ],
