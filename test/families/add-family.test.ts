@@ -17,7 +17,9 @@ const cli = (...args: string[]) => spawnSync(process.execPath, [path.join(copy, 
 
 beforeAll(() => {
   // The files a clean clone has (tracked, and new ones not ignored), without dist/: the CLI runs the sources.
-  const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean);
+  const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' }).split('\n')
+    // A node_modules that is a symlink is no directory to .gitignore's `node_modules/`: it is linked below.
+    .filter((f) => f && f !== 'node_modules');
   for (const f of files) {
     mkdirSync(path.dirname(path.join(copy, f)), { recursive: true });
     try { cpSync(path.join(ROOT, f), path.join(copy, f)); } catch { /* a file deleted in the working tree */ }
