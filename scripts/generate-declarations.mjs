@@ -129,12 +129,11 @@ const FACTS = JSON.parse(readFileSync(path.join(ROOT, 'scripts', 'facts', 'integ
 const INTEGERS = FACTS.models;
 /** The numbers the specification types `number` (double): a number in neither list is one its docs lack. */
 const DOUBLES = FACTS.doubles;
-/**
- * A string the note says is a time (`yyyy-mm-dd hh-mm-ss +00:00`, ISO 8601) or a date (`yyyy-mm-dd`), by its format
- * or by an example value of one (`example: '2022-11-01 10:02:52 +00:00'`, `example: 2022-05-16`).
- */
-const TIME_NOTE = /hh[-:]mm[-:]ss|year-month-date:minutes|\(in the UTC format\)|example:?\s*[`'"]*\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}/;
-const DATE_NOTE = /yyyy-mm-dd|year-month-date|example:?\s*[`'"]*\d{4}-\d{2}-\d{2}[`'"]/;
+/** A string the note says is a time (`yyyy-mm-dd hh-mm-ss +00:00`, ISO 8601) or a date (`yyyy-mm-dd`) by its format, */
+const TIME_NOTE = /hh[-:]mm[-:]ss|year-month-date:minutes|\(in the UTC format\)/;
+const DATE_NOTE = /yyyy-mm-dd|year-month-date/;
+/** or by an example value of one alone (`example: '1997-03-29 03:00:00 +00:00'`, `example: 2022-05-16`). */
+const TIME_EXAMPLE = /example:?\s*[`'"]*\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2}:\d{2}|[`'"])/;
 
 /**
  * A result field's type as its column takes it: `integer` for a number the specification types integer (also as
@@ -143,7 +142,7 @@ const DATE_NOTE = /yyyy-mm-dd|year-month-date|example:?\s*[`'"]*\d{4}-\d{2}-\d{2
 function columnType(model, f) {
   const integer = INTEGERS[model]?.includes(f.name);
   if (integer) return f.type.replace(/\bnumber\b/, 'integer');
-  if (f.type === 'string' && (TIME_NOTE.test(f.note) || DATE_NOTE.test(f.note))) return 'time';
+  if (f.type === 'string' && [TIME_NOTE, DATE_NOTE, TIME_EXAMPLE].some((r) => r.test(f.note))) return 'time';
   return f.type;
 }
 /** Model names a type refers to. */

@@ -234,7 +234,7 @@ export class ChunkBuilder {
 
   constructor(readonly columns: readonly string[], private readonly onChunk: (values: readonly unknown[][], count: number) => void) {
     // Grown as rows come, not CHUNK_ROWS slots a column up front: a wide family opens a hundred tables a load, most
-    // of them for a few rows, and 2,048 slots of each of their columns made the collector's work a third of the CPU.
+    // of them for a few rows, and the slots of all their columns kept the collector busy (docs/performance.md).
     this.buffers = columns.map(() => []);
   }
 

@@ -522,8 +522,8 @@ export const CHECKPOINT_ROOM = 32e6;
  * The memory a checkpoint runs under: `memoryBytes`, but never below the rows it writes, which are in memory already
  * (`unpersisted`, see Warehouse.memory), with room to write beside them (the blocks it wrote are in the file, so
  * DuckDB drops them from its cache at no cost), nor below twice the WAL (a checkpoint that runs out of memory is
- * fatal to the instance). Below the rows, DuckDB wrote each block to a temporary file and read it back: Labs spent
- * a sixth of its CPU there (docs/performance.md).
+ * fatal to the instance). Below the rows, DuckDB wrote each block to a temporary file and read it back
+ * (docs/performance.md, "What limits the family figures").
  */
 export function checkpointMemory(memoryBytes: number, unpersisted: number, walBytes: number): number {
   return Math.max(memoryBytes, unpersisted + CHECKPOINT_ROOM, 2 * walBytes);

@@ -141,12 +141,14 @@ export function table(name: string): TableDef {
   return t;
 }
 
-/** Each table's children, in catalog order: one pass, where a filter per call made deriving the catalog quadratic. */
-const CHILDREN: ReadonlyMap<string, readonly TableDef[]> = (() => {
-  const out = new Map<string, TableDef[]>();
-  for (const t of AVAILABLE_TABLES) if (t.parent !== null) (out.get(t.parent) ?? out.set(t.parent, []).get(t.parent)!).push(t);
-  return out;
-})();
+/** Each table's children, in catalog order, indexed once: a filter per call made walking the catalog quadratic. */
+const CHILDREN = new Map<string, TableDef[]>();
+for (const t of AVAILABLE_TABLES) {
+  if (t.parent === null) continue;
+  const siblings = CHILDREN.get(t.parent);
+  if (siblings) siblings.push(t);
+  else CHILDREN.set(t.parent, [t]);
+}
 
 export function childrenOf(name: string): readonly TableDef[] {
   return CHILDREN.get(name) ?? [];

@@ -4,9 +4,7 @@
  * and types follow the official client's models (docs/api-live.md, "Keyword data").
  */
 import type { ColumnDef, DuckType, TableDef } from '../../catalog/table.js';
-import { LOCATION_COLUMNS, ts } from '../../catalog/declare.js';
-
-const c = (name: string, type: DuckType, description: string, path: string = name): ColumnDef => ({ name, type, path, description });
+import { LOCATION_COLUMNS, c, ts } from '../../catalog/declare.js';
 
 /** Where a row came from: the catalog endpoint (`keywords_data.google_ads.*` is the ads API) and the API version that answered. */
 const ORIGIN: readonly ColumnDef[] = [
