@@ -3,23 +3,17 @@
  * its family's folder. The client, the local validator, the planner's pricing and the embedded sandbox all read
  * these entries; nothing else in the project spells a path or a request rule.
  */
-import { PATH_TOKENS, TASKS_READY_LIMITS, type EndpointDef, type EndpointKind, type Engines, type EngineToken } from '../catalog/endpoint.js';
-import { FAMILIES } from '../families/index.js';
+import { PATH_TOKENS, type EndpointDef, type EndpointKind, type Engines, type EngineToken } from '../catalog/endpoint.js';
+import { CATALOG } from '../families/index.js';
 
-/** The family-wide limits applied to every entry of a kind, so a new family's tasks_ready gets them too. */
-function withLiveLimits(defs: EndpointDef[]): EndpointDef[] {
-  return defs.map((d) => (d.kind === 'tasks_ready' ? { ...d, ...TASKS_READY_LIMITS } : d));
-}
-export const ENDPOINTS: readonly EndpointDef[] = withLiveLimits(FAMILIES.flatMap((f) => [...f.endpoints]));
-
-const BY_ID = new Map(ENDPOINTS.map((e) => [e.id, e]));
+export const ENDPOINTS: readonly EndpointDef[] = CATALOG.endpoints;
 
 /** Old endpoint ids and the ids they are now (each endpoint's `formerly`), derived from the declarations. */
-export const ENDPOINT_ALIASES: ReadonlyMap<string, string> = new Map(ENDPOINTS.flatMap((e) => (e.formerly ? [[e.formerly, e.id] as const] : [])));
+export const ENDPOINT_ALIASES: ReadonlyMap<string, string> = CATALOG.aliases;
 
 /** The id an endpoint has now: an old id's new one, any other id as it is. */
 export function currentEndpointId(id: string): string {
-  return ENDPOINT_ALIASES.get(id) ?? id;
+  return CATALOG.currentEndpointId(id);
 }
 
 /** The ids a task of this endpoint may be stored under: its own and its old one (warehouse rows of older versions). */
@@ -40,13 +34,11 @@ export function currentEndpointSql(column: string): string {
 
 /** An endpoint by id; an old id (ENDPOINT_ALIASES) finds the endpoint it is now. */
 export function endpoint(id: string): EndpointDef {
-  const def = findEndpoint(id);
-  if (!def) throw new Error(`unknown endpoint '${id}'; known: ${ENDPOINTS.map((e) => e.id).join(', ')}`);
-  return def;
+  return CATALOG.endpoint(id);
 }
 
 export function findEndpoint(id: string): EndpointDef | undefined {
-  return BY_ID.get(id) ?? BY_ID.get(ENDPOINT_ALIASES.get(id) ?? '');
+  return CATALOG.findEndpoint(id);
 }
 
 /** The concrete path of an endpoint for the configured engines (and a task id where the path takes one). */
@@ -105,5 +97,5 @@ export function matchPath(method: string, rawPath: string, engines: Engines | nu
 
 /** Catalog entries of one kind, for example every task_post endpoint. */
 export function endpointsOfKind(kind: EndpointKind): EndpointDef[] {
-  return ENDPOINTS.filter((e) => e.kind === kind);
+  return CATALOG.endpointsOfKind(kind);
 }

@@ -1,0 +1,135 @@
+/**
+ * The catalog: every endpoint and table the registry's families declare, and the lookups derived from them, as one
+ * value built once from a list of families (src/families/index.ts builds the process's). Nothing in it changes
+ * after it is built; a second catalog (a test's, of other families) shares nothing with the first.
+ */
+import { TASKS_READY_LIMITS, type EndpointDef, type EndpointKind, type ResultKind } from './endpoint.js';
+import { coreTables } from './core-tables.js';
+import type { FamilyDef } from './family.js';
+import { allColumns, type TableDef } from './table.js';
+
+export class Catalog {
+  /** Every endpoint of every family, in the registry's order; a tasks_ready entry carries the family-wide limits. */
+  readonly endpoints: readonly EndpointDef[];
+  /** Old endpoint ids and the ids they are now (each endpoint's `formerly`). */
+  readonly aliases: ReadonlyMap<string, string>;
+  /** The core tables and every family's declared ones: in use in every warehouse. */
+  readonly coreTables: readonly TableDef[];
+  /** Every table the families can write (`seo-etl tables --available`, docs/tables.md), in catalog order. */
+  readonly tables: readonly TableDef[];
+  readonly tableByName: ReadonlyMap<string, TableDef>;
+  /**
+   * The tables every warehouse holds from the start: the core tables, and the generated families' tables their
+   * views read (so every view compiles); the others come into use with what a run fetches (src/load/tables-in-use.ts).
+   */
+  readonly alwaysInUse: readonly TableDef[];
+  private readonly endpointById: ReadonlyMap<string, EndpointDef>;
+  /** Each table's children in catalog order, indexed once: a filter per call made walking the catalog quadratic. */
+  private readonly children: ReadonlyMap<string, readonly TableDef[]>;
+  private readonly tableOrder: ReadonlyMap<string, number>;
+
+  constructor(readonly families: readonly FamilyDef[]) {
+    this.endpoints = families.flatMap((f) => f.endpoints.map((d) => (d.kind === 'tasks_ready' ? { ...d, ...TASKS_READY_LIMITS } : d)));
+    this.endpointById = new Map(this.endpoints.map((e) => [e.id, e]));
+    this.aliases = new Map(this.endpoints.flatMap((e) => (e.formerly ? [[e.formerly, e.id] as const] : [])));
+    this.coreTables = coreTables(families);
+    this.tables = [...this.coreTables, ...families.flatMap((f) => f.onDemandTables ?? [])];
+    this.tableByName = new Map(this.tables.map((t) => [t.name, t]));
+    this.tableOrder = new Map(this.tables.map((t, i) => [t.name, i]));
+    const children = new Map<string, TableDef[]>();
+    for (const t of this.tables) {
+      if (t.parent === null) continue;
+      const siblings = children.get(t.parent);
+      if (siblings) siblings.push(t);
+      else children.set(t.parent, [t]);
+    }
+    this.children = children;
+    this.alwaysInUse = this.inOrder([...this.coreTables.map((t) => t.name), ...families.flatMap((f) => (f.views ?? []).flatMap((v) => v.needs ?? []))]);
+  }
+
+  // ---- endpoints ----------------------------------------------------------------------------------------------
+
+  /** An endpoint by id; an old id finds the endpoint it is now. */
+  findEndpoint(id: string): EndpointDef | undefined {
+    return this.endpointById.get(id) ?? this.endpointById.get(this.aliases.get(id) ?? '');
+  }
+
+  endpoint(id: string): EndpointDef {
+    const def = this.findEndpoint(id);
+    if (!def) throw new Error(`unknown endpoint '${id}'; known: ${this.endpoints.map((e) => e.id).join(', ')}`);
+    return def;
+  }
+
+  /** The id an endpoint has now: an old id's new one, any other id as it is. */
+  currentEndpointId(id: string): string {
+    return this.aliases.get(id) ?? id;
+  }
+
+  endpointsOfKind(kind: EndpointKind): EndpointDef[] {
+    return this.endpoints.filter((e) => e.kind === kind);
+  }
+
+  // ---- tables -------------------------------------------------------------------------------------------------
+
+  table(name: string): TableDef {
+    const t = this.tableByName.get(name);
+    if (!t) throw new Error(`unknown table '${name}'`);
+    return t;
+  }
+
+  childrenOf(name: string): readonly TableDef[] {
+    return this.children.get(name) ?? [];
+  }
+
+  /** The named tables of the catalog, in its order (names it does not know left out). */
+  inOrder(names: Iterable<string>): TableDef[] {
+    const known = [...new Set(names)].filter((n) => this.tableOrder.has(n));
+    return known.sort((a, b) => this.tableOrder.get(a)! - this.tableOrder.get(b)!).map((n) => this.tableByName.get(n)!);
+  }
+
+  /** The root table for a result kind (undefined for kinds without rows: task_created). */
+  rootTableFor(kind: ResultKind): TableDef | undefined {
+    return this.tables.find((t) => t.resultKind === kind || t.alsoResultKinds?.includes(kind));
+  }
+
+  /** A table and all its descendants: the tables a task of that kind writes (and replaces on reload). */
+  familyOf(root: string): TableDef[] {
+    const out: TableDef[] = [];
+    const walk = (name: string) => {
+      out.push(this.table(name));
+      for (const ch of this.childrenOf(name)) walk(ch.name);
+    };
+    walk(root);
+    return out;
+  }
+
+  /**
+   * Whether a table comes into use with its first row rather than with its result kind: an item type's own table
+   * (`item` rows) and the tables below it. Most item types of a polymorphic list are absent from any one answer.
+   */
+  inUseOnFirstRow(t: TableDef): boolean {
+    for (let cur: TableDef | undefined = t; cur; cur = cur.parent ? this.tableByName.get(cur.parent) : undefined) {
+      if (cur.source?.kind === 'item') return true;
+    }
+    return false;
+  }
+
+  /** Self-check, run by tests: unique names, parents exist, child naming `parent__child`, columns unique. */
+  problems(): string[] {
+    const problems: string[] = [];
+    const seen = new Set<string>();
+    for (const t of this.tables) {
+      if (seen.has(t.name)) problems.push(`${t.name}: declared twice`);
+      seen.add(t.name);
+      if (t.parent && !this.tableByName.has(t.parent)) problems.push(`${t.name}: parent ${t.parent} is not declared`);
+      if (t.parent && t.parent !== 'tasks' && !t.name.startsWith(`${t.parent}__`)) problems.push(`${t.name}: a child table is named <parent>__<child>`);
+      if (t.parent && !t.source) problems.push(`${t.name}: a child table needs a source`);
+      const cols = new Set<string>();
+      for (const col of allColumns(t)) {
+        if (cols.has(col.name)) problems.push(`${t.name}.${col.name}: declared twice`);
+        cols.add(col.name);
+      }
+    }
+    return problems;
+  }
+}
