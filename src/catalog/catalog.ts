@@ -1,7 +1,8 @@
 /**
  * The catalog: every endpoint and table the registry's families declare, and the lookups derived from them, as one
  * value built once from a list of families (src/families/index.ts builds the process's). Nothing in it changes
- * after it is built; a second catalog (a test's, of other families) shares nothing with the first.
+ * after it is built (its memos fill on first use); a second catalog (a test's, of other families) shares nothing with
+ * the first.
  */
 import { TASKS_READY_LIMITS, type EndpointDef, type EndpointKind, type ResultKind } from './endpoint.js';
 import { coreTables } from './core-tables.js';
@@ -27,6 +28,9 @@ export class Catalog {
   /** Each table's children in catalog order, indexed once: a filter per call made walking the catalog quadratic. */
   private readonly children: ReadonlyMap<string, readonly TableDef[]>;
   private readonly tableOrder: ReadonlyMap<string, number>;
+  /** Memos of derivations per endpoint, filled on first use (what they hold follows from the declarations alone). */
+  private readonly tablesOfEndpoint = new Map<string, readonly string[]>();
+  private readonly echoes = new Map<string, ReadonlySet<string>>();
 
   constructor(readonly families: readonly FamilyDef[]) {
     this.endpoints = families.flatMap((f) => f.endpoints.map((d) => (d.kind === 'tasks_ready' ? { ...d, ...TASKS_READY_LIMITS } : d)));
@@ -45,6 +49,8 @@ export class Catalog {
     }
     this.children = children;
     this.alwaysInUse = this.inOrder([...this.coreTables.map((t) => t.name), ...families.flatMap((f) => (f.views ?? []).flatMap((v) => v.needs ?? []))]);
+    for (const list of [this.families, this.endpoints, this.coreTables, this.tables, this.alwaysInUse]) Object.freeze(list);
+    Object.freeze(this);
   }
 
   // ---- endpoints ----------------------------------------------------------------------------------------------
@@ -67,6 +73,33 @@ export class Catalog {
 
   endpointsOfKind(kind: EndpointKind): EndpointDef[] {
     return this.endpoints.filter((e) => e.kind === kind);
+  }
+
+  /** The request fields a task's `data` echoes: those its endpoint declares, or for a getter its posting endpoint's too. */
+  echoedFields(def: EndpointDef): ReadonlySet<string> {
+    let fields = this.echoes.get(def.id);
+    if (!fields) {
+      const post = def.postId ? this.findEndpoint(def.postId) : undefined;
+      fields = new Set([...Object.keys(def.fields ?? {}), ...Object.keys(post?.fields ?? {})]);
+      this.echoes.set(def.id, fields);
+    }
+    return fields;
+  }
+
+  /**
+   * Tables a collected task of this endpoint writes (and so replaces on a reload): `tasks` and its children, plus
+   * the family of the result kind's root table (`unknown_results` for an endpoint the catalog does not know).
+   * Empty for task_post answers, which are not collected tasks.
+   */
+  tablesOf(endpointId: string): readonly string[] {
+    let names = this.tablesOfEndpoint.get(endpointId);
+    if (!names) {
+      const kind = this.findEndpoint(endpointId)?.result;
+      const root = kind ? this.rootTableFor(kind)?.name ?? 'unknown_results' : 'unknown_results';
+      names = kind === 'task_created' ? [] : [...this.familyOf('tasks'), ...this.familyOf(root)].map((t) => t.name);
+      this.tablesOfEndpoint.set(endpointId, names);
+    }
+    return names;
   }
 
   // ---- tables -------------------------------------------------------------------------------------------------

@@ -5,10 +5,10 @@
  */
 import type { ApiTask } from '../api/envelope.js';
 import { parseSeconds, parseTimestamp, timestampHasZone } from '../api/envelope.js';
-import { findEndpoint } from '../api/catalog.js';
-import { type EndpointDef, type ResultKind } from '../catalog/endpoint.js';
+import type { ResultKind } from '../catalog/endpoint.js';
+import type { Catalog } from '../catalog/catalog.js';
+import { CATALOG } from '../families/index.js';
 import { isTaskError } from '../api/status.js';
-import { TABLE_BY_NAME, childrenOf, rootTableFor } from './catalog.js';
 import { keyedParent, columnApplies, EXTRA_COLUMN, type ColumnDef, type TableDef, type DuckType, type RowSource } from '../catalog/table.js';
 import { neutralItemType } from './item-type.js';
 import { jsonText } from './json-text.js';
@@ -32,6 +32,8 @@ export interface NormalizeContext {
   loadedAt: Date;
   /** Engine path names whose prefix is stripped from item types (config.paths values); the task's `data.se` is added. */
   engines?: readonly string[];
+  /** The catalog whose tables the rows are of: the process's (src/families/index.ts) unless given. */
+  catalog?: Catalog;
 }
 
 export type Row = Record<string, unknown>;
@@ -63,31 +65,13 @@ export class NormalizeStats {
 const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
 
 /** The result kind a collected task's results are, or undefined when its endpoint is not in the catalog. */
-export function resultKindOf(endpointId: string): ResultKind | undefined {
-  return findEndpoint(endpointId)?.result;
+export function resultKindOf(endpointId: string, catalog: Catalog = CATALOG): ResultKind | undefined {
+  return catalog.findEndpoint(endpointId)?.result;
 }
 
-/**
- * Tables a collected task writes (and so replaces on a reload): `tasks` and its children, plus the family of the
- * result kind's root table. Empty for task_post answers, which are not collected tasks. Pure: which of them a
- * warehouse holds is the warehouse's (src/load/tables-in-use.ts).
- */
-export function tablesOfTask(endpointId: string): readonly string[] {
-  let names = TABLES_OF_ENDPOINT.get(endpointId);
-  if (!names) {
-    const kind = resultKindOf(endpointId);
-    const root = kind ? rootTableFor(kind)?.name ?? 'unknown_results' : 'unknown_results';
-    names = kind === 'task_created' ? [] : [...familyNames('tasks'), ...familyNames(root)];
-    TABLES_OF_ENDPOINT.set(endpointId, names);
-  }
-  return names;
-}
-const TABLES_OF_ENDPOINT = new Map<string, readonly string[]>();
-
-function familyNames(root: string): string[] {
-  const out = [root];
-  for (const ch of childrenOf(root)) out.push(...familyNames(ch.name));
-  return out;
+/** Tables a collected task writes (Catalog.tablesOf). Pure: which of them a warehouse holds is the warehouse's (src/load/tables-in-use.ts). */
+export function tablesOfTask(endpointId: string, catalog: Catalog = CATALOG): readonly string[] {
+  return catalog.tablesOf(endpointId);
 }
 
 // ---- compiled plans -----------------------------------------------------------------------------------------
@@ -150,18 +134,21 @@ interface TablePlan {
   withItems: Map<string, Trie>;
 }
 
-const PLANS = new Map<string, TablePlan>();
+/** Each catalog's compiled plans, by table name: a second catalog's tables of the same name compile apart. */
+const PLANS = new WeakMap<Catalog, Map<string, TablePlan>>();
 
-export function planOf(name: string): TablePlan {
-  let p = PLANS.get(name);
+export function planOf(name: string, catalog: Catalog = CATALOG): TablePlan {
+  let plans = PLANS.get(catalog);
+  if (!plans) PLANS.set(catalog, (plans = new Map()));
+  let p = plans.get(name);
   if (!p) {
-    p = compile(TABLE_BY_NAME.get(name)!);
-    PLANS.set(name, p);
+    p = compile(catalog.table(name), catalog);
+    plans.set(name, p);
   }
   return p;
 }
 
-function compile(t: TableDef): TablePlan {
+function compile(t: TableDef, catalog: Catalog): TablePlan {
   const columns: ColumnPlan[] = t.columns.map((def) => def.path.startsWith('$')
     ? { def, segments: null, alt: null, special: def.path }
     : { def, segments: def.path.split('.'), alt: def.alt ? def.alt.split('.') : null, special: null });
@@ -171,7 +158,7 @@ function compile(t: TableDef): TablePlan {
     if (col.alt) trieAdd(consumed, col.alt);
   }
   for (const ig of t.ignored ?? []) trieAdd(consumed, ig.path.split('.'));
-  const children: ChildPlan[] = childrenOf(t.name).map((ch) => ({ table: ch, plan: planOf(ch.name), segments: ch.source!.path.split('.') }));
+  const children: ChildPlan[] = catalog.childrenOf(t.name).map((ch) => ({ table: ch, plan: planOf(ch.name, catalog), segments: ch.source!.path.split('.') }));
   const items = children.filter((ch) => ch.table.source!.kind === 'item');
   for (const ch of items) {
     // What the type's table consumes, the own fields of item types nested in it included, at its path.
@@ -539,7 +526,8 @@ export function normalizeTask(collected: CollectedTask, ctx: NormalizeContext, s
 /** normalizeTask handing each row to `emit` as it is made, in the same order, instead of collecting them. */
 export function normalizeTaskInto(collected: CollectedTask, ctx: NormalizeContext, stats: NormalizeStats, emit: RowSink): void {
   const { task, endpointId } = collected;
-  const def = findEndpoint(endpointId);
+  const catalog = ctx.catalog ?? CATALOG;
+  const def = catalog.findEndpoint(endpointId);
   const kind = def?.result;
   if (kind === 'task_created') {
     stats.skippedTasks++;
@@ -551,7 +539,7 @@ export function normalizeTaskInto(collected: CollectedTask, ctx: NormalizeContex
   const data = isPlainObject(task.data) ? task.data : {};
   const engines = [...(ctx.engines ?? []), ...(typeof data.se === 'string' ? [data.se] : [])];
   const scope: TaskScope = {
-    taskId: task.id, ctx: collected.runId ? { ...ctx, runId: collected.runId } : ctx, engines, emit, stats, kind, echoed: echoedFields(def),
+    taskId: task.id, ctx: collected.runId ? { ...ctx, runId: collected.runId } : ctx, engines, emit, stats, kind, echoed: def ? catalog.echoedFields(def) : NO_FIELDS,
     special: {
       $endpoint_id: endpointId,
       $version: collected.version,
@@ -560,14 +548,14 @@ export function normalizeTaskInto(collected: CollectedTask, ctx: NormalizeContex
     },
   };
   stats.tasks++;
-  objectRow(scope, planOf('tasks'), task, `${task.id}@${endpointId}`, null, null, null);
+  objectRow(scope, planOf('tasks', catalog), task, `${task.id}@${endpointId}`, null, null, null);
   const failed = typeof task.status_code !== 'number' || isTaskError(task.status_code) || !Array.isArray(task.result);
   if (failed) {
     stats.failedTasks++;
     return;
   }
-  const root = kind ? rootTableFor(kind) : undefined;
-  const plan = planOf(root?.name ?? 'unknown_results');
+  const root = kind ? catalog.rootTableFor(kind) : undefined;
+  const plan = planOf(root?.name ?? 'unknown_results', catalog);
   const result = task.result as unknown[];
   if (plan.table.resultShape === 'scalar_lists') {
     let k = 0;
@@ -588,17 +576,4 @@ export function normalizeTaskInto(collected: CollectedTask, ctx: NormalizeContex
 }
 
 const NO_FIELDS: ReadonlySet<string> = new Set();
-const echoCache = new Map<string, ReadonlySet<string>>();
-
-/** The request fields a task's `data` echoes: those its endpoint declares, or for a getter its posting endpoint's. */
-function echoedFields(def: EndpointDef | undefined): ReadonlySet<string> {
-  if (!def) return NO_FIELDS;
-  let fields = echoCache.get(def.id);
-  if (!fields) {
-    const post = def.postId ? findEndpoint(def.postId) : undefined;
-    fields = new Set([...Object.keys(def.fields ?? {}), ...Object.keys(post?.fields ?? {})]);
-    echoCache.set(def.id, fields);
-  }
-  return fields;
-}
 
