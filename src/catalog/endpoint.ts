@@ -1,6 +1,6 @@
 /**
  * What an endpoint of the API is, as a family declares it: its id, path, kind, request rules and billing. Types and
- * constants only; the endpoint list itself is derived from the registry (src/api/catalog.ts).
+ * constants only; the endpoint list itself is derived from the registry (src/catalog/catalog.ts).
  */
 export const ENGINE_TOKENS = ['engine_a', 'engine_b', 'engine_c', 'engine_d'] as const;
 /** Path tokens of the endpoint catalog: the SERP engines, and one per family that names its own segment. */

@@ -1,7 +1,7 @@
 /**
  * What a table of the warehouse is, as a family declares it: its parent, where its rows come from in a task result,
  * and each column with its DuckDB type, JSON path and description; and the lineage columns every table carries.
- * Types and pure functions of one table only; the table list is derived from the registry (src/normalize/catalog.ts).
+ * Types and pure functions of one table only; the table list is derived from the registry (src/catalog/catalog.ts).
  *
  * Lineage columns are added to every table by `lineageColumns` and are not declared per table:
  * `_id` (deterministic row id), `_task_id`, `_run_id`, `_loaded_at`, and on child tables `_parent_id`, `_list_idx`

@@ -1,8 +1,8 @@
 /**
- * The table list: the core tables (tasks, ready lists, unknown results) and every family's, from the registry.
- * Everything else is derived from it: the JS extractor (extract.ts), the DDL and schema evolution
- * (src/load/ddl.ts), the Parquet export and the data dictionary docs/tables.md (docs.ts). What one table is:
- * src/catalog/table.ts.
+ * The table list as the stages read it, from the process's catalog (src/catalog/catalog.ts derives it): the core
+ * tables (tasks, ready lists, unknown results) and every family's. The JS extractor (extract.ts), the DDL and schema
+ * evolution (src/load/ddl.ts), the Parquet export and the data dictionary docs/tables.md (docs.ts) follow it. What
+ * one table is: src/catalog/table.ts.
  */
 import type { ResultKind } from '../catalog/endpoint.js';
 import type { TableDef } from '../catalog/table.js';

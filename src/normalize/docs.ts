@@ -51,7 +51,7 @@ export function renderTablesDoc(): string {
   const lines: string[] = [
     '# Tables',
     '',
-    '<!-- Generated from src/normalize/catalog.ts by `seo-etl docs`; do not edit by hand (a test fails when they disagree). -->',
+    '<!-- Generated from the catalog (src/catalog/catalog.ts) by `seo-etl docs`; do not edit by hand (a test fails when they disagree). -->',
     '',
     'Every table carries lineage columns: `_id` (deterministic row id, the primary key), `_task_id`, `_run_id`, `_loaded_at`;',
     'result and child tables also `_list_idx` (position in the source list), child tables `_parent_id` (the parent row\'s `_id`),',
