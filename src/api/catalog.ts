@@ -18,8 +18,7 @@ export function currentEndpointId(id: string): string {
 
 /** The ids a task of this endpoint may be stored under: its own and its old one (warehouse rows of older versions). */
 export function storedEndpointIds(id: string): string[] {
-  const def = findEndpoint(id);
-  return def?.formerly ? [def.id, def.formerly] : [def?.id ?? id];
+  return CATALOG.storedEndpointIds(id);
 }
 
 /**

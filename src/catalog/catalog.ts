@@ -75,6 +75,12 @@ export class Catalog {
     return this.endpoints.filter((e) => e.kind === kind);
   }
 
+  /** The ids a task of this endpoint may be stored under: its own and its old one (warehouse rows of older versions). */
+  storedEndpointIds(id: string): string[] {
+    const def = this.findEndpoint(id);
+    return def?.formerly ? [def.id, def.formerly] : [def?.id ?? id];
+  }
+
   /** The request fields a task's `data` echoes: those its endpoint declares, or for a getter its posting endpoint's too. */
   echoedFields(def: EndpointDef): ReadonlySet<string> {
     let fields = this.echoes.get(def.id);

@@ -10,7 +10,8 @@ import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { connectTo, openDatabase, WAREHOUSE_CATALOG, type StorageOptions } from './database.js';
-import { inUseOnFirstRow, table as tableDef } from '../normalize/catalog.js';
+import type { Catalog } from '../catalog/catalog.js';
+import { CATALOG } from '../families/index.js';
 import { TablesInUse } from './tables-in-use.js';
 import { allColumns, type TableDef } from '../catalog/table.js';
 import { normalizeTaskInto, NormalizeStats, type CollectedTask, type Row } from '../normalize/extract.js';
@@ -101,24 +102,26 @@ export class Warehouse {
   /** Each table's column order in the file, read once (see columnsOf); forgotten when the schema changes. */
   private readonly columnOrder = new Map<string, string[]>();
   /** The catalog tables this warehouse holds or is about to (its schema follows them). */
-  readonly inUse = new TablesInUse();
+  readonly inUse: TablesInUse;
   /** A lowered memory limit runs alone; other connections' statements run beside each other (memory-gate.ts). */
   private readonly gate = new MemoryGate();
 
-  private constructor(readonly file: string, private readonly instance: DuckDBInstance, readonly connection: DuckDBConnection) {}
+  private constructor(readonly file: string, private readonly instance: DuckDBInstance, readonly connection: DuckDBConnection, readonly catalog: Catalog) {
+    this.inUse = new TablesInUse(catalog);
+  }
 
   /**
    * Opens (creating) a warehouse file; `:memory:` for tests. A DuckDB file is open in one process at a time.
    * Writers pass WAREHOUSE_STORAGE (see openDatabase); without it DuckDB's own storage defaults apply.
    */
-  static async open(file: string, opts: StorageOptions & { threads?: number; memoryLimit?: string; checkpointThreshold?: string } = {}): Promise<Warehouse> {
+  static async open(file: string, opts: StorageOptions & { threads?: number; memoryLimit?: string; checkpointThreshold?: string; /** Its tables' catalog: the process's unless given. */ catalog?: Catalog } = {}): Promise<Warehouse> {
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
     const settings: Record<string, string> = {};
     if (opts.threads) settings.threads = String(opts.threads);
     if (opts.memoryLimit) settings.memory_limit = opts.memoryLimit;
     if (opts.checkpointThreshold) settings.checkpoint_threshold = opts.checkpointThreshold;
     const { instance, connection } = await openDatabase(file, { rowGroupSize: opts.rowGroupSize, mergeRowGroups: opts.mergeRowGroups, blockSize: opts.blockSize, storageVersion: opts.storageVersion, settings });
-    return new Warehouse(file, instance, connection);
+    return new Warehouse(file, instance, connection, opts.catalog ?? CATALOG);
   }
 
   /** Bytes DuckDB holds now (buffer pool, temporary data, indexes), from `duckdb_memory()`. */
@@ -243,7 +246,7 @@ export class Warehouse {
    * write. An item type's own tables and those below them wait for their first row.
    */
   use(names: Iterable<string>): void {
-    this.inUse.add([...names].filter((n) => !inUseOnFirstRow(tableDef(n))));
+    this.inUse.add([...names].filter((n) => !this.catalog.inUseOnFirstRow(this.catalog.table(n))));
   }
 
   /** Drops and recreates every catalog table (reprocess). Other tables (the ledger's) are left alone. */
@@ -259,13 +262,13 @@ export class Warehouse {
    * queue is what keeps anything else from waiting on this transaction.
    */
   async loadTasks(tasks: readonly CollectedTask[], opts: LoadOptions): Promise<LoadSummary> {
-    const plan = planLoad(tasks);
+    const plan = planLoad(tasks, this.catalog);
     // A task of a generated family puts its tables in use: created before the load writes. An item type's tables
     // come into use with their first row, below.
-    const tables = tablesOfTasks(plan.tasks);
+    const tables = tablesOfTasks(plan.tasks, this.catalog);
     this.use(tables);
     const stats = new NormalizeStats();
-    const ctx = { runId: opts.runId, loadedAt: opts.loadedAt ?? new Date(), engines: opts.engines };
+    const ctx = { runId: opts.runId, loadedAt: opts.loadedAt ?? new Date(), engines: opts.engines, catalog: this.catalog };
     return this.replaceTasks(plan, async (open, summary, inUse) => {
       // Every table a load may write, opened before the first row: opening one is a round trip to DuckDB.
       const writes = new Set(tables);
@@ -306,7 +309,7 @@ export class Warehouse {
       for (const [name, ids] of p.replace) addReplaced(plan, name, ids);
       for (const e of p.endpoints) endpoints.add(e);
     }
-    this.use(tablesOfTasks([...endpoints].map((endpointId) => ({ endpointId })))); // their families' tables
+    this.use(tablesOfTasks([...endpoints].map((endpointId) => ({ endpointId })), this.catalog)); // their families' tables
     return this.replaceTasks(plan, async (open, summary) => {
       for (const p of loads) {
         addStats(summary, statsOf(p));

@@ -9,6 +9,7 @@ import { c } from '../../src/catalog/declare.js';
 import type { FamilyDef } from '../../src/catalog/family.js';
 import { CATALOG, FAMILIES } from '../../src/families/index.js';
 import { normalizeTask, tablesOfTask } from '../../src/normalize/extract.js';
+import { Warehouse } from '../../src/load/warehouse.js';
 
 const LOADED_AT = new Date('2026-01-05T00:00:00Z');
 
@@ -79,5 +80,27 @@ describe('the catalog is a value', () => {
     expect(p.get('unknown_results')).toHaveLength(1);
     // The first catalog's plans were not replaced by the second's.
     expect(normalizeTask(t, { ...ctx, catalog: withParts }).get('fake_things__parts')).toHaveLength(2);
+  });
+
+  test('a warehouse opened with a catalog creates and loads that catalog\'s tables, and the process\'s do not see them', async () => {
+    const fake = new Catalog([fakeFamily('declares tasks_like')]);
+    const wh = await Warehouse.open(':memory:', { catalog: fake });
+    const plain = await Warehouse.open(':memory:');
+    try {
+      await wh.ensureSchema();
+      await plain.ensureSchema();
+      const summary = await wh.loadTasks([task([{ target: 'a.example', count: 3, parts: [{ part: 'lid' }] }])], { runId: 'r1', loadedAt: LOADED_AT });
+      expect(summary.rows).toMatchObject({ tasks: 1, fake_things: 1, fake_things__parts: 1 });
+      const rows = (await wh.connection.runAndReadAll(`SELECT t.target, t.count, p.part FROM fake_things t JOIN fake_things__parts p ON p._parent_id = t._id`)).getRowObjectsJson();
+      expect(rows).toEqual([{ target: 'a.example', count: '3', part: 'lid' }]);
+      expect(wh.inUse.tables.map((t) => t.name)).toContain('fake_things__parts');
+      // The process's catalog: its warehouses hold its tables only, and none of the made-up family's.
+      const names = (await plain.connection.runAndReadAll(`SELECT table_name FROM duckdb_tables() WHERE table_name LIKE 'fake%'`)).getRows();
+      expect(names).toEqual([]);
+      expect(plain.inUse.tables.map((t) => t.name)).toEqual(CATALOG.alwaysInUse.map((t) => t.name));
+    } finally {
+      wh.close();
+      plain.close();
+    }
   });
 });
