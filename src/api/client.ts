@@ -36,7 +36,7 @@ import { type EndpointDef } from '../catalog/endpoint.js';
 import { isEnvelope, type ApiTask, type Envelope } from './envelope.js';
 import { accountAdvice, dispositionOf, isRetryableHttp, isTaskError, statusMessage, RATE_LIMIT_CODE } from './status.js';
 import { validateTask } from './validate.js';
-import { apiLogger, createLogger, scrubSecrets, secretsOf, type Logger } from './logger.js';
+import { apiLogger, createLogger, scrubSecrets, secretsOf, type Logger } from '../log/logger.js';
 import { credentialsFor, type Config, type Credentials, type Engines } from '../config/index.js';
 import { RateLimiter, type RateLimitHeaders } from '../queue/index.js';
 import { EXIT } from '../exit.js';

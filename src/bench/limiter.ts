@@ -20,7 +20,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { loadConfig } from '../config/index.js';
 import { startSandbox } from '../sandbox/index.js';
 import { ApiClient } from '../api/client.js';
-import { createLogger } from '../api/logger.js';
+import { createLogger } from '../log/logger.js';
 import { RateLimiter } from '../queue/index.js';
 
 export interface LimiterBenchResult {

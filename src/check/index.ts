@@ -7,7 +7,7 @@ import path from 'node:path';
 import { loadConfig, credentialsFor, type Config } from '../config/index.js';
 import { ApiClient, ApiError } from '../api/client.js';
 import { RateLimiter } from '../queue/index.js';
-import type { Logger } from '../api/logger.js';
+import type { Logger } from '../log/logger.js';
 import { loadPipeline, pipelineWarnings } from '../pipeline/index.js';
 import { estimatePlan, planPipeline } from '../pipeline/plan.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';

@@ -1,6 +1,6 @@
 /** What the collect stage (and posting, which hands it the posted tasks) is given by the run. */
 import type { ApiClient } from '../api/client.js';
-import type { Logger } from '../api/logger.js';
+import type { Logger } from '../log/logger.js';
 import type { Config } from '../config/index.js';
 import type { Ledger } from '../ledger/index.js';
 import type { Budget, Pipeline } from '../pipeline/index.js';

@@ -2,7 +2,7 @@
 import type { ApiClient } from '../api/client.js';
 import type { ApiTask } from '../api/envelope.js';
 import type { Engines } from '../config/index.js';
-import type { Logger } from '../api/logger.js';
+import type { Logger } from '../log/logger.js';
 import type { LoadPort } from './outcome.js';
 import type { PostedEcho } from './vouch.js';
 

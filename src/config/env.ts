@@ -7,7 +7,7 @@ export const OTHER_VARIABLES: Readonly<Record<string, string>> = {
   SEO_ETL_PASSWORD: 'the live service password',
   SEO_ETL_HOME: 'the project folder (src/config/project.ts)',
   SEO_ETL_LOG_LEVEL: 'the log level',
-  SEO_ETL_LOG_FORMAT: "stderr's log lines: human or json (src/api/log-output.ts)",
+  SEO_ETL_LOG_FORMAT: "stderr's log lines: human or json (src/log/log-output.ts)",
   SEO_ETL_TEST_PAUSE_AT: 'the crash tests\' pause points',
   SEO_ETL_TRACE: 'load timing traces',
   SEO_ETL_TEST_CLI: 'the CLI the tests run',

@@ -8,8 +8,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
-import { createLogger, logLevel } from '../api/logger.js';
-import { logFormat, stderrLog } from '../api/log-output.js';
+import { createLogger, logLevel } from '../log/logger.js';
+import { logFormat, stderrLog } from '../log/log-output.js';
 import type { ArchiveProblem } from '../archive/records.js';
 import type { ResponseDoc } from '../archive/ingest.js';
 

@@ -26,7 +26,7 @@ const serviceLine = (baseUrl: string, dataDir: string) => {
   return `Service: ${s.label}; data folder ${dataDir}${s.kind === 'sandbox' ? `; costs${costNote(s)}` : ''}`;
 };
 
-/** How `run` and `resume` show their work (src/run/progress.ts, src/run/summary.ts, src/api/log-output.ts). */
+/** How `run` and `resume` show their work (src/run/progress.ts, src/run/summary.ts, src/log/log-output.ts). */
 type Output = Pick<RunJobOptions, 'progress' | 'quiet' | 'logFormat' | 'sandbox' | 'takeOverDestinations' | 'waitMs'>;
 
 export async function runCommand(o: { root: string; pipeline: string; runDate?: string; allowFutureDate?: boolean } & Output): Promise<number> {

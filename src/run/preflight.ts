@@ -5,7 +5,7 @@
  * asked: it is started with the credentials it checks and the funds it has.
  */
 import { ApiError } from '../api/client.js';
-import type { Logger } from '../api/logger.js';
+import type { Logger } from '../log/logger.js';
 import type { Config } from '../config/index.js';
 import { accountClient, summarizeUserData, type AccountSummary } from '../check/index.js';
 import { EXIT } from '../exit.js';

@@ -1,7 +1,7 @@
 /**
  * The run's live counters, drawn on a terminal as a progress bar with counts, cost and ETA by cli-progress (a
  * widely used bar library: throttled redraws, ETA over a moving window, cursor and line-wrap handling), and silent
- * elsewhere: cron and `tee` get human log lines instead of control characters (src/api/log-output.ts).
+ * elsewhere: cron and `tee` get human log lines instead of control characters (src/log/log-output.ts).
  * The last frame is drawn from the ledger's summary, the numbers the summary prints below it.
  */
 import cliProgress from 'cli-progress';

@@ -3,7 +3,7 @@
  * writer, its ledger moves in the same transaction; what each commit loaded is counted here for the progress bar
  * and the summary.
  */
-import type { Logger } from '../api/logger.js';
+import type { Logger } from '../log/logger.js';
 import type { Ledger } from '../ledger/index.js';
 import { LoadChannel, commitThrough, isLoadable, mergeSummary, type LoadSummary, type Outcome } from '../load/index.js';
 import type { Writer } from '../load/writer.js';

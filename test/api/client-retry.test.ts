@@ -4,7 +4,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { ApiClient, judgeAttempt, nothingDone, type RawResponse, type TaskError, type TaskOutcome } from '../../src/api/client.js';
 import { RateLimiter } from '../../src/queue/index.js';
 import pino from 'pino';
-import { createLogger, scrubSecrets, secretsOf, REDACTED } from '../../src/api/logger.js';
+import { createLogger, scrubSecrets, secretsOf, REDACTED } from '../../src/log/logger.js';
 import { endpoint, resolvePath } from '../../src/api/catalog.js';
 import { ROOT } from '../helpers/project.js';
 

@@ -5,7 +5,7 @@ import { ApiClient, type TaskOutcome } from '../../src/api/client.js';
 import { pageHtmlTerms, pageResources, pageTokenOf, type LiveClient } from '../../src/api/paging.js';
 import type { ApiTask } from '../../src/api/envelope.js';
 import { RateLimiter } from '../../src/queue/index.js';
-import { createLogger } from '../../src/api/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { ROOT } from '../helpers/project.js';
 
 const ok = (o: TaskOutcome) => { if (!o.ok) throw new Error(`expected success, got ${o.error.code} ${o.error.message}`); return o; };

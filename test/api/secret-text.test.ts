@@ -4,8 +4,8 @@
  * as `task_[redacted]` and "login or [redacted] is incorrect".
  */
 import { describe, expect, test } from 'vitest';
-import { createLogger, secretsOf, REDACTED } from '../../src/api/logger.js';
-import { LONG_SECRET, redactSecretsIn } from '../../src/api/secret-text.js';
+import { createLogger, secretsOf, REDACTED } from '../../src/log/logger.js';
+import { LONG_SECRET, redactSecretsIn } from '../../src/log/secret-text.js';
 
 /** What one log call writes, with the secrets of `password`. */
 function logged(password: string, fields: Record<string, unknown>, msg: string): string {

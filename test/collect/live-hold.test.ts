@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import type { ApiClient, TaskOutcome } from '../../src/api/client.js';
-import { createLogger } from '../../src/api/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { Budget, type PipelineStep } from '../../src/pipeline/index.js';
 import { callStep } from '../../src/collect/live.js';
 import type { CollectContext, Outcome } from '../../src/collect/index.js';

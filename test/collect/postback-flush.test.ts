@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { ApiClient } from '../../src/api/client.js';
 import { RateLimiter } from '../../src/queue/index.js';
-import { createLogger } from '../../src/api/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import type { CollectedTask } from '../../src/normalize/extract.js';
 import { Collector } from '../../src/collect/index.js';
 import type { Envelope } from '../../src/api/envelope.js';

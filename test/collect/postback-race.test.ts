@@ -11,7 +11,7 @@ import { expect, test } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import type { ApiClient } from '../../src/api/client.js';
 import type { Envelope } from '../../src/api/envelope.js';
-import { createLogger } from '../../src/api/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import type { CollectedTask } from '../../src/normalize/extract.js';
 import { Collector } from '../../src/collect/index.js';
 import { ROOT } from '../helpers/project.js';

@@ -12,7 +12,7 @@ import { resumeOutstanding, READY_WINDOW_MS } from '../../src/collect/recover.js
 import type { Collector, TrackedTask } from '../../src/collect/index.js';
 import type { CollectContext } from '../../src/collect/context.js';
 import type { PlannedTask } from '../../src/pipeline/index.js';
-import { createLogger } from '../../src/api/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 
 const RUN = 'nightly-2024-05-01';
 let close: (() => void) | undefined;

@@ -3,7 +3,7 @@ import { loadConfig, type Config } from '../../src/config/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import type { ApiClient } from '../../src/api/client.js';
 import { RateLimiter } from '../../src/queue/index.js';
-import { createLogger } from '../../src/api/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { sandboxClient } from '../helpers/api-client.js';
 import { channelOf } from '../helpers/channel.js';
 import { ROOT } from '../helpers/project.js';

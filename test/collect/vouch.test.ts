@@ -64,7 +64,7 @@ describe('a collector with vouch', () => {
   test('a forged postback for an awaited task neither loads nor gives it a false id; the genuine one adopts it', async () => {
     const { Collector } = await import('../../src/collect/index.js');
     const { loadConfig } = await import('../../src/config/index.js');
-    const { createLogger } = await import('../../src/api/logger.js');
+    const { createLogger } = await import('../../src/log/logger.js');
     const { ROOT } = await import('../helpers/project.js');
     const { channelOf } = await import('../helpers/channel.js');
     const load = channelOf(async (b) => { loaded.push(...b.map((r) => r.task.id)); }, { quietMs: 1 });

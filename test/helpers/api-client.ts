@@ -1,5 +1,5 @@
 import { ApiClient } from '../../src/api/client.js';
-import { createLogger } from '../../src/api/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import type { Config } from '../../src/config/index.js';
 import { RateLimiter } from '../../src/queue/index.js';
 import type { Sandbox } from '../../src/sandbox/index.js';

@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { createServer } from 'node:net';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { ApiClient } from '../../src/api/client.js';
-import { createLogger } from '../../src/api/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { loadConfig } from '../../src/config/index.js';
 import { Ledger } from '../../src/ledger/index.js';
 import { Budget, loadPipeline, planPipeline } from '../../src/pipeline/index.js';

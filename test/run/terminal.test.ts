@@ -13,7 +13,7 @@ import { outcomeLine, rowsTable } from '../../src/run/summary.js';
 import { serviceOf } from '../../src/config/service.js';
 import { TASK_STATES } from '../../src/ledger/schema.js';
 import type { Pipeline } from '../../src/pipeline/index.js';
-import { humanMessage } from '../../src/api/log-output.js';
+import { humanMessage } from '../../src/log/log-output.js';
 import { NIGHTLY, ROOT, collectStream, startProject, type TestProject } from '../helpers/project.js';
 import { runCli } from '../reliability/helpers.js';
 

@@ -2,7 +2,7 @@
  * The one place a connection URL is shown: every message that names the destination goes through `redactUrl`, so
  * the password never reaches a log, a summary or an error. The URL's rules are the configuration's (src/config/postgres.ts).
  */
-import { redactSecretsIn } from '../../api/secret-text.js';
+import { redactSecretsIn } from '../../log/secret-text.js';
 
 /** The URL with its password replaced by `***` (and any `password=` query parameter too). */
 export function redactUrl(url: string): string {
@@ -16,7 +16,7 @@ export function redactUrl(url: string): string {
   }
 }
 
-/** The URL, and its password where a credential can stand in a text (src/api/secret-text.ts), replaced by `***`. */
+/** The URL, and its password where a credential can stand in a text (src/log/secret-text.ts), replaced by `***`. */
 export function redactText(text: string, url: string): string {
   const out = text.split(url).join(redactUrl(url));
   try {

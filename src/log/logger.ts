@@ -1,10 +1,11 @@
 /**
- * Logging for the API client: pino, with credentials kept out of every line.
+ * The logger every stage writes to (the run, the client, collection, publishing): pino, with credentials kept out
+ * of every line.
  *
  * Two layers, because either alone leaks: pino's path redaction removes the fields that hold credentials by name
  * (Authorization headers, login, password) wherever the client puts them; the scrubber replaces a secret value
  * (the password, the Basic token) where a credential can stand in any string, for example in an error message
- * that echoes a URL, a header or a body (src/api/secret-text.ts), not wherever its letters occur.
+ * that echoes a URL, a header or a body (src/log/secret-text.ts), not wherever its letters occur.
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { Credentials } from '../config/index.js';
