@@ -14,7 +14,7 @@ import { ENDPOINTS } from '../api/catalog.js';
 import { STEP_KINDS } from '../catalog/endpoint.js';
 import { lit, q } from '../load/ddl.js';
 import { EXIT, UserError } from '../exit.js';
-import { warehousePaths } from './index.js';
+import { warehousePaths } from '../config/data-paths.js';
 import { ENGINES, ddlPreamble, externalTableDdl, type Engine } from './parquet-ddl.js';
 import { lakeEndpoint } from '../config/lake.js';
 import { createDuckdb } from '../load/threads.js';

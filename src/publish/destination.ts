@@ -6,7 +6,8 @@
 import type { Config } from '../config/index.js';
 import { noPause, type PauseHook } from '../pause.js';
 import { curatedViews } from './views.js';
-import { publishWarehouse, type WarehousePaths } from './index.js';
+import { publishWarehouse } from './index.js';
+import type { WarehousePaths } from '../config/data-paths.js';
 import { WAREHOUSE_STORAGE } from '../load/database.js';
 import type { PostgresOutcome } from './postgres/index.js';
 import { redactUrl } from './postgres/config.js';

@@ -92,18 +92,3 @@ export async function publishWarehouse(opts: PublishOptions): Promise<PublishRes
   return { publishedPath: opts.publishedPath, bytes: statSync(opts.publishedPath).size, statements: statements.length, mode: 'copied', ...(reason ? { reason } : {}) };
 }
 
-/** Where everything lives under the configured data folder (warehouse.dir). */
-export interface WarehousePaths {
-  dir: string;
-  /** The job's working warehouse. */
-  work: string;
-  /** What readers open. */
-  published: string;
-  /** The raw archive. */
-  raw: string;
-  parquet: string;
-}
-
-export function warehousePaths(dataDir: string): WarehousePaths {
-  return { dir: dataDir, work: path.join(dataDir, 'work', 'warehouse.duckdb'), published: path.join(dataDir, 'warehouse.duckdb'), raw: path.join(dataDir, 'raw'), parquet: path.join(dataDir, 'parquet') };
-}

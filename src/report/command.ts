@@ -4,7 +4,7 @@ import path from 'node:path';
 import { loadConfig } from '../config/index.js';
 import { serviceOfRun } from '../config/service.js';
 import { loadPipeline, pipelineWarnings } from '../pipeline/index.js';
-import { warehousePaths } from '../publish/index.js';
+import { warehousePaths } from '../config/data-paths.js';
 import { EXIT, UserError } from '../exit.js';
 import { DEFAULT_DAYS, RunNotFound, reportsDir, withPublished, writeReport } from './index.js';
 import { requireWritableFolders, type FolderProbe } from '../config/writable.js';

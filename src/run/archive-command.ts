@@ -15,7 +15,7 @@ import { documentProblem, type ArchiveProblem } from '../archive/records.js';
 import { badInput, fromIngested, logProblems, placeOf, problemLines } from './bad-input.js';
 import { UserError } from '../exit.js';
 import { acquireRunLock } from '../ledger/lock.js';
-import { warehousePaths, type WarehousePaths } from '../publish/index.js';
+import { warehousePaths, type WarehousePaths } from '../config/data-paths.js';
 import { describeDestinations, destinationsFor, exitWithDestinations, publishAll, verifyDestinations } from '../publish/destination.js';
 import { noPause } from '../pause.js';
 import { EXIT } from '../exit.js';

@@ -8,7 +8,7 @@ import { Ledger, readRunLock, type RunSummary } from '../ledger/index.js';
 import { pidAlive } from '../ledger/lock.js';
 import { type Schedule } from '../pipeline/plan.js';
 import { estimatePlan, formatPlan, formatPlanJson, loadPipeline, pipelineWarnings, planPipeline, runIdFor, utcDate } from '../pipeline/index.js';
-import { warehousePaths } from '../publish/index.js';
+import { warehousePaths } from '../config/data-paths.js';
 import { callbackWarning } from '../pipeline/callbacks.js';
 import { checkLocations, locationCacheDir, serviceLocationFetch } from '../check/locations.js';
 import { EXIT } from '../exit.js';

@@ -14,7 +14,7 @@ import { credentialsFor, loadConfig, type Config } from '../config/index.js';
 import { Ledger, acquireRunLock, acquireRunLockWaiting } from '../ledger/index.js';
 import { Writer } from '../load/writer.js';
 import { RUN_DATE_RULE, isCalendarDay, loadPipeline, pipelineTables, runIdFor, utcDate, type Pipeline } from '../pipeline/index.js';
-import { warehousePaths, type WarehousePaths } from '../publish/index.js';
+import { warehousePaths, type WarehousePaths } from '../config/data-paths.js';
 import { RateLimiter } from '../queue/index.js';
 import { startSandbox, clockOnDay, type Sandbox } from '../sandbox/index.js';
 import { UserError } from '../exit.js';

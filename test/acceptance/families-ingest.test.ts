@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { warehousePaths } from '../../src/publish/index.js';
+import { warehousePaths } from '../../src/config/data-paths.js';
 import { loadConfig } from '../../src/config/index.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { familyOf, inUseOnFirstRow, rootTableFor } from '../../src/normalize/catalog.js';

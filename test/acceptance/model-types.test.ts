@@ -11,7 +11,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { warehousePaths } from '../../src/publish/index.js';
+import { warehousePaths } from '../../src/config/data-paths.js';
 import { loadConfig } from '../../src/config/index.js';
 import { endpoint } from '../../src/api/catalog.js';
 import { AVAILABLE_TABLES } from '../../src/normalize/catalog.js';

@@ -8,7 +8,7 @@ import { listArchiveFiles, readLines, readProblem, type ReadReport } from '../..
 import { readResponseFile, entryOf } from '../../src/archive/ingest.js';
 import { resolveEndpoint } from '../../src/archive/records.js';
 import { ingestCommand, reprocessCommand } from '../../src/run/archive-command.js';
-import { warehousePaths } from '../../src/publish/index.js';
+import { warehousePaths } from '../../src/config/data-paths.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { loadConfig } from '../../src/config/index.js';
 import { keywordTask, merchantTask, technologyTask } from '../normalize/fixtures.js';

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { ingestCommand, reprocessCommand } from '../../src/run/archive-command.js';
-import { warehousePaths } from '../../src/publish/index.js';
+import { warehousePaths } from '../../src/config/data-paths.js';
 import { loadConfig } from '../../src/config/index.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { EXIT } from '../../src/exit.js';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { ingestCommand, reprocessCommand } from '../../src/run/archive-command.js';
 import { snapshotDateOf } from '../../src/load/parquet-sync.js';
-import { warehousePaths } from '../../src/publish/index.js';
+import { warehousePaths } from '../../src/config/data-paths.js';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { loadConfig } from '../../src/config/index.js';
 import { describeError, exitCodeOf, EXIT } from '../../src/exit.js';

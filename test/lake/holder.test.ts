@@ -10,7 +10,7 @@ import path from 'node:path';
 import { loadConfig } from '../../src/config/index.js';
 import { destinationsFor, exitWithDestinations, verifyDestinations } from '../../src/publish/destination.js';
 import { publishToLake, readLakeHolder } from '../../src/publish/lake/index.js';
-import { warehousePaths } from '../../src/publish/index.js';
+import { warehousePaths } from '../../src/config/data-paths.js';
 import { holderOf } from '../../src/publish/holder.js';
 import { noPause } from '../../src/pause.js';
 import { EXIT, exitCodeOf } from '../../src/exit.js';

@@ -14,7 +14,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { lakeClient } from '../../src/publish/lake/s3.js';
 import { publishToLake, lakeStateFile } from '../../src/publish/lake/index.js';
 import { PART_BYTES } from '../../src/publish/lake/sync.js';
-import { warehousePaths } from '../../src/publish/index.js';
+import { warehousePaths } from '../../src/config/data-paths.js';
 import { startS3, type S3Server } from '../helpers/s3.js';
 import { lakeAt, lakeKeys, objectBytes, sha256, unreferenced } from './helpers.js';
 
@@ -55,7 +55,7 @@ function killedAtFirstPart(dir: string, url: string): Promise<void> {
   const dist = (f: string) => JSON.stringify(path.resolve('dist', f));
   const script = `
     const { publishToLake } = await import(${dist('publish/lake/index.js')});
-    const { warehousePaths } = await import(${dist('publish/index.js')});
+    const { warehousePaths } = await import(${dist('config/data-paths.js')});
     await publishToLake({ url: ${JSON.stringify(url)}, paths: warehousePaths(${JSON.stringify(dir)}), env: process.env,
       pause: async (step) => { if (step === 'part') { process.stdout.write('${MARKER}\\n'); await new Promise(() => {}); } } });
     process.stdout.write('FINISHED\\n');`;

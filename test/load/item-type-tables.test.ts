@@ -15,7 +15,7 @@ import path from 'node:path';
 import { Warehouse } from '../../src/load/warehouse.js';
 import { task } from '../normalize/fixtures.js';
 import { ROOT, queryFile } from '../helpers/project.js';
-import { warehousePaths } from '../../src/publish/index.js';
+import { warehousePaths } from '../../src/config/data-paths.js';
 import { loadConfig } from '../../src/config/index.js';
 
 const ENDPOINT = 'dataforseo_labs.google.ranked_keywords.live';

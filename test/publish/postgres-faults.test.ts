@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { EXIT } from '../../src/exit.js';
 import { STAGE_PREFIX, staleStages } from '../../src/publish/postgres/index.js';
-import { warehousePaths } from '../../src/publish/index.js';
+import { warehousePaths } from '../../src/config/data-paths.js';
 import { ROOT, queryFile, startProject, type TestProject } from '../helpers/project.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { SANDBOX_EXTRA, childEnv, closeProject, resumeInProcess, runCli, runInProcess } from '../reliability/helpers.js';

@@ -14,7 +14,7 @@ import { pgIdent } from '../../src/publish/postgres/sql.js';
 import { VIEWS } from '../../src/publish/views.js';
 import { EXIT } from '../../src/exit.js';
 import { publishToPostgres } from '../../src/publish/postgres/index.js';
-import { warehousePaths } from '../../src/publish/index.js';
+import { warehousePaths } from '../../src/config/data-paths.js';
 import { NIGHTLY, ROOT, collectStream, queryFile, startProject, type TestProject } from '../helpers/project.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import pg from 'pg';

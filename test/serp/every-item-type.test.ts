@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ingestCommand } from '../../src/run/archive-command.js';
-import { warehousePaths } from '../../src/publish/index.js';
+import { warehousePaths } from '../../src/config/data-paths.js';
 import { loadConfig } from '../../src/config/index.js';
 import { ALWAYS_IN_USE, AVAILABLE_TABLES } from '../../src/normalize/catalog.js';
 import { SERP_CLASS_FIELDS, SERP_ITEM_CLASSES, SERP_FIELD_TYPES } from '../../src/families/serp/models.generated.js';

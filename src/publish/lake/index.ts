@@ -7,7 +7,7 @@ import path from 'node:path';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { parseLakeUrl, type LakeLocation } from '../../config/lake.js';
 import { holderJson, holderRefusal, parseHolder, type Holder } from '../holder.js';
-import type { WarehousePaths } from '../index.js';
+import type { WarehousePaths } from '../../config/data-paths.js';
 import { lakeClient } from './s3.js';
 import { syncLake, type LakeSyncResult } from './sync.js';
 
