@@ -1,6 +1,7 @@
 /**
  * The registry: one line per family of the API. A family with declarations of its own has a folder that declares
- * them (what a family declares: src/catalog/family.ts); one declared wholly from its generated file is that file and a description.
+ * them (what a family declares: src/catalog/family.ts); one declared wholly from its generated file is that file
+ * and a description.
  */
 import { generatedFamily } from './generated.js';
 
