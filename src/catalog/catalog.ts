@@ -120,10 +120,15 @@ export class Catalog {
     return this.children.get(name) ?? [];
   }
 
+  /** A table's place in the catalog's order; undefined for a name it does not know. */
+  position(name: string): number | undefined {
+    return this.tableOrder.get(name);
+  }
+
   /** The named tables of the catalog, in its order (names it does not know left out). */
   inOrder(names: Iterable<string>): TableDef[] {
-    const known = [...new Set(names)].filter((n) => this.tableOrder.has(n));
-    return known.sort((a, b) => this.tableOrder.get(a)! - this.tableOrder.get(b)!).map((n) => this.tableByName.get(n)!);
+    const known = [...new Set(names)].filter((n) => this.position(n) !== undefined);
+    return known.sort((a, b) => this.position(a)! - this.position(b)!).map((n) => this.tableByName.get(n)!);
   }
 
   /** The root table for a result kind (undefined for kinds without rows: task_created). */

@@ -10,6 +10,7 @@ import type { DuckDBInstance } from '@duckdb/node-api';
 import { describeService, otherDataFolder, serviceOfRun, type Service } from '../config/service.js';
 import { loadConfig } from '../config/index.js';
 import { AVAILABLE_TABLES, familyOf, heldOf } from '../normalize/catalog.js';
+import { CATALOG } from '../families/index.js';
 import { ENDPOINTS } from '../api/catalog.js';
 import { STEP_KINDS } from '../catalog/endpoint.js';
 import { lit, q } from '../load/ddl.js';
@@ -42,8 +43,6 @@ export class WarehouseLockedError extends Error {
     this.name = 'LockedError';
   }
 }
-
-const CATALOG_ORDER = new Map(AVAILABLE_TABLES.map((t, i) => [t.name, i]));
 
 /** Lists the published warehouse's tables (with exact row counts) and views, read-only. */
 export async function listPublished(file: string): Promise<PublishedListing> {
@@ -91,7 +90,7 @@ export async function listPublished(file: string): Promise<PublishedListing> {
 
 /** Catalog tables in catalog order, then any other table, then the ledger (`_`-prefixed). */
 function byReadingOrder(a: { name: string }, b: { name: string }): number {
-  const rank = (n: string) => CATALOG_ORDER.get(n) ?? (n.startsWith('_') ? 1e6 : 1e5);
+  const rank = (n: string) => CATALOG.position(n) ?? (n.startsWith('_') ? 1e6 : 1e5);
   return rank(a.name) - rank(b.name) || a.name.localeCompare(b.name);
 }
 
