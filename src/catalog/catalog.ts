@@ -28,6 +28,8 @@ export class Catalog {
   /** Each table's children in catalog order, indexed once: a filter per call made walking the catalog quadratic. */
   private readonly children: ReadonlyMap<string, readonly TableDef[]>;
   private readonly tableOrder: ReadonlyMap<string, number>;
+  /** Each result kind's root table: the first in catalog order that names the kind (every task's load asks). */
+  private readonly rootByKind: ReadonlyMap<ResultKind, TableDef>;
   /** Memos of derivations per endpoint, filled on first use (what they hold follows from the declarations alone). */
   private readonly tablesOfEndpoint = new Map<string, readonly string[]>();
   private readonly echoes = new Map<string, ReadonlySet<string>>();
@@ -48,6 +50,11 @@ export class Catalog {
       else children.set(t.parent, [t]);
     }
     this.children = children;
+    const roots = new Map<ResultKind, TableDef>();
+    for (const t of this.tables) {
+      for (const kind of [...(t.resultKind ? [t.resultKind] : []), ...(t.alsoResultKinds ?? [])]) if (!roots.has(kind)) roots.set(kind, t);
+    }
+    this.rootByKind = roots;
     this.alwaysInUse = this.inOrder([...this.coreTables.map((t) => t.name), ...families.flatMap((f) => (f.views ?? []).flatMap((v) => v.needs ?? []))]);
     for (const list of [this.families, this.endpoints, this.coreTables, this.tables, this.alwaysInUse]) Object.freeze(list);
     Object.freeze(this);
@@ -133,7 +140,7 @@ export class Catalog {
 
   /** The root table for a result kind (undefined for kinds without rows: task_created). */
   rootTableFor(kind: ResultKind): TableDef | undefined {
-    return this.tables.find((t) => t.resultKind === kind || t.alsoResultKinds?.includes(kind));
+    return this.rootByKind.get(kind);
   }
 
   /** A table and all its descendants: the tables a task of that kind writes (and replaces on reload). */
