@@ -202,6 +202,15 @@ function itemTypeTables(b: Builder, table: string, model: string, pathPrefix: st
   return out;
 }
 
+/**
+ * A field's value column, its keys in the order a spread of `value` gave them: the spread, megamorphic over the
+ * catalog's thousands of columns, was most of the catalog's derivation in every process's start-up.
+ */
+function valueColumn(value: { name: string; formerly?: string }, type: DuckType, path: string, description: string, convert?: 'json'): ColumnDef {
+  if (value.formerly !== undefined) return convert ? { name: value.name, formerly: value.formerly, type, path, convert, description } : { name: value.name, formerly: value.formerly, type, path, description };
+  return convert ? { name: value.name, type, path, convert, description } : { name: value.name, type, path, description };
+}
+
 /** Columns of one table from a model (flattening nested models), adding its child tables to the builder. */
 function columnsOf(b: Builder, table: string, model: string, colPrefix: string, pathPrefix: string, depth: number, only?: string[], itemTypeCol?: { set: boolean }, skip?: ReadonlySet<string>): { columns: ColumnDef[]; children: TableDef[] } {
   const columns: ColumnDef[] = [];
@@ -231,11 +240,11 @@ function columnsOf(b: Builder, table: string, model: string, colPrefix: string, 
       continue;
     }
     const scalar = SCALAR[type];
-    if (scalar) { columns.push({ ...value, type: scalar, path, description: desc }); continue; }
+    if (scalar) { columns.push(valueColumn(value, scalar, path, desc)); continue; }
     // Past the depth of child tables, a nested object still flattens into named columns (as SERP's do), up to a
     // bound that also stops a model that contains itself; a list or a polymorphic object there stays JSON.
     const tooDeep = depth >= MAX_DEPTH && !(MODELS[type] && !MODELS[type].variants && depth < MAX_OBJECT_DEPTH);
-    if (type === 'any' || type.endsWith('[][]') || tooDeep) { columns.push({ ...value, type: 'JSON', path, convert: 'json', description: `${desc} As JSON.` }); continue; }
+    if (type === 'any' || type.endsWith('[][]') || tooDeep) { columns.push(valueColumn(value, 'JSON', path, `${desc} As JSON.`, 'json')); continue; }
     const map = /^map<(.+)>$/.exec(type);
     if (map) {
       const child = childName(b, table, field, name);
@@ -259,7 +268,7 @@ function columnsOf(b: Builder, table: string, model: string, colPrefix: string, 
       } else if (MODELS[el]) {
         b.names.add(child);
         children.push(...tableOf(b, child, table, el, { kind: 'objects', path }, depth + 1, restrict, desc));
-      } else columns.push({ ...value, type: 'JSON', path, convert: 'json', description: `${desc} As JSON.` });
+      } else columns.push(valueColumn(value, 'JSON', path, `${desc} As JSON.`, 'json'));
       continue;
     }
     if (MODELS[type]) {
@@ -268,7 +277,7 @@ function columnsOf(b: Builder, table: string, model: string, colPrefix: string, 
       children.push(...nested.children);
       continue;
     }
-    columns.push({ ...value, type: 'JSON', path, convert: 'json', description: `${desc} As JSON.` });
+    columns.push(valueColumn(value, 'JSON', path, `${desc} As JSON.`, 'json'));
   }
   if (carrier) children.push(...itemTypeTables(b, table, model, pathPrefix, depth, first));
   return { columns, children };
