@@ -13,8 +13,8 @@ import { Warehouse } from '../../src/load/warehouse.js';
 
 const LOADED_AT = new Date('2026-01-05T00:00:00Z');
 
-/** A made-up family: one live endpoint whose results land in `fake_things`, and a table named like one of the process's. */
-function fakeFamily(tasksTable: 'declares tasks_like' | 'plain'): FamilyDef {
+/** A made-up family: one live endpoint whose results land in `fake_things`, with or without a child table of its `parts`. */
+function fakeFamily(parts: 'with parts' | 'without parts'): FamilyDef {
   return {
     name: 'fake_family',
     description: 'A family no registry lists.',
@@ -24,7 +24,7 @@ function fakeFamily(tasksTable: 'declares tasks_like' | 'plain'): FamilyDef {
         name: 'fake_things', parent: null, resultKind: 'fake_things', extra: true, description: 'Things.',
         columns: [c('target', 'VARCHAR', 'The target.'), c('count', 'BIGINT', 'How many.')],
       },
-      ...(tasksTable === 'declares tasks_like' ? [{ name: 'fake_things__parts', parent: 'fake_things', extra: false, description: 'Parts.', source: { kind: 'objects' as const, path: 'parts' }, columns: [c('part', 'VARCHAR', 'A part.')] }] : []),
+      ...(parts === 'with parts' ? [{ name: 'fake_things__parts', parent: 'fake_things', extra: false, description: 'Parts.', source: { kind: 'objects' as const, path: 'parts' }, columns: [c('part', 'VARCHAR', 'A part.')] }] : []),
     ],
   };
 }
@@ -48,7 +48,7 @@ describe('the catalog is a value', () => {
   });
 
   test('a second catalog of other families shares nothing with the process\'s', () => {
-    const other = new Catalog([fakeFamily('declares tasks_like')]);
+    const other = new Catalog([fakeFamily('with parts')]);
     expect(other.endpoints.map((e) => e.id)).toEqual(['fake_family.things.live']);
     expect(other.tables.map((t) => t.name)).toEqual(['tasks', 'tasks__keywords', 'tasks__search_terms', 'ready_tasks', 'unknown_results', 'fake_things', 'fake_things__parts']);
     expect(other.childrenOf('fake_things').map((t) => t.name)).toEqual(['fake_things__parts']);
@@ -60,8 +60,8 @@ describe('the catalog is a value', () => {
   });
 
   test('the normalizer writes the rows of the catalog it is given, and compiles each catalog\'s plans apart', () => {
-    const withParts = new Catalog([fakeFamily('declares tasks_like')]);
-    const plain = new Catalog([fakeFamily('plain')]);
+    const withParts = new Catalog([fakeFamily('with parts')]);
+    const plain = new Catalog([fakeFamily('without parts')]);
     const t = task([{ target: 'a.example', count: '7', parts: [{ part: 'lid' }, { part: 'box' }] }]);
     const ctx = { runId: 'r1', loadedAt: LOADED_AT };
 
@@ -83,7 +83,7 @@ describe('the catalog is a value', () => {
   });
 
   test('a warehouse opened with a catalog creates and loads that catalog\'s tables, and the process\'s do not see them', async () => {
-    const fake = new Catalog([fakeFamily('declares tasks_like')]);
+    const fake = new Catalog([fakeFamily('with parts')]);
     const wh = await Warehouse.open(':memory:', { catalog: fake });
     const plain = await Warehouse.open(':memory:');
     try {
