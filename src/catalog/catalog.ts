@@ -51,8 +51,10 @@ export class Catalog {
     }
     this.children = children;
     const roots = new Map<ResultKind, TableDef>();
+    const claim = (kind: ResultKind, t: TableDef) => { if (!roots.has(kind)) roots.set(kind, t); };
     for (const t of this.tables) {
-      for (const kind of [...(t.resultKind ? [t.resultKind] : []), ...(t.alsoResultKinds ?? [])]) if (!roots.has(kind)) roots.set(kind, t);
+      if (t.resultKind) claim(t.resultKind, t);
+      for (const kind of t.alsoResultKinds ?? []) claim(kind, t);
     }
     this.rootByKind = roots;
     this.alwaysInUse = this.inOrder([...this.coreTables.map((t) => t.name), ...families.flatMap((f) => (f.views ?? []).flatMap((v) => v.needs ?? []))]);
